@@ -1,0 +1,93 @@
+/* mem.c -- accounting wrappers around malloc (see mem.h).
+ *
+ * glibc's malloc_usable_size gives the size each block really occupies, so the
+ * counter tracks what the allocator hands out, not what callers asked for. */
+#include "mem.h"
+
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static size_t mem_counter;
+
+static void mem_oom(size_t n)
+{
+    fprintf(stderr, "scratchpad: out of memory allocating %zu bytes\n", n);
+    fflush(stderr);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        mem_oom(n);
+    mem_counter += malloc_usable_size(p);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        mem_oom(count * size);
+    mem_counter += malloc_usable_size(p);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    size_t old = p ? malloc_usable_size(p) : 0;
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        mem_oom(n);
+    mem_counter = mem_counter - old + malloc_usable_size(q);
+    return q;
+}
+
+void xfree(void *p)
+{
+    if (!p)
+        return;
+    mem_counter -= malloc_usable_size(p);
+    free(p);
+}
+
+char *xstrndup(const char *p, size_t n)
+{
+    char *s = xmalloc(n + 1);
+    memcpy(s, p, n);
+    s[n] = '\0';
+    return s;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+size_t xmalloc_size(const void *p)
+{
+    return p ? malloc_usable_size((void *)p) : 0;
+}
+
+size_t mem_used(void)
+{
+    return mem_counter;
+}
+
+size_t mem_rss(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size, resident;
+    size_t rss = 0;
+
+    if (!f)
+        return 0;
+    if (fscanf(f, "%lu %lu", &size, &resident) == 2)
+        rss = (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+    fclose(f);
+    return rss;
+}
