@@ -55,6 +55,16 @@ void xfree(void *p)
     free(p);
 }
 
+void *xmalloc_aligned(size_t align, size_t n)
+{
+    void *p = NULL;
+
+    if (posix_memalign(&p, align, n ? n : 1) != 0 || !p)
+        mem_oom(n);
+    mem_counter += malloc_usable_size(p);
+    return p;
+}
+
 char *xstrndup(const char *p, size_t n)
 {
     char *s = xmalloc(n + 1);

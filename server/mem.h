@@ -21,6 +21,10 @@ void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 /* Release p; xfree(NULL) does nothing. */
 void xfree(void *p);
+/* Return a block of at least n bytes aligned to align (a power of two, a
+ * multiple of sizeof(void *)), counted like xmalloc. Never returns NULL.
+ * Release it with xfree. */
+void *xmalloc_aligned(size_t align, size_t n);
 /* Copy of the n bytes at p plus a terminating NUL; caller frees with xfree. */
 char *xstrndup(const char *p, size_t n);
 char *xstrdup(const char *s);

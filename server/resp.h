@@ -64,11 +64,14 @@ typedef struct resp_parser {
     const char *err;      /* static error text (with RESP_ERR), e.g. "invalid bulk length" */
     char errbuf[64];      /* storage for errors that quote a byte ("expected '$', got 'x'") */
 
-    /* Private state of a request in progress. */
+    /* Private state of a request in progress (all zero = ready for a request). */
     int state;
     size_t pos;           /* bytes of buf already parsed */
     long long mbulk;      /* multibulk count of the request in progress */
     long long bulk;       /* length of the bulk argument in progress, -1 if none */
+    size_t scan;          /* bytes of buf already searched for the current line's end */
+    size_t eol;           /* inline: offset of the line's '\n', once found */
+    size_t wpos;          /* inline: bytes of unescaped output written so far */
 } resp_parser;
 
 /* Prepare p for a new request; keeps the caller's fields (args, args_cap, limits). */

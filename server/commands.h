@@ -1,0 +1,68 @@
+/* commands.h -- the command table, lookup and dispatch.
+ *
+ * Every command family (cmd_string.c, cmd_keys.c, ...) exports a table of
+ * cmd_def rows ended by a NULL name; commands.c joins them into one registry that
+ * serves lookups, COMMAND replies, INFO commandstats and the "is this a write?"
+ * question of the log. cmd_dispatch applies, in Redis's order, the checks every
+ * command goes through (unknown command, arity, authentication, MULTI queueing,
+ * maxmemory) before running it through cmd_call. */
+#ifndef SP_COMMANDS_H
+#define SP_COMMANDS_H
+
+#include "server.h"
+
+extern const cmd_def cmd_table_conn[];
+extern const cmd_def cmd_table_string[];
+extern const cmd_def cmd_table_keys[];
+extern const cmd_def cmd_table_server[];
+extern const cmd_def cmd_table_multi[];
+
+/* Build the registry (allocates the stats). Call once at start-up. */
+void cmd_init(void);
+/* The command named name (any case), or NULL. */
+const cmd_def *cmd_lookup(const char *name, size_t len);
+/* "get", or "config|get" for a subcommand (static storage per command). */
+const char *cmd_fullname(const cmd_def *cmd);
+/* Check and run the command in c->argv (see the file comment). */
+void cmd_dispatch(client *c);
+/* Run cmd with c->argv now, with stats and slowlog. */
+void cmd_call(client *c, const cmd_def *cmd);
+/* Resolve c->argv to a command or subcommand; on failure reply the error and
+ * return NULL. */
+const cmd_def *cmd_resolve(client *c);
+
+/* Visit every top-level command. */
+void cmd_foreach(void (*fn)(const cmd_def *cmd, void *ctx), void *ctx);
+int cmd_count(void);
+/* Reset every command's stats (CONFIG RESETSTAT). */
+void cmd_reset_stats(void);
+
+/* Count an error reply for INFO errorstats and commandstats. */
+void srv_note_error(client *c, const char *msg);
+/* Visit error codes and counts (INFO errorstats). */
+void cmd_foreach_error(void (*fn)(const char *code, long long count, void *ctx), void *ctx);
+long long cmd_total_errors(void);
+
+/* Reply the standard arity error for c's command. */
+void reply_arity_error(client *c);
+/* Reply a "-ERR unknown subcommand" error as Redis does. */
+void reply_unknown_subcommand(client *c);
+/* Reply a HELP listing: lines ended by NULL, prefixed by the command's usage line. */
+void reply_help(client *c, const char *const *lines);
+
+/* Slow log. */
+void slowlog_resize(void);
+void slowlog_push(client *c, long long duration);
+void slowlog_reset(void);
+
+#endif
+
+/* ---- helpers shared by the command families ---- */
+
+/* Record that key in d changed: WATCH, dirty counter (and later the log). */
+void key_modified(db *d, const char *key, size_t klen);
+/* Reply bytes [off, off+n) of a string entry as a bulk string; a corrupt
+ * compressed chunk is answered with an error. */
+void reply_value(client *c, const dbent *e, size_t off, size_t n);
+/* Parse argv[i] as a long long, replying ERR_NOTINT on failure. 0 / -1. */
+int arg_ll(client *c, int i, long long *out);

@@ -1,0 +1,464 @@
+/* config.c -- the directive table and its readers (see config.h).
+ *
+ * Each directive is one row; scratchpad.conf documents every row with its default
+ * as the active line, and tests/unit/test_config.c checks that the two agree. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+
+#include "log.h"
+#include "mem.h"
+#include "server.h"
+#include "util.h"
+#include "value.h"
+
+static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
+static const char *const maxmemory_policy_names[] = {"noeviction", NULL};
+
+/* client-output-buffer-limit: "<class> <hard> <soft> <soft-seconds>" groups. Only
+ * the normal class has clients here; the replica and pubsub classes are accepted
+ * (so stock redis.conf lines load) and kept, applying to no client. */
+static long long obuf_other[2][3] = {{256LL << 20, 64LL << 20, 60}, {32LL << 20, 8LL << 20, 60}};
+
+static int obuf_set(int argc, char **argv, const char **err)
+{
+    long long vals[3][3];
+    int i, j;
+
+    memcpy(vals[1], obuf_other[0], sizeof(vals[1]));
+    memcpy(vals[2], obuf_other[1], sizeof(vals[2]));
+    vals[0][0] = srv.cfg.obuf_hard;
+    vals[0][1] = srv.cfg.obuf_soft;
+    vals[0][2] = srv.cfg.obuf_soft_seconds;
+    if (argc == 0 || argc % 4 != 0) {
+        *err = "Wrong number of arguments in buffer limit configuration.";
+        return -1;
+    }
+    for (i = 0; i < argc; i += 4) {
+        int cls;
+        if (strcasecmp(argv[i], "normal") == 0)
+            cls = 0;
+        else if (strcasecmp(argv[i], "replica") == 0 || strcasecmp(argv[i], "slave") == 0)
+            cls = 1;
+        else if (strcasecmp(argv[i], "pubsub") == 0)
+            cls = 2;
+        else {
+            *err = "Invalid client class specified in buffer limit configuration.";
+            return -1;
+        }
+        for (j = 0; j < 3; j++) {
+            long long v;
+            if (str_to_memory(argv[i + 1 + j], &v) < 0) {
+                *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+                return -1;
+            }
+            vals[cls][j] = v;
+        }
+    }
+    srv.cfg.obuf_hard = vals[0][0];
+    srv.cfg.obuf_soft = vals[0][1];
+    srv.cfg.obuf_soft_seconds = (int)vals[0][2];
+    memcpy(obuf_other[0], vals[1], sizeof(vals[1]));
+    memcpy(obuf_other[1], vals[2], sizeof(vals[2]));
+    return 0;
+}
+
+static void obuf_get(char *buf, size_t cap)
+{
+    snprintf(buf, cap, "normal %lld %lld %d slave %lld %lld %lld pubsub %lld %lld %lld",
+             srv.cfg.obuf_hard, srv.cfg.obuf_soft, srv.cfg.obuf_soft_seconds,
+             obuf_other[0][0], obuf_other[0][1], obuf_other[0][2],
+             obuf_other[1][0], obuf_other[1][1], obuf_other[1][2]);
+}
+
+static int apply_maxclients(const char **err)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)srv.cfg.maxclients + 32;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+        rlim_t old = rl.rlim_cur;
+        rl.rlim_cur = want <= rl.rlim_max ? want : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want) {
+            if (rl.rlim_cur < 64) {
+                *err = "The operating system is not able to handle the specified number of clients";
+                return -1;
+            }
+            log_warning("maxclients %d needs %llu file descriptors; the limit is %llu (was %llu): "
+                        "at most %llu clients will connect",
+                        srv.cfg.maxclients, (unsigned long long)want, (unsigned long long)rl.rlim_cur,
+                        (unsigned long long)old, (unsigned long long)(rl.rlim_cur - 32));
+        }
+    }
+    return 0;
+}
+
+static int apply_compress(const char **err)
+{
+    (void)err;
+    sv_compress_threshold = (size_t)srv.cfg.compress_threshold;
+    sv_compress_chunk = (size_t)srv.cfg.compress_chunk;
+    return 0;
+}
+
+void slowlog_resize(void);
+static int apply_slowlog(const char **err)
+{
+    (void)err;
+    slowlog_resize();
+    return 0;
+}
+
+void server_reschedule_cron(void);
+static int apply_hz(const char **err)
+{
+    (void)err;
+    server_reschedule_cron();
+    return 0;
+}
+
+#define C(f) ((void *)&srv.cfg.f)
+const cfg_def cfg_table[] = {
+    {"bind", CFG_STRING, CFG_IMMUTABLE, 0, 0, "127.0.0.1", C(bind), NULL, NULL, NULL, NULL},
+    {"port", CFG_INT, CFG_IMMUTABLE, 0, 65535, "6379", C(port), NULL, NULL, NULL, NULL},
+    {"unixsocket", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(unixsocket), NULL, NULL, NULL, NULL},
+    {"unixsocketperm", CFG_OCTAL, CFG_IMMUTABLE, 0, 0777, "0", C(unixsocketperm), NULL, NULL, NULL, NULL},
+    {"tcp-backlog", CFG_INT, CFG_IMMUTABLE, 0, 65535, "511", C(tcp_backlog), NULL, NULL, NULL, NULL},
+    {"tcp-keepalive", CFG_INT, 0, 0, 7200, "300", C(tcp_keepalive), NULL, NULL, NULL, NULL},
+    {"timeout", CFG_INT, 0, 0, 2000000000, "0", C(timeout), NULL, NULL, NULL, NULL},
+    {"maxclients", CFG_INT, 0, 1, 1000000, "10000", C(maxclients), NULL, NULL, NULL, apply_maxclients},
+    {"databases", CFG_INT, CFG_IMMUTABLE, 1, 1024, "16", C(databases), NULL, NULL, NULL, NULL},
+    {"loglevel", CFG_ENUM, 0, 0, 0, "notice", C(loglevel), loglevel_names, NULL, NULL, NULL},
+    {"logfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(logfile), NULL, NULL, NULL, NULL},
+    {"pidfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(pidfile), NULL, NULL, NULL, NULL},
+    {"requirepass", CFG_STRING, CFG_SENSITIVE, 0, 0, "", C(requirepass), NULL, NULL, NULL, NULL},
+    {"maxmemory", CFG_MEMORY, 0, 0, LLONG_MAX, "0", C(maxmemory), NULL, NULL, NULL, NULL},
+    {"maxmemory-policy", CFG_ENUM, 0, 0, 0, "noeviction", C(maxmemory_policy), maxmemory_policy_names, NULL, NULL, NULL},
+    {"proto-max-bulk-len", CFG_MEMORY, 0, 1024 * 1024, 2047LL * 1024 * 1024, "512mb", C(proto_max_bulk_len), NULL, NULL, NULL, NULL},
+    {"client-query-buffer-limit", CFG_MEMORY, 0, 1024 * 1024, LLONG_MAX, "1gb", C(client_query_buffer_limit), NULL, NULL, NULL, NULL},
+    {"client-output-buffer-limit", CFG_SPECIAL, 0, 0, 0, "normal 256mb 64mb 60", NULL, NULL, obuf_set, obuf_get, NULL},
+    {"hz", CFG_INT, 0, 1, 500, "10", C(hz), NULL, NULL, NULL, apply_hz},
+    {"slowlog-log-slower-than", CFG_INT, 0, -1, LLONG_MAX, "10000", C(slowlog_slower_than), NULL, NULL, NULL, NULL},
+    {"slowlog-max-len", CFG_INT, 0, 0, 1000000, "128", C(slowlog_max_len), NULL, NULL, NULL, apply_slowlog},
+    {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL, apply_compress},
+    {"compress-chunk", CFG_MEMORY, 0, 1024, 16LL << 20, "64kb", C(compress_chunk), NULL, NULL, NULL, apply_compress},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+#undef C
+
+/* Width of each INT field: all ints are int except these long long ones. */
+static int is_ll_field(const cfg_def *d)
+{
+    return d->type == CFG_MEMORY || d->field == (void *)&srv.cfg.slowlog_slower_than;
+}
+
+const cfg_def *cfg_find(const char *name, size_t len)
+{
+    const cfg_def *d;
+    for (d = cfg_table; d->name; d++)
+        if (str_eq_ci(name, len, d->name))
+            return d;
+    return NULL;
+}
+
+int cfg_set(const cfg_def *d, int argc, char **argv, const char **err)
+{
+    static char msg[256];
+    long long v;
+    int i;
+
+    if (d->type == CFG_SPECIAL) {
+        char *words[64], buf[1024];
+        if (argc == 1) {
+            int n = cfg_split(argv[0], words, 64, buf, sizeof(buf));
+            if (n < 0) {
+                *err = "unbalanced quotes";
+                return -1;
+            }
+            return d->set(n, words, err);
+        }
+        return d->set(argc, argv, err);
+    }
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return -1;
+    }
+    switch (d->type) {
+    case CFG_BOOL:
+        if (strcasecmp(argv[0], "yes") == 0)
+            *(int *)d->field = 1;
+        else if (strcasecmp(argv[0], "no") == 0)
+            *(int *)d->field = 0;
+        else {
+            *err = "argument must be 'yes' or 'no'";
+            return -1;
+        }
+        return 0;
+    case CFG_INT:
+    case CFG_OCTAL:
+    case CFG_MEMORY:
+        if (d->type == CFG_INT) {
+            if (str_to_ll(argv[0], strlen(argv[0]), &v) < 0) {
+                *err = "argument couldn't be parsed into an integer";
+                return -1;
+            }
+        } else if (d->type == CFG_OCTAL) {
+            char *end;
+            errno = 0;
+            v = strtoll(argv[0], &end, 8);
+            if (!argv[0][0] || *end || errno) {
+                *err = "argument couldn't be parsed into an integer";
+                return -1;
+            }
+        } else if (str_to_memory(argv[0], &v) < 0) {
+            *err = "argument must be a memory value";
+            return -1;
+        }
+        if (v < d->min || v > d->max) {
+            if (d->type == CFG_MEMORY && v > d->max)
+                snprintf(msg, sizeof(msg), "argument must be between %lld and %lld inclusive", d->min, d->max);
+            else
+                snprintf(msg, sizeof(msg), "argument must be between %lld and %lld inclusive", d->min, d->max);
+            *err = msg;
+            return -1;
+        }
+        if (is_ll_field(d))
+            *(long long *)d->field = v;
+        else
+            *(int *)d->field = (int)v;
+        return 0;
+    case CFG_ENUM:
+        for (i = 0; d->enums[i]; i++) {
+            if (strcasecmp(argv[0], d->enums[i]) == 0) {
+                *(int *)d->field = i;
+                return 0;
+            }
+        }
+        {
+            size_t off = (size_t)snprintf(msg, sizeof(msg), "argument(s) must be one of the following:");
+            for (i = 0; d->enums[i] && off < sizeof(msg); i++)
+                off += (size_t)snprintf(msg + off, sizeof(msg) - off, " %s%s", d->enums[i], d->enums[i + 1] ? "," : "");
+        }
+        *err = msg;
+        return -1;
+    case CFG_STRING: {
+        char **f = d->field;
+        xfree(*f);
+        *f = xstrdup(argv[0]);
+        return 0;
+    }
+    default:
+        *err = "unsupported";
+        return -1;
+    }
+}
+
+void cfg_format(const cfg_def *d, char *buf, size_t cap)
+{
+    switch (d->type) {
+    case CFG_BOOL:
+        snprintf(buf, cap, "%s", *(int *)d->field ? "yes" : "no");
+        break;
+    case CFG_INT:
+    case CFG_MEMORY:
+        if (is_ll_field(d))
+            snprintf(buf, cap, "%lld", *(long long *)d->field);
+        else
+            snprintf(buf, cap, "%d", *(int *)d->field);
+        break;
+    case CFG_OCTAL:
+        snprintf(buf, cap, "%o", *(int *)d->field);
+        break;
+    case CFG_ENUM:
+        snprintf(buf, cap, "%s", d->enums[*(int *)d->field]);
+        break;
+    case CFG_STRING: {
+        char *s = *(char **)d->field;
+        snprintf(buf, cap, "%s", s ? s : "");
+        break;
+    }
+    case CFG_SPECIAL:
+        d->get(buf, cap);
+        break;
+    }
+}
+
+void cfg_defaults(void)
+{
+    const cfg_def *d;
+    for (d = cfg_table; d->name; d++) {
+        char *words[16], buf[512];
+        const char *err = NULL;
+        int n = cfg_split(d->deflt, words, 16, buf, sizeof(buf));
+        if (d->type == CFG_STRING) {
+            char **f = d->field;
+            xfree(*f);
+            *f = xstrdup(d->deflt);
+            continue;
+        }
+        if (cfg_set(d, n, words, &err) < 0) {
+            fprintf(stderr, "bad default for %s: %s\n", d->name, err);
+            abort();
+        }
+    }
+    apply_compress(NULL);
+}
+
+static int hexval(int c)
+{
+    return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+int cfg_split(const char *line, char **words, int max, char *out, size_t cap)
+{
+    const char *p = line;
+    size_t o = 0;
+    int n = 0;
+
+    for (;;) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            return n;
+        if (n == max || o >= cap)
+            return -1;
+        words[n++] = out + o;
+        if (*p == '"' || *p == '\'') {
+            char q = *p++;
+            for (;;) {
+                if (!*p)
+                    return -1;
+                if (q == '"' && *p == '\\' && p[1]) {
+                    p++;
+                    if (*p == 'x' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+                        out[o++] = (char)(hexval(p[1]) * 16 + hexval(p[2]));
+                        p += 3;
+                        continue;
+                    }
+                    switch (*p) {
+                    case 'n': out[o++] = '\n'; break;
+                    case 'r': out[o++] = '\r'; break;
+                    case 't': out[o++] = '\t'; break;
+                    case 'b': out[o++] = '\b'; break;
+                    case 'a': out[o++] = '\a'; break;
+                    default: out[o++] = *p; break;
+                    }
+                    p++;
+                } else if (q == '\'' && *p == '\\' && p[1] == '\'') {
+                    out[o++] = '\'';
+                    p += 2;
+                } else if (*p == q) {
+                    p++;
+                    if (*p && !isspace((unsigned char)*p))
+                        return -1;
+                    break;
+                } else {
+                    out[o++] = *p++;
+                }
+                if (o + 1 >= cap)
+                    return -1;
+            }
+        } else {
+            while (*p && !isspace((unsigned char)*p) && o + 1 < cap)
+                out[o++] = *p++;
+        }
+        out[o++] = '\0';
+    }
+}
+
+/* Apply one "name args..." line; file and line are for the message. */
+static int load_line(const char *file, int lineno, const char *line)
+{
+    char *words[256], buf[8192];
+    const cfg_def *d;
+    const char *err = NULL;
+    int n = cfg_split(line, words, 256, buf, sizeof(buf));
+
+    if (n == 0)
+        return 0;
+    if (n < 0) {
+        fprintf(stderr, "*** FATAL CONFIG FILE ERROR (Scratchpad %s) ***\n%s:%d: unbalanced quotes or line too long\n>>> '%s'\n",
+                SP_SERVER_VERSION, file, lineno, line);
+        return -1;
+    }
+    if (words[0][0] == '#')
+        return 0;
+    d = cfg_find(words[0], strlen(words[0]));
+    if (!d) {
+        fprintf(stderr, "*** FATAL CONFIG FILE ERROR (Scratchpad %s) ***\n%s:%d: unknown directive '%s'\n>>> '%s'\n",
+                SP_SERVER_VERSION, file, lineno, words[0], line);
+        return -1;
+    }
+    if (d->type == CFG_STRING && n == 1) {
+        char *empty = "";
+        return cfg_set(d, 1, &empty, &err);
+    }
+    if (cfg_set(d, n - 1, words + 1, &err) < 0) {
+        fprintf(stderr, "*** FATAL CONFIG FILE ERROR (Scratchpad %s) ***\n%s:%d: directive '%s': %s\n>>> '%s'\n",
+                SP_SERVER_VERSION, file, lineno, d->name, err, line);
+        return -1;
+    }
+    return 0;
+}
+
+int cfg_load_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    int lineno = 0, rc = 0;
+
+    if (!f) {
+        fprintf(stderr, "Fatal error, can't open config file '%s': %s\n", path, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        size_t n = strlen(line);
+        lineno++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (load_line(path, lineno, line) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+int cfg_load_args(int argc, char **argv)
+{
+    int i = 0;
+
+    while (i < argc) {
+        const cfg_def *d;
+        const char *err = NULL;
+        int j;
+        if (strncmp(argv[i], "--", 2) != 0) {
+            fprintf(stderr, "command line: expected --directive, got '%s'\n", argv[i]);
+            return -1;
+        }
+        d = cfg_find(argv[i] + 2, strlen(argv[i] + 2));
+        if (!d) {
+            fprintf(stderr, "*** FATAL CONFIG ERROR *** command line: unknown directive '%s'\n", argv[i] + 2);
+            return -1;
+        }
+        for (j = i + 1; j < argc && strncmp(argv[j], "--", 2) != 0; j++)
+            ;
+        if (j == i + 1 && d->type == CFG_STRING) {
+            char *empty = "";
+            cfg_set(d, 1, &empty, &err);
+        } else if (cfg_set(d, j - i - 1, argv + i + 1, &err) < 0) {
+            fprintf(stderr, "*** FATAL CONFIG ERROR *** command line: directive '%s': %s\n", d->name, err);
+            return -1;
+        }
+        i = j;
+    }
+    return 0;
+}

@@ -1,0 +1,133 @@
+/* main.c -- start-up, the event loop and shut-down of scratchpad-server.
+ *
+ * Order of set-up: defaults, config file, command-line directives, then the
+ * keyspace, the command table, the listeners, the cron and the signals; the
+ * loop runs until a signal or SHUTDOWN asks it to stop; tear-down releases in
+ * reverse order. */
+#include <errno.h>
+#include <event2/event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "config.h"
+#include "log.h"
+#include "mem.h"
+#include "multi.h"
+#include "net.h"
+#include "server.h"
+#include "util.h"
+
+static void signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    (void)arg;
+    log_warning("Received %s scheduling shutdown...", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    srv.shutdown_asap = 1;
+    event_base_loopbreak(srv.base);
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "Usage: ./scratchpad-server [/path/to/scratchpad.conf] [options]\n"
+            "       ./scratchpad-server -v or --version\n"
+            "       ./scratchpad-server -h or --help\n\n"
+            "Examples:\n"
+            "       ./scratchpad-server (run the server with default config)\n"
+            "       ./scratchpad-server scratchpad.conf\n"
+            "       ./scratchpad-server --port 7777\n"
+            "       ./scratchpad-server scratchpad.conf --port 7000 --loglevel verbose\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *conf = NULL;
+    struct timeval tv;
+    int argi = 1, i;
+
+    if (argc >= 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
+        printf("Scratchpad server v=%s (Redis-compatible %s) malloc=libc bits=%d\n", SP_SERVER_VERSION,
+               SP_VERSION, (int)(sizeof(long) * 8));
+        return 0;
+    }
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage();
+        return 0;
+    }
+    cfg_defaults();
+    if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) {
+        conf = argv[1];
+        argi = 2;
+        if (cfg_load_file(conf) < 0)
+            return 1;
+        srv.configfile = realpath(conf, NULL);
+    }
+    if (cfg_load_args(argc - argi, argv + argi) < 0)
+        return 1;
+
+    srv.pid = getpid();
+    srv.start_ms = now_ms();
+    srv.last_save = srv.start_ms / 1000;
+    signal(SIGPIPE, SIG_IGN);
+    server_init_keyspace();
+    cmd_init();
+    multi_init();
+    slowlog_resize();
+    {
+        const char *err = NULL;
+        const cfg_def *d = cfg_find("maxclients", 10);
+        if (d->apply && d->apply(&err) < 0) {
+            log_warning("%s", err);
+            return 1;
+        }
+    }
+    srv.base = event_base_new();
+    if (!srv.base) {
+        log_warning("Failed creating the event loop");
+        return 1;
+    }
+    log_notice("oO0OoO0OoO0Oo Scratchpad is starting oO0OoO0OoO0Oo");
+    log_notice("Scratchpad version=%s (Redis %s compatible), bits=%d, pid=%d, just started", SP_SERVER_VERSION,
+               SP_VERSION, (int)(sizeof(long) * 8), (int)srv.pid);
+    if (srv.configfile)
+        log_notice("Configuration loaded from %s", srv.configfile);
+    else
+        log_warning("No config file specified, using the default config. In order to specify a config file use "
+                    "scratchpad-server /path/to/scratchpad.conf");
+    if (net_listen() < 0)
+        return 1;
+    log_notice("Running mode=standalone, port=%d.", srv.cfg.port);
+    if (srv.cfg.unixsocket && srv.cfg.unixsocket[0])
+        log_notice("The server is now ready to accept connections at %s", srv.cfg.unixsocket);
+    if (srv.cfg.port)
+        log_notice("Ready to accept connections tcp");
+    server_write_pidfile();
+
+    srv.cron_ev = event_new(srv.base, -1, EV_PERSIST, server_cron, NULL);
+    tv.tv_sec = 0;
+    tv.tv_usec = 1000000 / srv.cfg.hz;
+    event_add(srv.cron_ev, &tv);
+    srv.sig_ev[0] = evsignal_new(srv.base, SIGTERM, signal_cb, NULL);
+    srv.sig_ev[1] = evsignal_new(srv.base, SIGINT, signal_cb, NULL);
+    for (i = 0; i < 2; i++)
+        event_add(srv.sig_ev[i], NULL);
+
+    while (!srv.shutdown_asap) {
+        net_flush_pending();
+        net_free_closed();
+        if (srv.shutdown_asap)
+            break;
+        event_base_loop(srv.base, EVLOOP_ONCE);
+    }
+    server_shutdown();
+    for (i = 0; i < 2; i++)
+        event_free(srv.sig_ev[i]);
+    event_free(srv.cron_ev);
+    event_base_free(srv.base);
+    return 0;
+}

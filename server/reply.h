@@ -1,0 +1,64 @@
+/* reply.h -- encoding replies into a client's output buffer, in RESP2 or RESP3
+ * according to the client's protocol (c->resp).
+ *
+ * Replies are appended to the client's static buffer and then to a list of
+ * blocks; nothing is written to the socket here (net.c writes once per loop
+ * iteration). Appending enforces client-output-buffer-limit: past the hard limit,
+ * or past the soft limit for longer than its seconds, the client is closed and
+ * further replies are dropped. Clients with CLIENT REPLY OFF/SKIP, fake clients
+ * and clients being closed get nothing appended.
+ *
+ * Errors are given with their code: reply_error(c, "ERR syntax error"). */
+#ifndef SP_REPLY_H
+#define SP_REPLY_H
+
+#include <stddef.h>
+
+#include "server.h"
+
+void reply_raw(client *c, const char *p, size_t n);
+void reply_ok(client *c);
+void reply_status(client *c, const char *s);
+void reply_error(client *c, const char *msg);
+void reply_errorf(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void reply_int(client *c, long long v);
+void reply_bulk(client *c, const char *p, size_t n);
+void reply_bulk_cstr(client *c, const char *s);
+void reply_bulk_ll(client *c, long long v);
+/* Write a bulk header for n bytes and return where the caller writes them; the
+ * trailing CRLF is already in place. NULL if the reply is dropped. */
+char *reply_bulk_reserve(client *c, size_t n);
+void reply_null(client *c);          /* RESP2 $-1, RESP3 _ */
+void reply_null_array(client *c);    /* RESP2 *-1, RESP3 _ */
+void reply_array(client *c, long n);
+void reply_map(client *c, long n);   /* RESP3 %n, RESP2 *2n */
+void reply_set(client *c, long n);   /* RESP3 ~n, RESP2 *n */
+void reply_push(client *c, long n);  /* RESP3 >n, RESP2 *n */
+void reply_double(client *c, double d);
+void reply_bool(client *c, int b);   /* RESP3 #t/#f, RESP2 :1/:0 */
+/* A verbatim string (RESP3 "=...txt:"), a bulk string in RESP2. */
+void reply_verbatim(client *c, const char *p, size_t n);
+/* A bulk string of a glued message (for INFO-like text). */
+void reply_bulk_fmt(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Deferred aggregate length: reserve a place, emit the elements, then fill it. */
+void *reply_defer(client *c);
+void reply_defer_array(client *c, void *slot, long n);
+void reply_defer_map(client *c, void *slot, long n);
+void reply_defer_set(client *c, void *slot, long n);
+
+/* Bytes of replies waiting to be written. */
+size_t reply_pending(const client *c);
+/* Check the output limits now (also run from the cron for the soft limit). */
+void reply_check_limits(client *c);
+
+/* Standard errors. */
+#define ERR_SYNTAX "ERR syntax error"
+#define ERR_NOTINT "ERR value is not an integer or out of range"
+#define ERR_NOTFLOAT "ERR value is not a valid float"
+#define ERR_WRONGTYPE "WRONGTYPE Operation against a key holding the wrong kind of value"
+#define ERR_NOKEY "ERR no such key"
+#define ERR_OVERFLOW "ERR increment or decrement would overflow"
+#define ERR_DBINDEX "ERR DB index is out of range"
+
+#endif

@@ -1,0 +1,103 @@
+/* server.c -- the server object and its periodic work: the keyspace set-up,
+ * the cron (active expiry, incremental rehash, client checks), start-up helpers
+ * and the orderly shut-down. Kept apart from main.c so that tests can link it. */
+#include <errno.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "mem.h"
+#include "multi.h"
+#include "net.h"
+#include "server.h"
+#include "util.h"
+
+server srv;
+
+static void on_expired(db *d, const char *key, size_t klen)
+{
+    srv.stat_expired_keys++;
+    multi_touch_key(d, key, klen);
+}
+
+/* Work done hz times per second: active expiry, incremental rehash, clients. */
+void server_cron(evutil_socket_t fd, short what, void *arg)
+{
+    int64_t budget = 250000 / srv.cfg.hz; /* us: a quarter of the cron period */
+    int64_t now = now_ms();
+    int i;
+    (void)fd;
+    (void)what;
+    (void)arg;
+
+    for (i = 0; i < srv.cfg.databases && budget > 0; i++) {
+        int64_t t0 = mono_us();
+        srv.stat_expired_keys += db_active_expire(&srv.dbs[i], now, budget);
+        if (ht_is_rehashing(&srv.dbs[i].keys))
+            ht_rehash_ms(&srv.dbs[i].keys, 1);
+        budget -= mono_us() - t0;
+    }
+    net_clients_cron();
+    if (mem_used() > srv.peak_memory)
+        srv.peak_memory = mem_used();
+}
+
+void server_reschedule_cron(void)
+{
+    struct timeval tv;
+    if (!srv.cron_ev)
+        return;
+    tv.tv_sec = 0;
+    tv.tv_usec = 1000000 / srv.cfg.hz;
+    event_add(srv.cron_ev, &tv);
+}
+
+int server_init_keyspace(void)
+{
+    int i;
+    if (getrandom(&srv.hash_seed, sizeof(srv.hash_seed), 0) != sizeof(srv.hash_seed))
+        srv.hash_seed = (uint64_t)now_us() ^ (uint64_t)getpid();
+    srv.rng = srv.hash_seed | 1;
+    srv.arena = arena_new();
+    srv.dbs = xcalloc((size_t)srv.cfg.databases, sizeof(db));
+    for (i = 0; i < srv.cfg.databases; i++)
+        db_init(&srv.dbs[i], i, srv.arena, srv.hash_seed);
+    db_on_expired = on_expired;
+    return 0;
+}
+
+void server_write_pidfile(void)
+{
+    FILE *f;
+    if (!srv.cfg.pidfile || !srv.cfg.pidfile[0])
+        return;
+    f = fopen(srv.cfg.pidfile, "w");
+    if (!f) {
+        log_warning("Failed to write PID file %s: %s", srv.cfg.pidfile, strerror(errno));
+        return;
+    }
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+}
+
+void server_shutdown(void)
+{
+    int i;
+    log_warning("User requested shutdown...");
+    net_flush_pending();
+    net_close_listeners();
+    while (srv.clients)
+        client_free(srv.clients);
+    net_free_closed();
+    if (srv.cfg.pidfile && srv.cfg.pidfile[0])
+        unlink(srv.cfg.pidfile);
+    for (i = 0; i < srv.cfg.databases; i++)
+        db_release(&srv.dbs[i]);
+    log_warning("Scratchpad is now ready to exit, bye bye...");
+}
+

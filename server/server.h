@@ -1,0 +1,256 @@
+/* server.h -- the process-wide state and the types every command sees.
+ *
+ * One thread runs everything: the libevent loop reads requests, commands run
+ * to completion against the keyspace, replies are buffered per client and
+ * written once per loop iteration (see net.c). `srv` is the one server object.
+ *
+ * Invariants: a client is never freed inside its own event callback (it is
+ * marked CLIENT_CLOSE_ASAP and freed after dispatch); arguments (c->argv) point
+ * into the client's query buffer and are valid only while the command runs. */
+#ifndef SP_SERVER_H
+#define SP_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arena.h"
+#include "db.h"
+#include "resp.h"
+
+#define SP_VERSION "7.0.15"        /* the Redis version we answer as (HELLO, INFO) */
+#define SP_SERVER_VERSION "0.1.0"  /* scratchpad's own version */
+
+#define CLIENT_STATIC_OBUF (16 * 1024) /* bytes of the per-client static reply buffer */
+
+/* Client flags. */
+#define CLIENT_CLOSE_AFTER_REPLY (1u << 0) /* QUIT, protocol error: close once the replies are out */
+#define CLIENT_CLOSE_ASAP        (1u << 1) /* output limit, CLIENT KILL: close without writing */
+#define CLIENT_MULTI             (1u << 2) /* inside MULTI */
+#define CLIENT_DIRTY_CAS         (1u << 3) /* a WATCHed key was touched */
+#define CLIENT_DIRTY_EXEC        (1u << 4) /* an error while queueing */
+#define CLIENT_AUTHENTICATED     (1u << 5)
+#define CLIENT_REPLY_OFF         (1u << 6)
+#define CLIENT_REPLY_SKIP_NEXT   (1u << 7)
+#define CLIENT_REPLY_SKIP        (1u << 8)
+#define CLIENT_PENDING_WRITE     (1u << 9) /* on srv.pending_writes */
+#define CLIENT_UNIX              (1u << 10)
+#define CLIENT_EXECUTING         (1u << 11) /* inside its read callback */
+#define CLIENT_FAKE              (1u << 12) /* no connection (log replay) */
+#define CLIENT_PROTECTED_WRITE   (1u << 13) /* write event armed */
+
+/* Command flags (also reported by COMMAND). */
+#define CMD_WRITE     (1u << 0)
+#define CMD_READONLY  (1u << 1)
+#define CMD_DENYOOM   (1u << 2)
+#define CMD_ADMIN     (1u << 3)
+#define CMD_PUBSUB    (1u << 4)
+#define CMD_NOSCRIPT  (1u << 5)
+#define CMD_LOADING   (1u << 6)  /* allowed while loading */
+#define CMD_STALE     (1u << 7)
+#define CMD_FAST      (1u << 8)
+#define CMD_NO_AUTH   (1u << 9)  /* allowed before AUTH */
+#define CMD_NO_MULTI  (1u << 10) /* not queued: runs at once inside MULTI (EXEC, DISCARD, ...) */
+#define CMD_ALLOW_BUSY (1u << 11)
+#define CMD_MAY_REPLICATE (1u << 12)
+#define CMD_SENTINEL  (1u << 13)
+#define CMD_NO_MANDATORY_KEYS (1u << 14)
+#define CMD_SKIP_SLOWLOG (1u << 15)
+#define CMD_NOT_IN_MULTI (1u << 16) /* refused inside MULTI (WATCH, ...) with its own error */
+
+typedef struct client client;
+
+/* One argument: bytes plus a NUL terminator after them (not counted in len). */
+typedef struct sarg {
+    char *p;
+    size_t len;
+} sarg;
+
+typedef struct cmd_stats {
+    long long calls;
+    long long usec;          /* microseconds, total */
+    long long rejected;      /* refused before running (arity, OOM, auth, ...) */
+    long long failed;        /* ran and replied with an error */
+} cmd_stats;
+
+typedef struct cmd_def {
+    const char *name;        /* lower case; "config|get" style for subcommands is built from parent */
+    void (*proc)(client *c);
+    int arity;               /* Redis convention: N exact, -N at least N (argv[0] included) */
+    uint32_t flags;
+    int first_key, last_key, key_step; /* key positions as COMMAND reports them (0 = no keys) */
+    const char *group;       /* COMMAND DOCS group: string, generic, connection, server, transactions, scratchpad */
+    const char *summary;     /* COMMAND DOCS summary */
+    const char *since;       /* first Redis/Scratchpad version with it */
+    const char *complexity;
+    const char *acl;         /* space-separated ACL categories without '@', for COMMAND */
+    const struct cmd_def *subcommands; /* table ended by a NULL name, or NULL */
+    cmd_stats *stats;        /* filled in at start-up */
+    const struct cmd_def *parent; /* filled in at start-up for subcommands */
+} cmd_def;
+
+/* A command queued by MULTI: owned copies of its arguments. */
+typedef struct mcmd {
+    const cmd_def *cmd;
+    int argc;
+    sarg *argv;
+} mcmd;
+
+/* A block of pending reply bytes beyond the static buffer. */
+typedef struct oblock {
+    struct oblock *next;
+    size_t len;              /* bytes used */
+    size_t cap;              /* bytes available in buf */
+    char buf[];
+} oblock;
+
+struct client {
+    uint64_t id;
+    int fd;                   /* -1 for fake clients */
+    uint32_t flags;
+    int resp;                 /* 2 or 3 */
+    struct event *rev, *wev;
+    db *db;
+    int dbid;
+
+    /* Input. */
+    char *qbuf;              /* query buffer (xmalloc'd) */
+    size_t qlen;             /* bytes in qbuf */
+    size_t qcap;             /* bytes allocated */
+    size_t qpos;             /* bytes of qbuf already consumed by complete requests */
+    size_t qpeak;            /* bytes, the largest qlen recently (for shrinking) */
+    resp_parser parser;
+    int argc;
+    sarg *argv;              /* argc arguments, valid while the command runs */
+    size_t argv_cap;
+    const cmd_def *cmd, *lastcmd;
+
+    /* Output. */
+    char obuf[CLIENT_STATIC_OBUF];
+    size_t olen;             /* bytes used in obuf */
+    size_t osent;            /* bytes of obuf (or of the head block) already written */
+    oblock *ohead, *otail;
+    size_t ohead_sent;       /* bytes of the head block already written */
+    size_t olist_bytes;      /* bytes in the block list */
+    int odeferred;           /* blocks reserved by reply_defer not yet filled */
+    int64_t soft_limit_since;/* ms when the soft output limit was first exceeded, 0 if not */
+
+    /* Transactions. */
+    mcmd *mqueue;
+    int mcount, mcap;
+    struct watched_key *watched; /* list of keys this client WATCHes */
+
+    /* Identity and stats. */
+    char *name;              /* CLIENT SETNAME, NULL if none */
+    char *lib_name, *lib_ver;
+    char addr[64], laddr[64];
+    int64_t ctime;           /* ms, creation */
+    int64_t last_interaction;/* ms */
+    uint64_t cmds;           /* commands run */
+    struct client *prev, *next;          /* all clients */
+    struct client *pw_next;              /* pending-write list */
+};
+
+typedef struct slowlog_entry {
+    long long id;
+    int64_t time;            /* s since epoch */
+    long long duration;      /* microseconds */
+    int argc;
+    sarg *argv;              /* at most 32 args, each at most 128 bytes (as Redis) */
+    char *peer, *cname;
+} slowlog_entry;
+
+/* Configuration values (see config.c for the table that fills them). */
+typedef struct server_config {
+    char *bind;
+    int port;
+    char *unixsocket;
+    int unixsocketperm;
+    int tcp_backlog;
+    int tcp_keepalive;        /* s */
+    int timeout;              /* s, idle client timeout, 0 = never */
+    int maxclients;
+    int databases;
+    int loglevel;
+    char *logfile;
+    char *pidfile;
+    char *dir;
+    char *requirepass;
+    long long maxmemory;      /* bytes, 0 = no limit */
+    int maxmemory_policy;
+    long long proto_max_bulk_len;         /* bytes */
+    long long client_query_buffer_limit;  /* bytes */
+    long long obuf_hard;      /* bytes, client-output-buffer-limit normal hard, 0 = none */
+    long long obuf_soft;      /* bytes */
+    int obuf_soft_seconds;    /* s */
+    int hz;
+    long long slowlog_slower_than; /* microseconds, <0 disables */
+    int slowlog_max_len;
+    long long compress_threshold;  /* bytes */
+    long long compress_chunk;      /* bytes */
+} server_config;
+
+typedef struct server {
+    server_config cfg;
+    char *configfile;         /* absolute path, NULL if none */
+    pid_t pid;
+    int64_t start_ms;
+    uint64_t hash_seed;
+    struct event_base *base;
+    int tcp_fds[16];
+    int tcp_nfds;
+    int unix_fd;
+    struct event *listen_ev[17];
+    int nlisten;
+    struct event *cron_ev;
+    struct event *sig_ev[3];
+    int shutdown_asap;
+    arena *arena;             /* entries of every database */
+    db *dbs;                  /* cfg.databases of them */
+    uint64_t rng;             /* xorshift64* state */
+
+    client *clients;          /* all connected clients */
+    int nclients;
+    uint64_t next_client_id;
+    client *pending_writes;   /* clients with replies to write this iteration */
+    client *current;          /* the client whose command is running */
+    client **to_free;         /* clients to free after the current dispatch */
+    int nto_free, cap_free;
+
+    const cmd_def *cmd_multi, *cmd_exec, *cmd_discard, *cmd_quit, *cmd_reset, *cmd_watch;
+
+    /* Stats. */
+    long long stat_conns;           /* connections accepted */
+    long long stat_rejected_conns;  /* refused by maxclients */
+    long long stat_commands;
+    long long stat_keyspace_hits, stat_keyspace_misses;
+    long long stat_expired_keys;
+    long long stat_net_in, stat_net_out;   /* bytes */
+    long long stat_proto_errors;
+    long long stat_oom_rejections;
+    long long stat_obuf_disconnects;
+    long long dirty;                /* writes since start */
+    int64_t last_save;              /* s since epoch */
+    size_t peak_memory;
+
+    slowlog_entry *slowlog;         /* ring of cfg.slowlog_max_len */
+    int slowlog_len, slowlog_cap;   /* entries, newest first */
+    long long slowlog_next_id;
+
+    int watching_clients;           /* clients with at least one WATCHed key */
+    int loading;
+} server;
+
+extern server srv;
+
+/* server.c: set-up, the cron and shut-down. */
+int server_init_keyspace(void);
+void server_cron(int fd, short what, void *arg);
+void server_reschedule_cron(void);
+void server_write_pidfile(void);
+void server_shutdown(void);
+
+/* Logging levels (config "loglevel"). */
+enum { LL_DEBUG, LL_VERBOSE, LL_NOTICE, LL_WARNING };
+
+#endif

@@ -1,0 +1,302 @@
+/* util.c -- string helpers (see util.h). */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/time.h>
+#include <time.h>
+
+int str_to_ll(const char *p, size_t n, long long *out)
+{
+    const char *end = p + n;
+    unsigned long long v = 0;
+    int neg = 0;
+
+    if (n == 0 || n > 20)
+        return -1;
+    if (n == 1 && p[0] == '0') {
+        *out = 0;
+        return 0;
+    }
+    if (*p == '-') {
+        neg = 1;
+        p++;
+        if (p == end)
+            return -1;
+    }
+    if (*p < '1' || *p > '9')
+        return -1;
+    for (; p < end; p++) {
+        unsigned d;
+        if (*p < '0' || *p > '9')
+            return -1;
+        d = (unsigned)(*p - '0');
+        if (v > (ULLONG_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (neg) {
+        if (v > (unsigned long long)LLONG_MAX + 1)
+            return -1;
+        *out = (long long)(0 - v);
+    } else {
+        if (v > (unsigned long long)LLONG_MAX)
+            return -1;
+        *out = (long long)v;
+    }
+    return 0;
+}
+
+size_t ll_to_str(char *buf, long long v)
+{
+    char tmp[24];
+    size_t n = 0, i;
+    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    i = 0;
+    if (v < 0)
+        buf[i++] = '-';
+    while (n)
+        buf[i++] = tmp[--n];
+    buf[i] = '\0';
+    return i;
+}
+
+int str_to_ld(const char *p, size_t n, long double *out)
+{
+    char buf[5 * 1024];
+    char *eptr;
+    long double v;
+
+    if (n == 0 || n >= sizeof(buf))
+        return -1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    if (isspace((unsigned char)buf[0]))
+        return -1;
+    errno = 0;
+    v = strtold(buf, &eptr);
+    if (eptr != buf + n || isnan(v) || (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || v == 0)))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+size_t ld_to_str(char *buf, long double v)
+{
+    int n;
+
+    if (isinf(v))
+        return (size_t)sprintf(buf, v > 0 ? "inf" : "-inf");
+    n = snprintf(buf, 64, "%.17Lf", v);
+    if (n < 0 || n >= 64) {
+        n = snprintf(buf, 64, "%.17Lg", v);
+        return (size_t)(n < 0 ? 0 : n);
+    }
+    if (strchr(buf, '.')) {
+        while (n > 0 && buf[n - 1] == '0')
+            n--;
+        if (n > 0 && buf[n - 1] == '.')
+            n--;
+        buf[n] = '\0';
+    }
+    if (n == 2 && buf[0] == '-' && buf[1] == '0') {
+        buf[0] = '0';
+        buf[1] = '\0';
+        n = 1;
+    }
+    return (size_t)n;
+}
+
+int str_to_d(const char *p, size_t n, double *out)
+{
+    char buf[256];
+    char *eptr;
+    double v;
+
+    if (n == 0 || n >= sizeof(buf))
+        return -1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    if (isspace((unsigned char)buf[0]))
+        return -1;
+    errno = 0;
+    v = strtod(buf, &eptr);
+    if (eptr != buf + n || isnan(v) || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+size_t d_to_str(char *buf, size_t cap, double v)
+{
+    int n;
+
+    if (isinf(v))
+        n = snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+    else
+        n = snprintf(buf, cap, "%.17g", v);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+static int fold(int c, int nocase)
+{
+    return nocase ? tolower(c) : c;
+}
+
+/* Recursive on '*' only; every other token consumes one byte. Consecutive stars
+ * collapse, so the depth is bounded by the number of star groups. */
+int glob_match(const char *p, size_t plen, const char *s, size_t slen, int nocase)
+{
+    while (plen > 0) {
+        switch (p[0]) {
+        case '*':
+            while (plen > 1 && p[1] == '*') {
+                p++;
+                plen--;
+            }
+            if (plen == 1)
+                return 1;
+            while (1) {
+                if (glob_match(p + 1, plen - 1, s, slen, nocase))
+                    return 1;
+                if (slen == 0)
+                    return 0;
+                s++;
+                slen--;
+            }
+        case '?':
+            if (slen == 0)
+                return 0;
+            s++;
+            slen--;
+            break;
+        case '[': {
+            int neg, match = 0;
+            if (slen == 0)
+                return 0;
+            p++;
+            plen--;
+            neg = plen > 0 && p[0] == '^';
+            if (neg) {
+                p++;
+                plen--;
+            }
+            while (plen > 0 && p[0] != ']') {
+                if (p[0] == '\\' && plen >= 2) {
+                    p++;
+                    plen--;
+                    if (fold((unsigned char)p[0], nocase) == fold((unsigned char)s[0], nocase))
+                        match = 1;
+                } else if (plen >= 3 && p[1] == '-' && p[2] != ']') {
+                    int lo = fold((unsigned char)p[0], nocase);
+                    int hi = fold((unsigned char)p[2], nocase);
+                    int c = fold((unsigned char)s[0], nocase);
+                    if (lo > hi) {
+                        int t = lo;
+                        lo = hi;
+                        hi = t;
+                    }
+                    if (c >= lo && c <= hi)
+                        match = 1;
+                    p += 2;
+                    plen -= 2;
+                } else if (fold((unsigned char)p[0], nocase) == fold((unsigned char)s[0], nocase)) {
+                    match = 1;
+                }
+                p++;
+                plen--;
+            }
+            if (neg)
+                match = !match;
+            if (!match)
+                return 0;
+            s++;
+            slen--;
+            if (plen == 0)
+                return slen == 0;
+            break;
+        }
+        case '\\':
+            if (plen >= 2) {
+                p++;
+                plen--;
+            }
+            /* fall through */
+        default:
+            if (slen == 0 || fold((unsigned char)p[0], nocase) != fold((unsigned char)s[0], nocase))
+                return 0;
+            s++;
+            slen--;
+            break;
+        }
+        p++;
+        plen--;
+    }
+    return slen == 0;
+}
+
+int str_eq_ci(const char *p, size_t n, const char *w)
+{
+    size_t wl = strlen(w);
+    return wl == n && strncasecmp(p, w, n) == 0;
+}
+
+int str_to_memory(const char *s, long long *out)
+{
+    static const struct { const char *suffix; long long mul; } units[] = {
+        {"b", 1}, {"k", 1000}, {"kb", 1024}, {"m", 1000 * 1000}, {"mb", 1024 * 1024},
+        {"g", 1000LL * 1000 * 1000}, {"gb", 1024LL * 1024 * 1024},
+    };
+    size_t n = strlen(s), digits = 0, i;
+    long long v, mul = 1;
+
+    while (digits < n && (isdigit((unsigned char)s[digits]) || (digits == 0 && s[0] == '-')))
+        digits++;
+    if (digits < n) {
+        const char *suf = s + digits;
+        for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+            if (strcasecmp(suf, units[i].suffix) == 0)
+                break;
+        if (i == sizeof(units) / sizeof(units[0]))
+            return -1;
+        mul = units[i].mul;
+    }
+    if (str_to_ll(s, digits, &v) < 0 || v < 0)
+        return -1;
+    if (mul > 1 && v > LLONG_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+int64_t now_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+int64_t now_us(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}

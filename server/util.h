@@ -1,0 +1,42 @@
+/* util.h -- small string helpers shared by the server: Redis-exact integer and
+ * float parsing and formatting, glob matching, case-insensitive compare.
+ * No state; every function is pure. */
+#ifndef SP_UTIL_H
+#define SP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parse p[0..n) as a strict decimal long long (as Redis's string2ll: optional
+ * '-', no '+', no spaces, no leading zeros, no overflow). 0 on success, -1 if not. */
+int str_to_ll(const char *p, size_t n, long long *out);
+/* Format v in decimal into buf (at least 21 bytes); returns the length. */
+size_t ll_to_str(char *buf, long long v);
+/* Parse a long double as Redis's string2ld (no spaces, not NaN). 0 / -1. */
+int str_to_ld(const char *p, size_t n, long double *out);
+/* Format v as Redis formats INCRBYFLOAT results ("%.17Lg" without trailing zeros,
+ * no exponent for humane values). Returns the length; buf holds >= 64 bytes. */
+size_t ld_to_str(char *buf, long double v);
+/* Parse a double (for RESP3 and config), 0 / -1. */
+int str_to_d(const char *p, size_t n, double *out);
+/* Format a double as Redis does in replies ("%.17g", "inf", "-inf"). */
+size_t d_to_str(char *buf, size_t cap, double v);
+
+/* 1 if string s[0..slen) matches glob pattern p[0..plen) (Redis glob: * ? [abc]
+ * [^a-z] and \ escapes); nocase folds ASCII case. */
+int glob_match(const char *p, size_t plen, const char *s, size_t slen, int nocase);
+
+/* 1 if p[0..n) equals the NUL-terminated word w ignoring ASCII case. */
+int str_eq_ci(const char *p, size_t n, const char *w);
+
+/* Parse a memory amount ("1gb", "64mb", "100k", "512") as redis.conf does.
+ * 0 on success, -1 if malformed or negative. */
+int str_to_memory(const char *s, long long *out);
+
+/* Milliseconds / microseconds since the epoch (wall clock). */
+int64_t now_ms(void);
+int64_t now_us(void);
+/* Monotonic microseconds. */
+int64_t mono_us(void);
+
+#endif

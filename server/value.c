@@ -1,0 +1,251 @@
+/* value.c -- string values over three encodings (see value.h).
+ *
+ * INLINE (up to SV_INLINE_MAX bytes) lives in the entry's room; RAW is a heap
+ * buffer with spare capacity for appends; LZ4 is a chunked compressed value
+ * (lzval.h) used at or above compress-threshold. A value moves to a larger
+ * encoding as it grows; replacing a value picks the encoding afresh. */
+#include "value.h"
+
+#include <string.h>
+
+#include "lzval.h"
+#include "mem.h"
+#include "util.h"
+
+#define SV_INLINE_MAX 128
+
+size_t sv_compress_threshold = 4096;
+size_t sv_compress_chunk = 64 * 1024;
+static lzcache *sv_cache;
+
+static lzcache *cache(void)
+{
+    if (!sv_cache)
+        sv_cache = lzcache_new(8);
+    return sv_cache;
+}
+
+static int want_lz4(size_t n)
+{
+    return sv_compress_threshold > 0 && n >= sv_compress_threshold;
+}
+
+size_t sv_len(const dbent *e)
+{
+    if (e->enc == ENC_LZ4)
+        return lzval_len(dbent_ptr(e));
+    return e->vlen;
+}
+
+const char *sv_ptr(const dbent *e)
+{
+    switch (e->enc) {
+    case ENC_INLINE:
+        return e->data + e->node.klen;
+    case ENC_RAW:
+        return dbent_ptr(e);
+    default:
+        return NULL;
+    }
+}
+
+int sv_read(const dbent *e, size_t off, size_t n, char *dst)
+{
+    if (n == 0)
+        return 0;
+    if (e->enc == ENC_LZ4)
+        return lzval_read(dbent_ptr(e), off, n, dst, cache());
+    memcpy(dst, sv_ptr(e) + off, n);
+    return 0;
+}
+
+/* Store p[0..n) as e's value, e holding no value (enc INLINE, vlen 0). */
+static dbent *store_fresh(db *d, dbent *e, const char *p, size_t n)
+{
+    if (n <= SV_INLINE_MAX) {
+        e = db_resize_entry(d, e, n);
+        memcpy(dbent_room(e), p, n);
+        e->enc = ENC_INLINE;
+        e->vlen = (uint32_t)n;
+    } else if (want_lz4(n)) {
+        dbent_set_ptr(e, lzval_new(p, n, sv_compress_chunk));
+        e->enc = ENC_LZ4;
+        e->vlen = 0;
+    } else {
+        char *buf = xmalloc(n);
+        memcpy(buf, p, n);
+        dbent_set_ptr(e, buf);
+        e->enc = ENC_RAW;
+        e->vlen = (uint32_t)n;
+    }
+    return e;
+}
+
+dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
+{
+    if (e->enc == ENC_INLINE && e->type == OBJ_STRING && n <= e->icap && n <= SV_INLINE_MAX) {
+        memmove(dbent_room(e), p, n);
+        e->vlen = (uint32_t)n;
+        return e;
+    }
+    if (e->enc == ENC_RAW && n > SV_INLINE_MAX && !want_lz4(n)) {
+        char *buf = dbent_ptr(e);
+        size_t cap = xmalloc_size(buf);
+        if (cap < n || cap > 2 * n + 64) {
+            xfree(buf);
+            buf = xmalloc(n);
+            dbent_set_ptr(e, buf);
+        }
+        memcpy(buf, p, n);
+        e->vlen = (uint32_t)n;
+        return e;
+    }
+    db_free_value(d, e);
+    e->type = OBJ_STRING;
+    return store_fresh(d, e, p, n);
+}
+
+dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int keepttl)
+{
+    dbent *e = db_lookup_write(d, key, klen);
+
+    if (!e) {
+        e = db_add(d, key, klen, OBJ_STRING, n <= SV_INLINE_MAX ? n : sizeof(void *));
+        return store_fresh(d, e, p, n);
+    }
+    if (!keepttl)
+        db_persist(d, e);
+    if (e->type != OBJ_STRING) {
+        db_free_value(d, e);
+        e->type = OBJ_STRING;
+    }
+    return sv_replace(d, e, p, n);
+}
+
+/* Growth policy for RAW buffers: double up to 1 MB, then add 1 MB. */
+static size_t grow_cap(size_t need)
+{
+    return need < 1024 * 1024 ? need * 2 : need + 1024 * 1024;
+}
+
+/* Make e a RAW value with capacity for at least need bytes; keeps the bytes. */
+static dbent *to_raw(db *d, dbent *e, size_t need)
+{
+    if (e->enc == ENC_RAW) {
+        char *buf = dbent_ptr(e);
+        if (xmalloc_size(buf) < need)
+            dbent_set_ptr(e, xrealloc(buf, grow_cap(need)));
+        return e;
+    }
+    /* INLINE -> RAW */
+    {
+        char *buf = xmalloc(grow_cap(need));
+        memcpy(buf, dbent_room(e), e->vlen);
+        e = db_resize_entry(d, e, sizeof(void *));
+        dbent_set_ptr(e, buf);
+        e->enc = ENC_RAW;
+    }
+    return e;
+}
+
+/* Make e an LZ4 value holding its current bytes. */
+static int to_lz4(dbent *e)
+{
+    const char *p = sv_ptr(e);
+    size_t n = e->vlen;
+    lzval *v = lzval_new(p, n, sv_compress_chunk);
+
+    if (e->enc == ENC_RAW)
+        xfree(dbent_ptr(e));
+    dbent_set_ptr(e, v);
+    e->enc = ENC_LZ4;
+    e->vlen = 0;
+    return 0;
+}
+
+int sv_append(db *d, dbent **ep, const char *p, size_t n)
+{
+    dbent *e = *ep;
+    size_t len = sv_len(e), newlen = len + n;
+
+    if (n == 0)
+        return 0;
+    if (e->enc == ENC_LZ4)
+        return lzval_append(dbent_ptr(e), p, n, cache());
+    if (e->enc == ENC_INLINE && newlen <= SV_INLINE_MAX) {
+        e = db_resize_entry(d, e, newlen);
+        memcpy(dbent_room(e) + len, p, n);
+        e->vlen = (uint32_t)newlen;
+        *ep = e;
+        return 0;
+    }
+    if (want_lz4(newlen)) {
+        if (e->enc == ENC_INLINE)
+            e = to_raw(d, e, len);
+        to_lz4(e);
+        *ep = e;
+        return lzval_append(dbent_ptr(e), p, n, cache());
+    }
+    e = to_raw(d, e, newlen);
+    memcpy((char *)dbent_ptr(e) + len, p, n);
+    e->vlen = (uint32_t)newlen;
+    *ep = e;
+    return 0;
+}
+
+int sv_setrange(db *d, dbent **ep, size_t off, const char *p, size_t n)
+{
+    dbent *e = *ep;
+    size_t len = sv_len(e), end = off + n, newlen = end > len ? end : len;
+
+    if (n == 0)
+        return 0;
+    if (e->enc != ENC_LZ4 && want_lz4(newlen)) {
+        if (e->enc == ENC_INLINE)
+            e = to_raw(d, e, len);
+        to_lz4(e);
+        *ep = e;
+    }
+    if (e->enc == ENC_LZ4) {
+        lzval *v = dbent_ptr(e);
+        if (off > len) {
+            char zero[4096];
+            size_t gap = off - len;
+            memset(zero, 0, sizeof(zero));
+            while (gap > 0) {
+                size_t k = gap < sizeof(zero) ? gap : sizeof(zero);
+                if (lzval_append(v, zero, k, cache()) < 0)
+                    return -1;
+                gap -= k;
+            }
+        }
+        return lzval_setrange(v, off, p, n, cache());
+    }
+    if (e->enc == ENC_INLINE && newlen <= SV_INLINE_MAX) {
+        e = db_resize_entry(d, e, newlen);
+    } else {
+        e = to_raw(d, e, newlen);
+    }
+    {
+        char *buf = e->enc == ENC_INLINE ? dbent_room(e) : dbent_ptr(e);
+        if (off > len)
+            memset(buf + len, 0, off - len);
+        memcpy(buf + off, p, n);
+    }
+    e->vlen = (uint32_t)newlen;
+    *ep = e;
+    return 0;
+}
+
+const char *sv_encoding_name(const dbent *e)
+{
+    long long v;
+
+    if (e->enc == ENC_LZ4)
+        return "lz4";
+    if (e->vlen <= 20 && str_to_ll(sv_ptr(e), e->vlen, &v) == 0)
+        return "int";
+    if (e->vlen <= 44 && e->enc == ENC_INLINE)
+        return "embstr";
+    return "raw";
+}

@@ -1,0 +1,42 @@
+/* value.h -- the string value interface: one API over every encoding.
+ *
+ * Commands never touch an entry's bytes directly: they ask for its length, read a
+ * range, replace, append or overwrite, and this layer picks the encoding (inline
+ * in the entry, a heap buffer, or chunked LZ4 above compress-threshold) and moves
+ * between encodings as a value grows. A window read of a compressed value
+ * decompresses only the chunks it touches.
+ *
+ * Errors: functions returning int give 0 on success, -1 if a compressed chunk is
+ * corrupt (the caller answers an error; nothing is written). */
+#ifndef SP_VALUE_H
+#define SP_VALUE_H
+
+#include <stddef.h>
+
+#include "db.h"
+
+/* Thresholds, set from the configuration. */
+extern size_t sv_compress_threshold; /* bytes; values at or above it are compressed (0 = never) */
+extern size_t sv_compress_chunk;     /* raw bytes per chunk */
+
+/* Bytes of value. */
+size_t sv_len(const dbent *e);
+/* Contiguous bytes of the value if it is not compressed, else NULL. */
+const char *sv_ptr(const dbent *e);
+/* Copy bytes [off, off+n) (off + n <= sv_len) into dst. */
+int sv_read(const dbent *e, size_t off, size_t n, char *dst);
+
+/* Set key to a string value (creating it or replacing any value of any type;
+ * the TTL is removed unless keepttl). Returns the entry. */
+dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int keepttl);
+/* Replace the value of an existing string entry; returns its (maybe new) address. */
+dbent *sv_replace(db *d, dbent *e, const char *p, size_t n);
+/* Append; returns the (maybe new) address via *e. */
+int sv_append(db *d, dbent **e, const char *p, size_t n);
+/* Overwrite from off (zero-padding any gap); returns the (maybe new) address via *e. */
+int sv_setrange(db *d, dbent **e, size_t off, const char *p, size_t n);
+
+/* "int", "embstr", "raw" or "lz4", as OBJECT ENCODING reports. */
+const char *sv_encoding_name(const dbent *e);
+
+#endif

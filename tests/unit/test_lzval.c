@@ -1,0 +1,853 @@
+/* test_lzval.c -- the chunked LZ4 value against a plain buffer model.
+ *
+ * Every case builds the same bytes twice, once in an lzval and once in a plain
+ * buffer, and checks that reads, counts and lookups agree. The data comes from a
+ * seeded generator: log-like lines (compressible, some with multi-byte UTF-8) and
+ * random bytes (incompressible). Small chunk sizes (1024, 4096) put many chunk
+ * boundaries under test. */
+#include "lzval.h"
+#include "mem.h"
+#include "test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { GEN_LOG, GEN_UTF8, GEN_RAND };
+
+static uint64_t rng_state;
+
+static void rng_seed(uint64_t s)
+{
+    rng_state = s * 0x9E3779B97F4A7C15ull + 0x1234567ull;
+}
+
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static size_t rng_below(size_t n)
+{
+    return n ? (size_t)(rng() % n) : 0;
+}
+
+/* Fill buf[0..n) with log lines (GEN_LOG), log lines with accented words, arrows
+ * and emoji (GEN_UTF8), or random bytes (GEN_RAND), from seed. */
+static void gen(char *buf, size_t n, int kind, uint64_t seed)
+{
+    static const char *lvl[] = {"INFO", "WARN", "DEBUG", "ERROR"};
+    static const char *msg[] = {"request served", "cache miss for key", "retrying upstream call",
+                                "tool output truncated", "agent step finished"};
+    static const char *uni[] = {"caf\xc3\xa9 ", "\xe2\x86\x92 ", "\xf0\x9f\x98\x80 ", "na\xc3\xafve "};
+    char line[256];
+    size_t pos = 0;
+
+    rng_seed(seed);
+    if (kind == GEN_RAND) {
+        for (pos = 0; pos < n; pos++)
+            buf[pos] = (char)(rng() >> 24);
+        return;
+    }
+    while (pos < n) {
+        int k = snprintf(line, sizeof line, "2024-05-%02u %02u:%02u:%02u.%03u %s worker-%u %s%s id=%llu latency=%ums\n",
+                         (unsigned)rng_below(28) + 1, (unsigned)rng_below(24), (unsigned)rng_below(60),
+                         (unsigned)rng_below(60), (unsigned)rng_below(1000), lvl[rng_below(4)],
+                         (unsigned)rng_below(8), kind == GEN_UTF8 ? uni[rng_below(4)] : "",
+                         msg[rng_below(5)], (unsigned long long)rng_below(100000),
+                         (unsigned)rng_below(500));
+        size_t m = (size_t)k < n - pos ? (size_t)k : n - pos;
+        memcpy(buf + pos, line, m);
+        pos += m;
+    }
+}
+
+static char *gen_new(size_t n, int kind, uint64_t seed)
+{
+    char *p = malloc(n ? n : 1);
+    gen(p, n, kind, seed);
+    return p;
+}
+
+static size_t model_chars(const char *p, size_t n)
+{
+    size_t i, c = 0;
+
+    for (i = 0; i < n; i++)
+        c += ((unsigned char)p[i] & 0xC0) != 0x80;
+    return c;
+}
+
+static size_t model_newlines(const char *p, size_t n)
+{
+    size_t i, c = 0;
+
+    for (i = 0; i < n; i++)
+        c += p[i] == '\n';
+    return c;
+}
+
+/* v holds exactly m[0..n): length, bytes, counts, and the chunk layout (all chunks
+ * full but the last). Returns 1 if all hold. */
+static int same_as_model(const lzval *v, const char *m, size_t n, lzcache *c)
+{
+    size_t cs = lzval_chunk_size(v), i, nch = (n + cs - 1) / cs;
+    char *tmp = malloc(n ? n : 1);
+    int ok = lzval_len(v) == n && lzval_nchunks(v) == nch;
+
+    ok = ok && lzval_read(v, 0, n, tmp, c) == 0 && memcmp(tmp, m, n) == 0;
+    ok = ok && lzval_chars(v) == model_chars(m, n) && lzval_newlines(v) == model_newlines(m, n);
+    for (i = 0; ok && i < nch; i++) {
+        const char *d;
+        size_t stored, raw;
+        int comp;
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        ok = raw == (i + 1 < nch ? cs : n - i * cs);
+    }
+    free(tmp);
+    return ok;
+}
+
+static void test_roundtrip(void)
+{
+    static const size_t sizes[] = {0, 1, 1000, 1023, 1024, 1025, 4096, 5000, 65535, 65536, 65537, 300000};
+    static const size_t chunks[] = {1024, 4096, 65536};
+    size_t si, ci;
+    int kind;
+
+    for (kind = GEN_LOG; kind <= GEN_RAND; kind++)
+        for (si = 0; si < sizeof sizes / sizeof *sizes; si++)
+            for (ci = 0; ci < sizeof chunks / sizeof *chunks; ci++) {
+                char *m = gen_new(sizes[si], kind, si * 7 + ci);
+                lzval *v = lzval_new(m, sizes[si], chunks[ci]);
+                CHECK(lzval_chunk_size(v) == chunks[ci]);
+                CHECK(same_as_model(v, m, sizes[si], NULL));
+                lzval_free(v);
+                free(m);
+            }
+}
+
+static void test_roundtrip_small_chunk_size_clamped(void)
+{
+    lzval *v = lzval_new("abc", 3, 10);
+
+    CHECK(lzval_chunk_size(v) == 1024);
+    CHECK(lzval_len(v) == 3 && lzval_nchunks(v) == 1);
+    lzval_free(v);
+    lzval_free(NULL);
+    lzcache_free(NULL);
+}
+
+/* Compare one window [off, off+n) through the cache c (may be NULL). */
+static int window_ok(const lzval *v, const char *m, size_t off, size_t n, lzcache *c)
+{
+    char *tmp = malloc(n + 16);
+    int ok;
+
+    memset(tmp, 0x5A, n + 16);
+    ok = lzval_read(v, off, n, tmp, c) == 0 && memcmp(tmp, m + off, n) == 0;
+    ok = ok && tmp[n] == 0x5A && tmp[n + 15] == 0x5A;
+    free(tmp);
+    return ok;
+}
+
+static void test_windows(void)
+{
+    static const size_t chunks[] = {1024, 4096, 65536};
+    size_t ci, k, len = 300000;
+    int kind;
+
+    for (kind = GEN_LOG; kind <= GEN_RAND; kind++)
+        for (ci = 0; ci < 3; ci++) {
+            size_t cs = chunks[ci];
+            char *m = gen_new(len, kind, 100 + ci);
+            lzval *v = lzval_new(m, len, cs);
+            lzcache *c = lzcache_new(4);
+            int bad = 0;
+
+            for (k = 0; k < 3000; k++) {
+                size_t off = rng_below(len + 1), max = len - off, n;
+                n = k % 4 == 0 ? rng_below(max + 1) : rng_below((max < 3 * cs ? max : 3 * cs) + 1);
+                bad += !window_ok(v, m, off, n, (k & 1) ? c : NULL);
+            }
+            for (k = 1; k * cs < len; k++) {
+                size_t d, off, ns[] = {1, 2, 3, cs - 1, cs, cs + 1, 2 * cs + 5};
+                for (d = 0; d < 5; d++) {
+                    size_t j;
+                    off = k * cs - 2 + d;
+                    for (j = 0; j < sizeof ns / sizeof *ns; j++) {
+                        if (off + ns[j] > len)
+                            continue;
+                        bad += !window_ok(v, m, off, ns[j], NULL);
+                        bad += !window_ok(v, m, off, ns[j], c);
+                    }
+                }
+            }
+            bad += !window_ok(v, m, len, 0, NULL);
+            bad += !window_ok(v, m, 0, len, c);
+            CHECK(bad == 0);
+            CHECK(lzval_read(v, len, 1, m, NULL) == -1);
+            CHECK(lzval_read(v, len + 1, 0, m, c) == -1);
+            CHECK(lzval_read(v, 10, SIZE_MAX, m, c) == -1);
+            lzcache_free(c);
+            lzval_free(v);
+            free(m);
+        }
+}
+
+static void test_appends(void)
+{
+    static const size_t chunks[] = {1024, 4096};
+    size_t ci, total = 200000;
+    int kind;
+
+    for (kind = GEN_LOG; kind <= GEN_RAND; kind++)
+        for (ci = 0; ci < 2; ci++) {
+            char *m = gen_new(total, kind, 300 + ci);
+            lzval *v = lzval_new(NULL, 0, chunks[ci]);
+            lzcache *c = lzcache_new(4);
+            size_t len = 0, step = 0;
+            int bad = 0;
+            char tail[64];
+
+            rng_seed(77 + ci);
+            while (len < total) {
+                size_t n = step % 17 == 0 ? rng_below(9000) : rng_below(2500);
+                if (n > total - len)
+                    n = total - len;
+                bad += lzval_append(v, m + len, n, (step & 1) ? c : NULL) != 0;
+                len += n;
+                bad += lzval_len(v) != len;
+                if (len >= 64) {
+                    bad += lzval_read(v, len - 64, 64, tail, c) != 0;
+                    bad += memcmp(tail, m + len - 64, 64) != 0;
+                }
+                if (step % 40 == 0)
+                    bad += !same_as_model(v, m, len, c);
+                step++;
+            }
+            CHECK(bad == 0);
+            CHECK(same_as_model(v, m, total, NULL));
+            CHECK(same_as_model(v, m, total, c));
+            lzcache_free(c);
+            lzval_free(v);
+            free(m);
+        }
+}
+
+static void test_appends_exact_boundaries(void)
+{
+    char *m = gen_new(8192, GEN_LOG, 5);
+    lzval *v = lzval_new(m, 1000, 1024);
+
+    CHECK(lzval_append(v, m + 1000, 24, NULL) == 0); /* fills chunk 0 exactly */
+    CHECK(lzval_nchunks(v) == 1);
+    CHECK(lzval_append(v, m + 1024, 1024, NULL) == 0); /* one whole new chunk */
+    CHECK(lzval_nchunks(v) == 2);
+    CHECK(lzval_append(v, m + 2048, 1, NULL) == 0);
+    CHECK(lzval_append(v, m + 2049, 0, NULL) == 0);
+    CHECK(lzval_append(v, m + 2049, 8192 - 2049, NULL) == 0);
+    CHECK(same_as_model(v, m, 8192, NULL));
+    lzval_free(v);
+    free(m);
+}
+
+static void test_setrange(void)
+{
+    size_t cs = 1024, len = 50000, cap = 200000, k;
+    char *m = malloc(cap), *src = gen_new(cap, GEN_UTF8, 11), *rnd = gen_new(cap, GEN_RAND, 12);
+    lzval *v;
+    lzcache *c = lzcache_new(3);
+    struct { size_t off, n; } fixed[] = {
+        {100, 50},   {2048, 1024}, {1000, 3000}, {3072, 512}, {4000, 96},
+        {0, 1024},   {0, 1},       {1023, 2},    {5 * 1024 - 1, 1025}};
+    int bad = 0;
+
+    gen(m, len, GEN_LOG, 10);
+    v = lzval_new(m, len, cs);
+    for (k = 0; k < sizeof fixed / sizeof *fixed; k++) {
+        const char *p = (k & 1) ? rnd + k * 1000 : src + k * 1000;
+        bad += lzval_setrange(v, fixed[k].off, p, fixed[k].n, (k & 1) ? c : NULL) != 0;
+        memcpy(m + fixed[k].off, p, fixed[k].n);
+        bad += !same_as_model(v, m, len, c);
+    }
+    CHECK(bad == 0);
+    /* extending: from inside the last chunk, from the exact end, from a boundary */
+    CHECK(lzval_setrange(v, len - 10, src, 3000, c) == 0);
+    memcpy(m + len - 10, src, 3000);
+    len += 2990;
+    CHECK(same_as_model(v, m, len, NULL));
+    CHECK(lzval_setrange(v, len, src + 5, 777, NULL) == 0);
+    memcpy(m + len, src + 5, 777);
+    len += 777;
+    CHECK(same_as_model(v, m, len, c));
+    CHECK(lzval_append(v, src, (cs - len % cs) % cs, c) == 0);
+    memcpy(m + len, src, (cs - len % cs) % cs);
+    len += (cs - len % cs) % cs;
+    CHECK(len % cs == 0);
+    CHECK(lzval_setrange(v, len - cs, rnd, 3 * cs, c) == 0);
+    memcpy(m + len - cs, rnd, 3 * cs);
+    len += 2 * cs;
+    CHECK(same_as_model(v, m, len, NULL));
+    /* random operations, some extending */
+    rng_seed(99);
+    for (k = 0; k < 400; k++) {
+        size_t off = rng_below(len + 1), n = rng_below(4000);
+        const char *p = (k % 3) ? src + rng_below(cap - n) : rnd + rng_below(cap - n);
+        if (off + n > cap)
+            n = cap - off;
+        bad += lzval_setrange(v, off, p, n, (k & 1) ? c : NULL) != 0;
+        memcpy(m + off, p, n);
+        if (off + n > len)
+            len = off + n;
+        if (k % 20 == 0)
+            bad += !same_as_model(v, m, len, c);
+    }
+    CHECK(bad == 0);
+    CHECK(same_as_model(v, m, len, NULL));
+    CHECK(lzval_setrange(v, len + 1, src, 1, c) == -1);
+    CHECK(lzval_setrange(v, len, src, 0, c) == 0);
+    CHECK(lzval_len(v) == len);
+    lzcache_free(c);
+    lzval_free(v);
+    free(rnd);
+    free(src);
+    free(m);
+}
+
+/* Place a w-byte character (w = 2..4) starting at pos. */
+static void put_char(char *m, size_t pos, int w)
+{
+    static const char *ch[] = {NULL, NULL, "\xc3\xa9", "\xe2\x86\x92", "\xf0\x9f\x98\x80"};
+    memcpy(m + pos, ch[w], (size_t)w);
+}
+
+/* Text of n bytes, cs-sized chunks, with a multi-byte character cut by every chunk
+ * boundary, rotating widths 2..4 and cut points (1..w-1 bytes before the boundary),
+ * and a newline on both sides of some boundaries. */
+static char *utf8_cut_text(size_t n, size_t cs)
+{
+    char *m = gen_new(n, GEN_UTF8, 21);
+    size_t k, r = 0;
+
+    for (k = 1; k * cs + 4 < n; k++) {
+        int w = 2 + (int)(k % 3);
+        size_t d = 1 + (r++ % (size_t)(w - 1));
+        put_char(m, k * cs - d, w);
+        if (k % 4 == 0)
+            m[k * cs - d - 1] = '\n';
+        if (k % 5 == 0)
+            m[k * cs - d + (size_t)w] = '\n';
+    }
+    return m;
+}
+
+static void test_counts_utf8_across_boundaries(void)
+{
+    size_t cs = 1024, n = 40 * 1024 + 300, k;
+    char *m = utf8_cut_text(n, cs);
+    lzval *v = lzval_new(m, n, cs), *w = lzval_new(NULL, 0, cs);
+    lzcache *c = lzcache_new(4);
+    size_t ch;
+
+    CHECK(lzval_chars(v) == model_chars(m, n));
+    CHECK(lzval_newlines(v) == model_newlines(m, n));
+    CHECK(lzval_chars(v) < n); /* the text really has multi-byte characters */
+    for (k = 1; k * cs < n; k++) {
+        CHECK(lzval_byte_to_char(v, k * cs, &ch, NULL) == 0 && ch == model_chars(m, k * cs));
+        CHECK(lzval_byte_to_char(v, k * cs - 1, &ch, c) == 0 && ch == model_chars(m, k * cs - 1));
+    }
+    /* the same text built one byte at a time around each boundary */
+    for (k = 0; k < n;) {
+        size_t step = (k % cs) > cs - 8 || (k % cs) < 4 ? 1 : 61;
+        if (step > n - k)
+            step = n - k;
+        CHECK(lzval_append(w, m + k, step, (k & 1) ? c : NULL) == 0);
+        k += step;
+        if (k % cs == 0 || k == n) {
+            CHECK(lzval_chars(w) == model_chars(m, k));
+            CHECK(lzval_newlines(w) == model_newlines(m, k));
+        }
+    }
+    CHECK(same_as_model(w, m, n, c));
+    /* a setrange that writes a character across a boundary changes the counts */
+    put_char(m, 7 * cs - 2, 4);
+    CHECK(lzval_setrange(w, 7 * cs - 2, m + 7 * cs - 2, 4, c) == 0);
+    CHECK(same_as_model(w, m, n, NULL));
+    lzcache_free(c);
+    lzval_free(w);
+    lzval_free(v);
+    free(m);
+}
+
+static void test_lookups_against_naive(void)
+{
+    size_t cs = 1024, n = 6 * 1024 + 517, i, ch, nl, b;
+    char *m = utf8_cut_text(n, cs);
+    size_t *cpos = malloc((n + 1) * sizeof(size_t)), *lpos = malloc((n + 2) * sizeof(size_t));
+    size_t *before = malloc((n + 1) * sizeof(size_t));
+    lzval *v = lzval_new(m, n, cs);
+    lzcache *c = lzcache_new(2);
+    int bad = 0, pass;
+
+    for (i = 0, ch = 0, nl = 0, lpos[0] = 0; i < n; i++) {
+        before[i] = ch;
+        if (((unsigned char)m[i] & 0xC0) != 0x80)
+            cpos[ch++] = i;
+        if (m[i] == '\n')
+            lpos[++nl] = i + 1;
+    }
+    before[n] = ch;
+    cpos[ch] = n;
+    CHECK(ch == lzval_chars(v) && nl == lzval_newlines(v));
+    for (pass = 0; pass < 2; pass++) {
+        lzcache *cc = pass ? c : NULL;
+        for (i = 0; i <= ch; i++)
+            bad += lzval_char_to_byte(v, i, &b, cc) != 0 || b != cpos[i];
+        for (i = 0; i <= n; i++)
+            bad += lzval_byte_to_char(v, i, &b, cc) != 0 || b != before[i];
+        for (i = 0; i <= nl; i++)
+            bad += lzval_line_start(v, i, &b, cc) != 0 || b != lpos[i];
+        bad += lzval_char_to_byte(v, ch + 1, &b, cc) != -1;
+        bad += lzval_byte_to_char(v, n + 1, &b, cc) != -1;
+        bad += lzval_line_start(v, nl + 1, &b, cc) != -1;
+    }
+    CHECK(bad == 0);
+    lzcache_free(c);
+    lzval_free(v);
+    free(before);
+    free(lpos);
+    free(cpos);
+    free(m);
+}
+
+static void test_lookups_empty_value(void)
+{
+    lzval *v = lzval_new(NULL, 0, 4096);
+    size_t b = 99;
+
+    CHECK(lzval_chars(v) == 0 && lzval_newlines(v) == 0 && lzval_nchunks(v) == 0);
+    CHECK(lzval_char_to_byte(v, 0, &b, NULL) == 0 && b == 0);
+    CHECK(lzval_byte_to_char(v, 0, &b, NULL) == 0 && b == 0);
+    CHECK(lzval_line_start(v, 0, &b, NULL) == 0 && b == 0);
+    CHECK(lzval_line_start(v, 1, &b, NULL) == -1);
+    CHECK(lzval_chunk(v, 0, &b, NULL) == NULL && b == 0);
+    lzval_free(v);
+}
+
+static void test_stored_forms(void)
+{
+    size_t n = 1 << 20, i, nch;
+    char *log = gen_new(n, GEN_LOG, 31), *rnd = gen_new(n, GEN_RAND, 32);
+    lzval *vl = lzval_new(log, n, 65536), *vr = lzval_new(rnd, n, 65536), *mix;
+    const char *d;
+    size_t stored, raw;
+    int comp, bad = 0;
+
+    for (i = 0; i < lzval_nchunks(vl); i++) {
+        lzval_chunk_stored(vl, i, &d, &stored, &raw, &comp);
+        bad += !comp || stored > raw - raw / 8;
+        lzval_chunk_stored(vr, i, &d, &stored, &raw, &comp);
+        bad += comp || stored != raw;
+    }
+    CHECK(bad == 0);
+    CHECK(lzval_stored(vl) < n / 2);
+    CHECK(lzval_stored(vr) >= n && lzval_stored(vr) < n + n / 50);
+    /* a value of log text then random bytes: each chunk picks its own form */
+    mix = lzval_new(log, 3 * 4096, 4096);
+    CHECK(lzval_append(mix, rnd, 3 * 4096, NULL) == 0);
+    nch = lzval_nchunks(mix);
+    CHECK(nch == 6);
+    for (i = 0; i < nch; i++) {
+        lzval_chunk_stored(mix, i, &d, &stored, &raw, &comp);
+        CHECK(comp == (i < 3));
+    }
+    lzval_free(mix);
+    lzval_free(vr);
+    lzval_free(vl);
+    free(rnd);
+    free(log);
+}
+
+/* Rebuild v from its exported chunks; NULL if rejected. */
+static lzval *rebuild(const lzval *v)
+{
+    lzval *r = lzval_from_chunks_begin(lzval_chunk_size(v));
+    size_t i;
+
+    for (i = 0; i < lzval_nchunks(v); i++) {
+        const char *d;
+        size_t stored, raw;
+        int comp;
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        lzval_from_chunks_add(r, d, stored, raw, comp);
+    }
+    return lzval_from_chunks_end(r);
+}
+
+static void test_export_rebuild(void)
+{
+    size_t n = 50 * 4096 + 1234, i;
+    char *m = gen_new(n, GEN_UTF8, 41), *rnd = gen_new(20000, GEN_RAND, 42);
+    lzval *v, *r, *e;
+    const char *d;
+    size_t stored, raw, stored2, raw2;
+    int comp, comp2, bad = 0;
+
+    memcpy(m + 10000, rnd, 20000); /* some raw chunks among compressed ones */
+    v = lzval_new(m, n, 4096);
+    r = rebuild(v);
+    CHECK(r != NULL);
+    CHECK(same_as_model(r, m, n, NULL));
+    for (i = 0; i < lzval_nchunks(v); i++) {
+        const char *d2;
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        lzval_chunk_stored(r, i, &d2, &stored2, &raw2, &comp2);
+        bad += stored != stored2 || raw != raw2 || comp != comp2 || memcmp(d, d2, stored) != 0;
+    }
+    CHECK(bad == 0);
+    CHECK(lzval_stored(r) + 1024 >= lzval_stored(v) && lzval_stored(r) <= lzval_stored(v) + 1024);
+    CHECK(lzval_append(r, m, 5000, NULL) == 0); /* a rebuilt value is a normal value */
+    lzval_free(r);
+
+    e = lzval_new(NULL, 0, 4096);
+    r = rebuild(e);
+    CHECK(r != NULL && lzval_len(r) == 0);
+    lzval_free(r);
+    lzval_free(e);
+    lzval_free(v);
+    free(rnd);
+    free(m);
+}
+
+static void test_rebuild_rejects_inconsistent_chunks(void)
+{
+    size_t base = mem_used();
+    char *m = gen_new(8192, GEN_LOG, 43);
+    lzval *v = lzval_new(m, 8192, 1024), *r;
+    const char *d0, *d1;
+    size_t s0, r0, s1, r1;
+    int c0, c1;
+
+    lzval_chunk_stored(v, 0, &d0, &s0, &r0, &c0);
+    lzval_chunk_stored(v, 1, &d1, &s1, &r1, &c1);
+    CHECK(c0 && c1);
+    /* a short chunk followed by another */
+    r = lzval_from_chunks_begin(2048);
+    CHECK(lzval_from_chunks_add(r, d0, s0, r0, c0) == 0);
+    CHECK(lzval_from_chunks_add(r, d1, s1, r1, c1) == -1);
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    /* raw length larger than the chunk size, or wrong for the block */
+    r = lzval_from_chunks_begin(1024);
+    CHECK(lzval_from_chunks_add(r, d0, s0, 1025, c0) == -1);
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    r = lzval_from_chunks_begin(1024);
+    CHECK(lzval_from_chunks_add(r, d0, s0, 1000, c0) == -1);
+    CHECK(lzval_from_chunks_add(r, d0, s0, r0, c0) == -1); /* stays rejected */
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    /* a truncated block, a raw chunk whose stored length differs */
+    r = lzval_from_chunks_begin(1024);
+    CHECK(lzval_from_chunks_add(r, d0, s0 - 1, r0, c0) == -1);
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    r = lzval_from_chunks_begin(1024);
+    CHECK(lzval_from_chunks_add(r, m, 1000, 1024, 0) == -1);
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    /* a chunk size out of range */
+    r = lzval_from_chunks_begin(100);
+    CHECK(lzval_from_chunks_add(r, m, 100, 100, 0) == -1);
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    lzval_free(v);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_corruption(void)
+{
+    size_t cs = 1024, n = 20 * 1024 + 1000, b, len;
+    char *m = gen_new(n, GEN_LOG, 51), *tmp = malloc(n), *mod;
+    lzval *v = lzval_new(m, n, cs), *r;
+    lzcache *c = lzcache_new(4);
+    const char *d;
+    size_t stored, raw;
+    int comp, pass;
+
+    lzval_chunk_stored(v, 5, &d, &stored, &raw, &comp);
+    CHECK(comp);
+    CHECK(lzval_read(v, 5 * cs + 10, 100, tmp, c) == 0); /* cached before the corruption */
+    CHECK(lzval_debug_corrupt(v, 5) == 0);
+    CHECK(lzval_debug_corrupt(v, 21) == -1);
+    for (pass = 0; pass < 2; pass++) {
+        lzcache *cc = pass ? c : NULL;
+        CHECK(lzval_read(v, 5 * cs, 10, tmp, cc) == -1);          /* prefix of the chunk */
+        CHECK(lzval_read(v, 5 * cs + 100, 10, tmp, cc) == -1);    /* middle */
+        CHECK(lzval_read(v, 5 * cs, cs, tmp, cc) == -1);          /* the whole chunk */
+        CHECK(lzval_read(v, 4 * cs + 1000, 3 * cs, tmp, cc) == -1); /* across it */
+        CHECK(lzval_read(v, 0, n, tmp, cc) == -1);
+        CHECK(lzval_read(v, 4 * cs, cs, tmp, cc) == 0 && memcmp(tmp, m + 4 * cs, cs) == 0);
+        CHECK(lzval_read(v, 6 * cs, 2 * cs, tmp, cc) == 0 && memcmp(tmp, m + 6 * cs, 2 * cs) == 0);
+        CHECK(lzval_chunk(v, 5, &b, cc) == NULL);
+        CHECK(lzval_chunk(v, 4, &b, cc) != NULL);
+        CHECK(lzval_char_to_byte(v, model_chars(m, 5 * cs + 7), &b, cc) == -1);
+        CHECK(lzval_char_to_byte(v, model_chars(m, 3 * cs + 7), &b, cc) == 0);
+        CHECK(lzval_byte_to_char(v, 5 * cs + 7, &b, cc) == -1);
+        CHECK(lzval_line_start(v, model_newlines(m, 5 * cs) + 1, &b, cc) == -1);
+    }
+    /* a change that needs the corrupt bytes fails and leaves the value as it was */
+    mod = gen_new(n, GEN_RAND, 52);
+    CHECK(lzval_setrange(v, 5 * cs + 10, mod, 10, c) == -1);
+    CHECK(lzval_setrange(v, 5 * cs - 10, mod, 20, NULL) == -1);
+    CHECK(lzval_len(v) == n);
+    CHECK(lzval_read(v, 4 * cs, cs, tmp, NULL) == 0 && memcmp(tmp, m + 4 * cs, cs) == 0);
+    CHECK(lzval_read(v, 6 * cs, cs, tmp, NULL) == 0 && memcmp(tmp, m + 6 * cs, cs) == 0);
+    /* export then rebuild is refused */
+    r = rebuild(v);
+    CHECK(r == NULL);
+    /* overwriting the whole chunk needs none of its old bytes and repairs it */
+    CHECK(lzval_setrange(v, 5 * cs, m + 5 * cs, cs, c) == 0);
+    CHECK(same_as_model(v, m, n, c));
+    /* corrupt last chunk: append fails, length unchanged */
+    lzval_chunk_stored(v, 20, &d, &stored, &raw, &comp);
+    CHECK(comp);
+    CHECK(lzval_debug_corrupt(v, 20) == 0);
+    len = lzval_len(v);
+    CHECK(lzval_append(v, m, 10, c) == -1);
+    CHECK(lzval_len(v) == len);
+    free(mod);
+    lzcache_free(c);
+    lzval_free(v);
+    free(tmp);
+    free(m);
+}
+
+/* Spoil chunk i's stored bytes behind the value's back (uid unchanged), so that only
+ * a read that does not decompress can still succeed. */
+static void spoil_behind_back(const lzval *v, size_t i)
+{
+    const char *d;
+    size_t stored, raw;
+    int comp;
+
+    lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+    memset((char *)d, 0xFF, stored);
+}
+
+static void test_cache_serves_repeated_reads(void)
+{
+    size_t cs = 1024, n = 10 * 1024, len;
+    char *m = gen_new(n, GEN_LOG, 61), tmp[2048];
+    lzval *v = lzval_new(m, n, cs);
+    lzcache *c = lzcache_new(4), *other = lzcache_new(4);
+    const char *p1, *p2;
+
+    CHECK(lzval_read(v, 3 * cs + 100, 200, tmp, c) == 0);
+    p1 = lzval_chunk(v, 3, &len, c);
+    spoil_behind_back(v, 3);
+    CHECK(lzval_read(v, 3 * cs + 100, 200, tmp, c) == 0 && memcmp(tmp, m + 3 * cs + 100, 200) == 0);
+    CHECK(lzval_read(v, 3 * cs, cs, tmp, c) == 0 && memcmp(tmp, m + 3 * cs, cs) == 0);
+    p2 = lzval_chunk(v, 3, &len, c);
+    CHECK(p2 == p1 && len == cs && memcmp(p2, m + 3 * cs, cs) == 0);
+    CHECK(lzval_byte_to_char(v, 3 * cs + 9, &len, c) == 0 && len == 3 * cs + 9);
+    CHECK(lzval_read(v, 3 * cs + 100, 200, tmp, NULL) == -1);
+    CHECK(lzval_read(v, 3 * cs + 100, 200, tmp, other) == -1);
+    /* LRU: four more chunks push chunk 3 out */
+    CHECK(lzval_read(v, 0, 4, tmp, c) == 0 && lzval_read(v, cs + 1, 4, tmp, c) == 0);
+    CHECK(lzval_read(v, 2 * cs + 1, 4, tmp, c) == 0 && lzval_read(v, 4 * cs + 1, 4, tmp, c) == 0);
+    CHECK(lzval_read(v, 3 * cs + 100, 200, tmp, c) == -1);
+    lzcache_free(other);
+    lzcache_free(c);
+    lzval_free(v);
+    free(m);
+}
+
+static void test_cache_never_stale(void)
+{
+    size_t cs = 1024, n = 8 * 1024 + 100, len;
+    char *m = gen_new(n + 4096, GEN_LOG, 71), *alt = gen_new(n, GEN_UTF8, 72), *tmp = malloc(n + 4096);
+    lzval *v = lzval_new(m, n, cs), *a, *b, *d;
+    lzcache *c = lzcache_new(4), *other = lzcache_new(4);
+    const char *p;
+    void *addr;
+
+    /* after append: the tail, read before through both caches, is new */
+    CHECK(lzval_read(v, n - 50, 50, tmp, c) == 0 && lzval_read(v, n - 50, 50, tmp, other) == 0);
+    CHECK(lzval_read(v, 2 * cs + 5, 50, tmp, c) == 0);
+    CHECK(lzval_append(v, m + n, 2000, c) == 0);
+    CHECK(lzval_read(v, n - 50, 2050, tmp, c) == 0 && memcmp(tmp, m + n - 50, 2050) == 0);
+    CHECK(lzval_read(v, n - 50, 2050, tmp, other) == 0 && memcmp(tmp, m + n - 50, 2050) == 0);
+    CHECK(lzval_read(v, 2 * cs + 5, 50, tmp, c) == 0 && memcmp(tmp, m + 2 * cs + 5, 50) == 0);
+    n += 2000;
+    /* after setrange: the overwritten bytes are new in every cache */
+    CHECK(lzval_read(v, 4 * cs, cs, tmp, c) == 0 && lzval_chunk(v, 4, &len, other) != NULL);
+    CHECK(lzval_setrange(v, 4 * cs + 10, alt, 30, c) == 0);
+    memcpy(m + 4 * cs + 10, alt, 30);
+    CHECK(lzval_read(v, 4 * cs, cs, tmp, c) == 0 && memcmp(tmp, m + 4 * cs, cs) == 0);
+    p = lzval_chunk(v, 4, &len, other);
+    CHECK(p && len == cs && memcmp(p, m + 4 * cs, cs) == 0);
+    CHECK(lzval_setrange(v, 4 * cs + 10, alt + 100, 30, NULL) == 0);
+    memcpy(m + 4 * cs + 10, alt + 100, 30);
+    CHECK(same_as_model(v, m, n, c) && same_as_model(v, m, n, other));
+    /* after free and new, likely at the same address */
+    a = lzval_new(m, 5000, cs);
+    CHECK(lzval_read(a, 0, 5000, tmp, c) == 0 && lzval_read(a, 10, 100, tmp, c) == 0);
+    addr = a;
+    lzval_free(a);
+    b = lzval_new(alt, 5000, cs);
+    if ((void *)b != addr)
+        fprintf(stderr, "    note: the new value did not reuse the freed address\n");
+    CHECK(lzval_read(b, 10, 100, tmp, c) == 0 && memcmp(tmp, alt + 10, 100) == 0);
+    CHECK(same_as_model(b, alt, 5000, c));
+    /* a copy has its own id; changing it leaves the original's cached chunks right */
+    d = lzval_dup(b);
+    CHECK(lzval_setrange(d, 10, m, 100, c) == 0);
+    CHECK(lzval_read(b, 10, 100, tmp, c) == 0 && memcmp(tmp, alt + 10, 100) == 0);
+    CHECK(lzval_read(d, 10, 100, tmp, c) == 0 && memcmp(tmp, m, 100) == 0);
+    lzval_free(d);
+    lzval_free(b);
+    lzcache_free(other);
+    lzcache_free(c);
+    lzval_free(v);
+    free(tmp);
+    free(alt);
+    free(m);
+}
+
+static void test_chunk_access(void)
+{
+    size_t cs = 4096, n = 10 * 4096 + 77, i, len;
+    char *m = gen_new(n, GEN_LOG, 81);
+    lzval *v;
+    lzcache *c = lzcache_new(1);
+    const char *p;
+    int bad = 0;
+
+    gen(m + 2 * 4096, 4096, GEN_RAND, 82); /* chunk 2 stored raw */
+    v = lzval_new(m, n, cs);
+    for (i = 0; i < lzval_nchunks(v); i++) {
+        size_t want = i + 1 < lzval_nchunks(v) ? cs : n - i * cs;
+        p = lzval_chunk(v, i, &len, NULL);
+        bad += !p || len != want || memcmp(p, m + i * cs, len) != 0;
+        p = lzval_chunk(v, i, &len, c);
+        bad += !p || len != want || memcmp(p, m + i * cs, len) != 0;
+    }
+    CHECK(bad == 0);
+    CHECK(lzval_chunk(v, lzval_nchunks(v), &len, c) == NULL && len == 0);
+    /* appending a chunk's bytes to its own value (aliasing the source) */
+    p = lzval_chunk(v, 2, &len, NULL);
+    {
+        char *m2 = malloc(n + 2 * cs);
+        memcpy(m2, m, n);
+        memcpy(m2 + n, m + 2 * cs, cs);
+        CHECK(lzval_append(v, p, len, c) == 0);
+        memcpy(m2 + 2 * cs + 100, m + 2 * cs, cs);
+        p = lzval_chunk(v, 2, &len, NULL);
+        CHECK(lzval_setrange(v, 2 * cs + 100, p, len, NULL) == 0);
+        CHECK(same_as_model(v, m2, n + cs, c));
+        free(m2);
+    }
+    lzcache_free(c);
+    lzval_free(v);
+    free(m);
+}
+
+static void test_changes_touch_only_their_chunks(void)
+{
+    size_t cs = 4096, n = 100 * 4096 + 1000, i, nch;
+    char *m = gen_new(n + 1024, GEN_LOG, 91);
+    lzval *v = lzval_new(m, n, cs);
+    const char **before;
+    const char *d;
+    size_t stored, raw;
+    int comp, bad = 0;
+
+    nch = lzval_nchunks(v);
+    before = malloc(nch * sizeof(*before));
+    for (i = 0; i < nch; i++)
+        lzval_chunk_stored(v, i, &before[i], &stored, &raw, &comp);
+    CHECK(lzval_append(v, m + n, 1024, NULL) == 0);
+    CHECK(lzval_nchunks(v) == nch);
+    for (i = 0; i + 1 < nch; i++) {
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        bad += d != before[i];
+    }
+    CHECK(lzval_setrange(v, 50 * cs + 10, "hello", 5, NULL) == 0);
+    for (i = 0; i + 1 < nch; i++) {
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        bad += i != 50 && d != before[i];
+    }
+    CHECK(bad == 0);
+    memcpy(m + 50 * cs + 10, "hello", 5);
+    CHECK(same_as_model(v, m, n + 1024, NULL));
+    free(before);
+    lzval_free(v);
+    free(m);
+}
+
+static void test_dup_is_independent(void)
+{
+    size_t n = 30000;
+    char *m = gen_new(n, GEN_UTF8, 101);
+    lzval *v = lzval_new(m, n, 1024), *d = lzval_dup(v);
+
+    CHECK(same_as_model(d, m, n, NULL));
+    CHECK(lzval_stored(d) < lzval_stored(v) + lzval_stored(v) / 20);
+    CHECK(lzval_stored(v) < lzval_stored(d) + lzval_stored(d) / 20);
+    CHECK(lzval_setrange(d, 0, "XYZ", 3, NULL) == 0 && lzval_append(d, "tail", 4, NULL) == 0);
+    CHECK(same_as_model(v, m, n, NULL));
+    lzval_free(v);
+    CHECK(lzval_len(d) == n + 4);
+    lzval_free(d);
+    free(m);
+}
+
+static void test_memory_returns_to_baseline(void)
+{
+    size_t base = mem_used(), n = 500000, b;
+    char *m = gen_new(n, GEN_UTF8, 111), *tmp = malloc(n);
+    lzcache *c = lzcache_new(8);
+    lzval *v = lzval_new(m, 200000, 4096), *d, *r;
+
+    CHECK(mem_used() > base);
+    CHECK(lzval_append(v, m + 200000, 300000, c) == 0);
+    CHECK(lzval_setrange(v, 1000, m, 50000, c) == 0);
+    CHECK(lzval_read(v, 12345, 60000, tmp, c) == 0);
+    CHECK(lzval_char_to_byte(v, 99999, &b, c) == 0 && lzval_line_start(v, 77, &b, NULL) == 0);
+    d = lzval_dup(v);
+    r = rebuild(d);
+    CHECK(r != NULL);
+    CHECK(lzval_debug_corrupt(d, 3) == 0);
+    CHECK(rebuild(d) == NULL);
+    lzval_free(r);
+    lzval_free(d);
+    lzval_free(v);
+    lzcache_free(c);
+    CHECK(mem_used() == base);
+    free(tmp);
+    free(m);
+}
+
+int main(void)
+{
+    RUN(test_roundtrip, "a value round-trips at sizes below, at and above one chunk, for several chunk sizes");
+    RUN(test_roundtrip_small_chunk_size_clamped, "a chunk size below 1024 is raised to 1024");
+    RUN(test_windows, "every window read equals the same slice of the model, across chunk boundaries");
+    RUN(test_appends, "appends in pieces of every size equal the model, with or without a cache");
+    RUN(test_appends_exact_boundaries, "appends that end exactly on a chunk boundary keep all chunks but the last full");
+    RUN(test_setrange, "setrange inside a chunk, across chunks and past the end equals the model");
+    RUN(test_counts_utf8_across_boundaries, "char and newline counts match the model with characters cut by chunk boundaries");
+    RUN(test_lookups_against_naive, "char_to_byte, byte_to_char and line_start agree with a naive scan everywhere");
+    RUN(test_lookups_empty_value, "lookups on an empty value give 0 and reject anything past it");
+    RUN(test_stored_forms, "random chunks are stored raw and log text compressed well below its length");
+    RUN(test_export_rebuild, "exported stored chunks rebuild an equal value through from_chunks");
+    RUN(test_rebuild_rejects_inconsistent_chunks, "from_chunks rejects short, oversized, truncated and mislabelled chunks");
+    RUN(test_corruption, "a corrupted chunk makes read, chunk, lookups, changes and from_chunks fail");
+    RUN(test_cache_serves_repeated_reads, "the cache serves repeated reads without decompressing again");
+    RUN(test_cache_never_stale, "the cache never returns stale bytes after append, setrange, free or dup");
+    RUN(test_chunk_access, "lzval_chunk gives each chunk's bytes, and they can be written back into the value");
+    RUN(test_changes_touch_only_their_chunks, "an append or a setrange rewrites only the chunks it touches");
+    RUN(test_dup_is_independent, "a copy is independent of its original");
+    RUN(test_memory_returns_to_baseline, "mem_used returns to its baseline once values and caches are freed");
+    return TEST_DONE();
+}
