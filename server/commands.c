@@ -17,13 +17,8 @@
 #define REG_SIZE 1024 /* open-addressing slots; power of two, > 2x the commands */
 #define NAME_MAX_LEN 64
 
-static const cmd_def *const *tables[] = {
-    (const cmd_def *const *)cmd_table_conn, (const cmd_def *const *)cmd_table_string,
-    (const cmd_def *const *)cmd_table_keys, (const cmd_def *const *)cmd_table_server,
-    (const cmd_def *const *)cmd_table_multi,
-};
 static const cmd_def *table_list[] = {
-    cmd_table_conn, cmd_table_string, cmd_table_keys, cmd_table_server, cmd_table_multi,
+    cmd_table_conn, cmd_table_string, cmd_table_keys, cmd_table_server, cmd_table_multi, cmd_table_sp,
 };
 
 typedef struct reg_slot {
@@ -98,7 +93,6 @@ static int extra_cmp(const void *a, const void *b)
 void cmd_init(void)
 {
     size_t t;
-    (void)tables;
     for (t = 0; t < sizeof(table_list) / sizeof(table_list[0]); t++) {
         const cmd_def *c;
         for (c = table_list[t]; c->name; c++) {

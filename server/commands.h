@@ -16,6 +16,10 @@ extern const cmd_def cmd_table_string[];
 extern const cmd_def cmd_table_keys[];
 extern const cmd_def cmd_table_server[];
 extern const cmd_def cmd_table_multi[];
+extern const cmd_def cmd_table_sp[];
+
+/* Register the scratchpad type's hooks with the keyspace (cmd_sp.c). */
+void sp_type_register(void);
 
 /* Build the registry (allocates the stats). Call once at start-up. */
 void cmd_init(void);

@@ -149,6 +149,10 @@ const cfg_def cfg_table[] = {
     {"slowlog-max-len", CFG_INT, 0, 0, 1000000, "128", C(slowlog_max_len), NULL, NULL, NULL, apply_slowlog},
     {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL, apply_compress},
     {"compress-chunk", CFG_MEMORY, 0, 1024, 16LL << 20, "64kb", C(compress_chunk), NULL, NULL, NULL, apply_compress},
+    {"sp-offload-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(sp_offload_threshold), NULL, NULL, NULL, NULL},
+    {"sp-default-ttl", CFG_INT, 0, 0, 100LL * 365 * 24 * 3600, "0", C(sp_default_ttl), NULL, NULL, NULL, NULL},
+    {"sp-grep-max-scan", CFG_MEMORY, 0, 1024, 1LL << 32, "64mb", C(sp_grep_max_scan), NULL, NULL, NULL, NULL},
+    {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 #undef C
@@ -156,7 +160,8 @@ const cfg_def cfg_table[] = {
 /* Width of each INT field: all ints are int except these long long ones. */
 static int is_ll_field(const cfg_def *d)
 {
-    return d->type == CFG_MEMORY || d->field == (void *)&srv.cfg.slowlog_slower_than;
+    return d->type == CFG_MEMORY || d->field == (void *)&srv.cfg.slowlog_slower_than ||
+           d->field == (void *)&srv.cfg.sp_default_ttl || d->field == (void *)&srv.cfg.sp_grep_match_limit;
 }
 
 const cfg_def *cfg_find(const char *name, size_t len)

@@ -21,6 +21,8 @@ void (*db_on_expired)(db *d, const char *key, size_t klen);
 void (*db_type_free[2])(void *p);
 void *(*db_type_dup[2])(const void *p);
 size_t (*db_type_stored[2])(const void *p);
+uint32_t *(*db_type_subidx[2])(void *p);
+int64_t (*db_type_subexpire[2])(db *d, dbent *e, int64_t now);
 
 static const char *dbent_keyof(const ht_node *n)
 {
@@ -40,62 +42,125 @@ void db_init(db *d, int id, arena *a, uint64_t seed)
     ht_init(&d->keys, dbent_keyof, seed);
 }
 
-/* ---- expire heap ---- */
+/* ---- expire heaps ----
+ *
+ * Two heaps share the code below: heap 0 orders keys by their own TTL and keeps
+ * the index in the entry (e->xidx); heap 1 orders keys by the earliest expiry of
+ * a part of their value and keeps the index inside the value (db_type_subidx). */
 
-static void heap_set(db *d, uint32_t i, xitem it)
+typedef struct xheap_ref {
+    xitem **a;
+    uint32_t *n, *cap;
+    int sub;
+} xheap_ref;
+
+static xheap_ref heap_of(db *d, int sub)
 {
-    d->heap[i] = it;
-    it.e->xidx = i;
+    xheap_ref h;
+    h.a = sub ? &d->sheap : &d->heap;
+    h.n = sub ? &d->nsheap : &d->nheap;
+    h.cap = sub ? &d->sheapcap : &d->heapcap;
+    h.sub = sub;
+    return h;
 }
 
-static void heap_up(db *d, uint32_t i)
+static uint32_t *idx_of(dbent *e, int sub)
 {
-    xitem it = d->heap[i];
+    return sub ? db_type_subidx[e->type](dbent_ptr(e)) : &e->xidx;
+}
+
+static void heap_set(xheap_ref h, uint32_t i, xitem it)
+{
+    (*h.a)[i] = it;
+    *idx_of(it.e, h.sub) = i;
+}
+
+static void heap_up(xheap_ref h, uint32_t i)
+{
+    xitem it = (*h.a)[i];
     while (i > 0) {
         uint32_t parent = (i - 1) / 2;
-        if (d->heap[parent].when <= it.when)
+        if ((*h.a)[parent].when <= it.when)
             break;
-        heap_set(d, i, d->heap[parent]);
+        heap_set(h, i, (*h.a)[parent]);
         i = parent;
     }
-    heap_set(d, i, it);
+    heap_set(h, i, it);
 }
 
-static void heap_down(db *d, uint32_t i)
+static void heap_down(xheap_ref h, uint32_t i)
 {
-    xitem it = d->heap[i];
+    xitem it = (*h.a)[i];
     for (;;) {
         uint32_t l = 2 * i + 1, r = l + 1, m;
-        if (l >= d->nheap)
+        if (l >= *h.n)
             break;
-        m = (r < d->nheap && d->heap[r].when < d->heap[l].when) ? r : l;
-        if (d->heap[m].when >= it.when)
+        m = (r < *h.n && (*h.a)[r].when < (*h.a)[l].when) ? r : l;
+        if ((*h.a)[m].when >= it.when)
             break;
-        heap_set(d, i, d->heap[m]);
+        heap_set(h, i, (*h.a)[m]);
         i = m;
     }
-    heap_set(d, i, it);
+    heap_set(h, i, it);
+}
+
+static void heap_del(xheap_ref h, dbent *e)
+{
+    uint32_t *pi = idx_of(e, h.sub), i = *pi;
+    if (i == DB_NOEXPIRE)
+        return;
+    *pi = DB_NOEXPIRE;
+    (*h.n)--;
+    if (i != *h.n) {
+        dbent *moved = (*h.a)[*h.n].e;
+        heap_set(h, i, (*h.a)[*h.n]);
+        heap_up(h, i);
+        heap_down(h, *idx_of(moved, h.sub));
+    }
+    if (*h.cap > 64 && *h.n < *h.cap / 4) {
+        *h.cap /= 2;
+        *h.a = xrealloc(*h.a, sizeof(xitem) * *h.cap);
+    }
+}
+
+static void heap_put(xheap_ref h, dbent *e, int64_t when)
+{
+    uint32_t *pi = idx_of(e, h.sub);
+    if (*pi != DB_NOEXPIRE) {
+        uint32_t i = *pi;
+        (*h.a)[i].when = when;
+        heap_up(h, i);
+        heap_down(h, *pi);
+        return;
+    }
+    if (*h.n == *h.cap) {
+        *h.cap = *h.cap ? *h.cap * 2 : 16;
+        *h.a = xrealloc(*h.a, sizeof(xitem) * *h.cap);
+    }
+    (*h.a)[*h.n].when = when;
+    (*h.a)[*h.n].e = e;
+    *pi = (*h.n)++;
+    heap_up(h, *pi);
+}
+
+static int has_subexpiry(const dbent *e)
+{
+    return e->enc == ENC_PTR && db_type_subidx[e->type] != NULL;
 }
 
 static void heap_remove(db *d, dbent *e)
 {
-    uint32_t i = e->xidx;
-    if (i == DB_NOEXPIRE)
+    heap_del(heap_of(d, 0), e);
+}
+
+void db_set_subexpire(db *d, dbent *e, int64_t when)
+{
+    if (!has_subexpiry(e))
         return;
-    e->xidx = DB_NOEXPIRE;
-    d->nheap--;
-    if (i == d->nheap)
-        return;
-    {
-        dbent *moved = d->heap[d->nheap].e;
-        heap_set(d, i, d->heap[d->nheap]);
-        heap_up(d, i);
-        heap_down(d, moved->xidx);
-    }
-    if (d->heapcap > 64 && d->nheap < d->heapcap / 4) {
-        d->heapcap /= 2;
-        d->heap = xrealloc(d->heap, sizeof(xitem) * d->heapcap);
-    }
+    if (when < 0)
+        heap_del(heap_of(d, 1), e);
+    else
+        heap_put(heap_of(d, 1), e, when);
 }
 
 int64_t db_get_expire(const db *d, const dbent *e)
@@ -105,21 +170,7 @@ int64_t db_get_expire(const db *d, const dbent *e)
 
 void db_set_expire(db *d, dbent *e, int64_t when)
 {
-    if (e->xidx != DB_NOEXPIRE) {
-        uint32_t i = e->xidx;
-        d->heap[i].when = when;
-        heap_up(d, i);
-        heap_down(d, e->xidx);
-        return;
-    }
-    if (d->nheap == d->heapcap) {
-        d->heapcap = d->heapcap ? d->heapcap * 2 : 16;
-        d->heap = xrealloc(d->heap, sizeof(xitem) * d->heapcap);
-    }
-    d->heap[d->nheap].when = when;
-    d->heap[d->nheap].e = e;
-    e->xidx = d->nheap++;
-    heap_up(d, e->xidx);
+    heap_put(heap_of(d, 0), e, when);
 }
 
 int db_persist(db *d, dbent *e)
@@ -162,7 +213,8 @@ static dbent *dbent_alloc(db *d, const char *key, size_t klen, size_t room)
 
 void db_free_value(db *d, dbent *e)
 {
-    (void)d;
+    if (has_subexpiry(e))
+        heap_del(heap_of(d, 1), e);
     switch (e->enc) {
     case ENC_RAW:
         xfree(dbent_ptr(e));
@@ -260,6 +312,8 @@ dbent *db_resize_entry(db *d, dbent *e, size_t room)
     ht_replace(&d->keys, &e->node, &n->node);
     if (n->xidx != DB_NOEXPIRE)
         d->heap[n->xidx].e = n;
+    if (has_subexpiry(n) && *idx_of(n, 1) != DB_NOEXPIRE)
+        d->sheap[*idx_of(n, 1)].e = n;
     arena_free(d->arena, e, dbent_size(e));
     return n;
 }
@@ -284,8 +338,15 @@ int db_delete(db *d, const char *key, size_t klen)
 dbent *db_move_entry(db *d, dbent *e, db *dst, const char *newkey, size_t nklen)
 {
     int64_t when = db_get_expire(d, e);
+    int64_t swhen = -1;
     size_t room = e->enc == ENC_INLINE ? e->vlen : sizeof(void *);
-    dbent *n = db_add(dst, newkey, nklen, e->type, room);
+    dbent *n;
+
+    if (has_subexpiry(e) && *idx_of(e, 1) != DB_NOEXPIRE) {
+        swhen = d->sheap[*idx_of(e, 1)].when;
+        heap_del(heap_of(d, 1), e);
+    }
+    n = db_add(dst, newkey, nklen, e->type, room);
 
     n->enc = e->enc;
     n->vlen = e->vlen;
@@ -295,6 +356,8 @@ dbent *db_move_entry(db *d, dbent *e, db *dst, const char *newkey, size_t nklen)
     arena_free(d->arena, e, dbent_size(e));
     if (when >= 0)
         db_set_expire(dst, n, when);
+    if (swhen >= 0)
+        db_set_subexpire(dst, n, swhen);
     return n;
 }
 
@@ -315,6 +378,9 @@ long long db_flush(db *d)
     xfree(d->heap);
     d->heap = NULL;
     d->nheap = d->heapcap = 0;
+    xfree(d->sheap);
+    d->sheap = NULL;
+    d->nsheap = d->sheapcap = 0;
     return n;
 }
 
@@ -347,6 +413,37 @@ long long db_active_expire(db *d, int64_t now, int64_t budget_us)
         if ((n & 31) == 0 && mono_us() - start > budget_us)
             break;
     }
+    {
+        long long steps = 0;
+        while (d->nsheap > 0 && d->sheap[0].when <= now) {
+            dbent *e = d->sheap[0].e;
+            int64_t next = db_type_subexpire[e->type](d, e, now);
+            if (next == -2) {
+                db_expire_entry(d, e);
+                n++;
+            } else {
+                db_set_subexpire(d, e, next);
+            }
+            if ((++steps & 31) == 0 && mono_us() - start > budget_us)
+                break;
+        }
+    }
     db_now = saved;
     return n;
+}
+
+int db_subexpire_due(db *d, dbent *e)
+{
+    uint32_t i;
+    int64_t next;
+
+    if (!has_subexpiry(e) || (i = *idx_of(e, 1)) == DB_NOEXPIRE || d->sheap[i].when > db_now)
+        return 0;
+    next = db_type_subexpire[e->type](d, e, db_now);
+    if (next == -2) {
+        db_delete_entry(d, e);
+        return 1;
+    }
+    db_set_subexpire(d, e, next);
+    return 0;
 }

@@ -47,8 +47,10 @@ typedef struct xitem {
 typedef struct db {
     int id;
     ht keys;
-    xitem *heap;      /* min-heap by when */
+    xitem *heap;      /* min-heap by when: keys with a TTL */
     uint32_t nheap, heapcap;
+    xitem *sheap;     /* min-heap by when: keys whose value has expiring parts */
+    uint32_t nsheap, sheapcap;
     arena *arena;     /* shared by all databases */
 } db;
 
@@ -134,5 +136,19 @@ extern void (*db_on_expired)(db *d, const char *key, size_t klen);
 extern void (*db_type_free[2])(void *p);
 extern void *(*db_type_dup[2])(const void *p);
 extern size_t (*db_type_stored[2])(const void *p);
+
+/* Sub-expiry: a type whose values hold parts with lifetimes of their own (the
+ * entries of a scratchpad) keeps, per key, the earliest time one of them is due
+ * in the database's second heap, so the active cycle reclaims them without
+ * anyone touching the key. The type says where its value keeps its heap index
+ * (initialised to DB_NOEXPIRE) and how to expire the parts due by now: it
+ * returns the next due time, -1 if none is left, or -2 if the value is now
+ * empty and the key must go. */
+extern uint32_t *(*db_type_subidx[2])(void *p);
+extern int64_t (*db_type_subexpire[2])(db *d, dbent *e, int64_t now);
+/* Set (when >= 0) or clear (when < 0) the sub-expiry time of key e. */
+void db_set_subexpire(db *d, dbent *e, int64_t when);
+/* Apply the sub-expiry of e now if due (lazy path). Returns 1 if the key was deleted. */
+int db_subexpire_due(db *d, dbent *e);
 
 #endif

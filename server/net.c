@@ -443,9 +443,14 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 
     if (c->flags & CLIENT_CLOSE_ASAP)
         return;
-    /* A big bulk argument in progress: read straight up to its end. */
-    if (c->parser.need > c->qlen && c->parser.need - c->qlen > readlen)
-        readlen = c->parser.need - c->qlen;
+    /* A big bulk argument in progress: read towards its end, but grow the buffer
+     * no faster than the bytes actually arrive (doubling), so a client that
+     * announces 500 MB and sends nothing costs nothing. */
+    if (c->parser.need > c->qlen && c->parser.need - c->qlen > readlen) {
+        size_t want = c->parser.need - c->qlen;
+        size_t step = c->qlen > readlen ? c->qlen : readlen;
+        readlen = want < step ? want : step;
+    }
     if (c->qcap - c->qlen < readlen) {
         size_t cap = c->qlen + readlen;
         if (cap < 2 * c->qcap && c->qcap < 1024 * 1024)

@@ -68,6 +68,7 @@ int server_init_keyspace(void)
     for (i = 0; i < srv.cfg.databases; i++)
         db_init(&srv.dbs[i], i, srv.arena, srv.hash_seed);
     db_on_expired = on_expired;
+    sp_type_register();
     return 0;
 }
 

@@ -188,6 +188,10 @@ typedef struct server_config {
     int slowlog_max_len;
     long long compress_threshold;  /* bytes */
     long long compress_chunk;      /* bytes */
+    long long sp_offload_threshold;/* bytes, SP.OFFLOAD's default threshold */
+    long long sp_default_ttl;      /* s, lifetime of entries written without one, 0 = none */
+    long long sp_grep_max_scan;    /* bytes, the largest entry SP.GREP scans in one call */
+    long long sp_grep_match_limit; /* PCRE2 match limit per line */
 } server_config;
 
 typedef struct server {

@@ -25,6 +25,11 @@ static lzcache *cache(void)
     return sv_cache;
 }
 
+lzcache *sv_lzcache(void)
+{
+    return cache();
+}
+
 static int want_lz4(size_t n)
 {
     return sv_compress_threshold > 0 && n >= sv_compress_threshold;

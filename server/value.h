@@ -19,6 +19,9 @@
 extern size_t sv_compress_threshold; /* bytes; values at or above it are compressed (0 = never) */
 extern size_t sv_compress_chunk;     /* raw bytes per chunk */
 
+/* The shared cache of decompressed chunks (created on first use). */
+struct lzcache *sv_lzcache(void);
+
 /* Bytes of value. */
 size_t sv_len(const dbent *e);
 /* Contiguous bytes of the value if it is not compressed, else NULL. */

@@ -1,0 +1,507 @@
+/* sp.c -- the scratchpad structure and its entries' content (see sp.h).
+ *
+ * Counts (characters, newlines, whether the content ends with '\n') are kept in
+ * the entry and updated incrementally, so length and line counts are O(1) and an
+ * append costs only the appended bytes. Character and line positions inside raw
+ * content are found by scanning it (it is below the compression threshold, a few
+ * KB by default); inside compressed content lzval's chunk index is used. */
+#include "sp.h"
+
+#include <nettle/sha2.h>
+#include <string.h>
+
+#include "mem.h"
+
+/* ---- names and text ---- */
+
+static int name_char_ok(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.' || c == ':' || c == '/';
+}
+
+int sp_name_valid(const char *name, size_t n)
+{
+    size_t i, seg = 0;
+
+    if (n == 0 || n > SP_NAME_MAX)
+        return 0;
+    for (i = 0; i <= n; i++) {
+        if (i == n || name[i] == '/') {
+            size_t len = i - seg;
+            if (len == 0 || (len == 1 && name[seg] == '.') || (len == 2 && name[seg] == '.' && name[seg + 1] == '.'))
+                return 0;
+            seg = i + 1;
+        } else if (!name_char_ok((unsigned char)name[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int sp_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+    while (p < end) {
+        unsigned c = *p;
+        if (c < 0x80) {
+            p++;
+            /* Fast path over ASCII runs, 8 bytes at a time. */
+            while (end - p >= 8) {
+                uint64_t w;
+                memcpy(&w, p, 8);
+                if (w & 0x8080808080808080ULL)
+                    break;
+                p += 8;
+            }
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (end - p < 2 || (p[1] & 0xC0) != 0x80)
+                return 0;
+            p += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
+                return 0;
+            if (c == 0xE0 && p[1] < 0xA0)
+                return 0; /* overlong */
+            if (c == 0xED && p[1] > 0x9F)
+                return 0; /* surrogate */
+            p += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+                return 0;
+            if (c == 0xF0 && p[1] < 0x90)
+                return 0; /* overlong */
+            if (c == 0xF4 && p[1] > 0x8F)
+                return 0; /* past U+10FFFF */
+            p += 4;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int sp_detect_kind(const char *p, size_t n)
+{
+    return memchr(p, '\0', n) == NULL && sp_utf8_valid(p, n) ? SP_TEXT : SP_BINARY;
+}
+
+size_t sp_count_chars(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i, cont = 0;
+    for (i = 0; i < n; i++)
+        cont += (p[i] & 0xC0) == 0x80;
+    return n - cont;
+}
+
+static size_t count_newlines(const char *p, size_t n)
+{
+    size_t c = 0;
+    const char *end = p + n;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        c++;
+        p++;
+    }
+    return c;
+}
+
+/* ---- the scratchpad ---- */
+
+sp *sp_new(void)
+{
+    sp *s = xcalloc(1, sizeof(*s));
+    s->subidx = UINT32_MAX;
+    return s;
+}
+
+static void content_free(sp_entry *e)
+{
+    xfree(e->raw);
+    lzval_free(e->lz);
+    e->raw = NULL;
+    e->lz = NULL;
+}
+
+static void entry_free(sp_entry *e)
+{
+    content_free(e);
+    xfree(e);
+}
+
+void sp_free(sp *s)
+{
+    size_t i;
+    if (!s)
+        return;
+    for (i = 0; i < s->n; i++)
+        entry_free(s->e[i]);
+    xfree(s->e);
+    xfree(s);
+}
+
+sp *sp_dup(const sp *s)
+{
+    sp *d = sp_new();
+    size_t i;
+
+    *d = *s;
+    d->subidx = UINT32_MAX;
+    d->cap = s->n ? s->n : 0;
+    d->e = s->n ? xmalloc(sizeof(sp_entry *) * s->n) : NULL;
+    for (i = 0; i < s->n; i++) {
+        const sp_entry *src = s->e[i];
+        sp_entry *e = xmalloc(sizeof(sp_entry) + src->nlen + 1);
+        memcpy(e, src, sizeof(sp_entry) + src->nlen + 1);
+        if (src->raw) {
+            e->raw = xmalloc(src->size ? src->size : 1);
+            memcpy(e->raw, src->raw, src->size);
+        }
+        if (src->lz)
+            e->lz = lzval_dup(src->lz);
+        d->e[i] = e;
+    }
+    return d;
+}
+
+size_t sp_entry_stored(const sp_entry *e)
+{
+    return xmalloc_size(e) + (e->raw ? xmalloc_size(e->raw) : 0) + (e->lz ? lzval_stored(e->lz) : 0);
+}
+
+size_t sp_entry_chunks(const sp_entry *e)
+{
+    return e->lz ? lzval_nchunks(e->lz) : 0;
+}
+
+size_t sp_stored(const sp *s)
+{
+    size_t i, total = xmalloc_size(s) + xmalloc_size(s->e);
+    for (i = 0; i < s->n; i++)
+        total += sp_entry_stored(s->e[i]);
+    return total;
+}
+
+static int name_cmp(const sp_entry *e, const char *name, size_t nlen)
+{
+    size_t m = e->nlen < nlen ? e->nlen : nlen;
+    int r = memcmp(e->name, name, m);
+    if (r)
+        return r;
+    return e->nlen < nlen ? -1 : e->nlen > nlen;
+}
+
+/* Index of the first entry with name >= name. */
+static size_t lower_bound(const sp *s, const char *name, size_t nlen)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (name_cmp(s->e[mid], name, nlen) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+sp_entry *sp_find(const sp *s, const char *name, size_t nlen)
+{
+    size_t i = lower_bound(s, name, nlen);
+    return i < s->n && name_cmp(s->e[i], name, nlen) == 0 ? s->e[i] : NULL;
+}
+
+size_t sp_upper_bound(const sp *s, const char *name, size_t nlen)
+{
+    size_t i = lower_bound(s, name, nlen);
+    if (i < s->n && name_cmp(s->e[i], name, nlen) == 0)
+        i++;
+    return i;
+}
+
+sp_entry *sp_add(sp *s, const char *name, size_t nlen, int64_t now)
+{
+    size_t i = lower_bound(s, name, nlen);
+    sp_entry *e = xcalloc(1, sizeof(sp_entry) + nlen + 1);
+
+    memcpy(e->name, name, nlen);
+    e->nlen = (uint8_t)nlen;
+    e->kind = SP_TEXT;
+    e->expire = -1;
+    e->created = e->updated = now;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 4;
+        s->e = xrealloc(s->e, sizeof(sp_entry *) * s->cap);
+    }
+    memmove(&s->e[i + 1], &s->e[i], sizeof(sp_entry *) * (s->n - i));
+    s->e[i] = e;
+    s->n++;
+    return e;
+}
+
+void sp_remove(sp *s, sp_entry *e)
+{
+    size_t i = lower_bound(s, e->name, e->nlen);
+    if (i >= s->n || s->e[i] != e)
+        return;
+    sp_set_expire(s, e, -1);
+    s->bytes -= e->size;
+    memmove(&s->e[i], &s->e[i + 1], sizeof(sp_entry *) * (s->n - i - 1));
+    s->n--;
+    entry_free(e);
+    if (s->cap > 16 && s->n < s->cap / 4) {
+        s->cap /= 2;
+        s->e = xrealloc(s->e, sizeof(sp_entry *) * s->cap);
+    }
+}
+
+/* ---- expiry ---- */
+
+void sp_set_expire(sp *s, sp_entry *e, int64_t when)
+{
+    if (e->expire >= 0) {
+        s->nexpiring--;
+        if (e->expire == s->min_expire)
+            s->min_exact = 0;
+    }
+    e->expire = when < 0 ? -1 : when;
+    if (when < 0)
+        return;
+    if (s->nexpiring == 0) {
+        s->min_expire = when;
+        s->min_exact = 1;
+    } else if (when < s->min_expire) {
+        s->min_expire = when;
+    }
+    s->nexpiring++;
+}
+
+int64_t sp_next_expire(sp *s)
+{
+    size_t i;
+    int64_t m = -1;
+
+    if (s->nexpiring == 0)
+        return -1;
+    if (s->min_exact)
+        return s->min_expire;
+    for (i = 0; i < s->n; i++)
+        if (s->e[i]->expire >= 0 && (m < 0 || s->e[i]->expire < m))
+            m = s->e[i]->expire;
+    s->min_expire = m;
+    s->min_exact = 1;
+    return m;
+}
+
+size_t sp_expire_due(sp *s, int64_t now)
+{
+    size_t i, j, removed = 0;
+
+    if (s->nexpiring == 0 || s->min_expire > now)
+        return 0;
+    for (i = 0, j = 0; i < s->n; i++) {
+        sp_entry *e = s->e[i];
+        if (e->expire >= 0 && e->expire <= now) {
+            s->nexpiring--;
+            s->bytes -= e->size;
+            entry_free(e);
+            removed++;
+        } else {
+            s->e[j++] = e;
+        }
+    }
+    s->n = j;
+    s->min_exact = 0;
+    sp_next_expire(s);
+    return removed;
+}
+
+/* ---- content ---- */
+
+void sp_entry_set(sp *s, sp_entry *e, const char *p, size_t n, int kind, const sp_params *pr)
+{
+    s->bytes -= e->size;
+    content_free(e);
+    if (pr->compress_threshold > 0 && n >= pr->compress_threshold) {
+        e->lz = lzval_new(p, n, pr->compress_chunk);
+        e->enc = SP_ENC_LZ4;
+    } else {
+        e->raw = xmalloc(n ? n : 1);
+        memcpy(e->raw, p, n);
+        e->enc = SP_ENC_RAW;
+    }
+    e->kind = (uint8_t)kind;
+    e->size = n;
+    e->chars = kind == SP_TEXT ? sp_count_chars(p, n) : n;
+    e->newlines = count_newlines(p, n);
+    e->ends_nl = n > 0 && p[n - 1] == '\n';
+    e->has_sha = 0;
+    s->bytes += n;
+}
+
+int sp_entry_append(sp *s, sp_entry *e, const char *p, size_t n, const sp_params *pr)
+{
+    size_t newsize = e->size + n;
+
+    if (n == 0)
+        return 0;
+    if (e->enc == SP_ENC_LZ4) {
+        if (lzval_append(e->lz, p, n, pr->cache) < 0)
+            return -1;
+    } else if (pr->compress_threshold > 0 && newsize >= pr->compress_threshold) {
+        lzval *v = lzval_new(e->raw, e->size, pr->compress_chunk);
+        if (lzval_append(v, p, n, pr->cache) < 0) {
+            lzval_free(v);
+            return -1;
+        }
+        xfree(e->raw);
+        e->raw = NULL;
+        e->lz = v;
+        e->enc = SP_ENC_LZ4;
+    } else {
+        if (xmalloc_size(e->raw) < newsize)
+            e->raw = xrealloc(e->raw, newsize < 1024 * 1024 ? newsize * 2 : newsize + 1024 * 1024);
+        memcpy(e->raw + e->size, p, n);
+    }
+    e->size = newsize;
+    e->chars += e->kind == SP_TEXT ? sp_count_chars(p, n) : n;
+    e->newlines += count_newlines(p, n);
+    e->ends_nl = p[n - 1] == '\n';
+    e->has_sha = 0;
+    s->bytes += n;
+    return 0;
+}
+
+int sp_entry_read(const sp_entry *e, size_t off, size_t n, char *dst, const sp_params *pr)
+{
+    if (n == 0)
+        return 0;
+    if (off > e->size || n > e->size - off)
+        return -1;
+    if (e->enc == SP_ENC_LZ4)
+        return lzval_read(e->lz, off, n, dst, pr->cache);
+    memcpy(dst, e->raw + off, n);
+    return 0;
+}
+
+int sp_entry_copy(const sp_entry *e, char **out, const sp_params *pr)
+{
+    char *buf = xmalloc(e->size + 1);
+    if (sp_entry_read(e, 0, e->size, buf, pr) < 0) {
+        xfree(buf);
+        *out = NULL;
+        return -1;
+    }
+    buf[e->size] = '\0';
+    *out = buf;
+    return 0;
+}
+
+int sp_entry_char_to_byte(const sp_entry *e, size_t ch, size_t *byte, const sp_params *pr)
+{
+    const unsigned char *p;
+    size_t i, seen = 0;
+
+    if (ch >= e->chars) {
+        *byte = e->size;
+        return 0;
+    }
+    if (e->kind != SP_TEXT || e->chars == e->size) {
+        *byte = ch;
+        return 0;
+    }
+    if (e->enc == SP_ENC_LZ4)
+        return lzval_char_to_byte(e->lz, ch, byte, pr->cache);
+    p = (const unsigned char *)e->raw;
+    for (i = 0; i < e->size; i++) {
+        if ((p[i] & 0xC0) != 0x80) {
+            if (seen == ch) {
+                *byte = i;
+                return 0;
+            }
+            seen++;
+        }
+    }
+    *byte = e->size;
+    return 0;
+}
+
+int sp_entry_byte_to_char(const sp_entry *e, size_t b, size_t *ch, const sp_params *pr)
+{
+    if (b >= e->size) {
+        *ch = e->chars;
+        return 0;
+    }
+    if (e->kind != SP_TEXT || e->chars == e->size) {
+        *ch = b;
+        return 0;
+    }
+    if (e->enc == SP_ENC_LZ4)
+        return lzval_byte_to_char(e->lz, b, ch, pr->cache);
+    *ch = sp_count_chars(e->raw, b);
+    return 0;
+}
+
+size_t sp_entry_lines(const sp_entry *e)
+{
+    return e->newlines + (e->size > 0 && !e->ends_nl);
+}
+
+int sp_entry_line_start(const sp_entry *e, size_t line, size_t *byte, const sp_params *pr)
+{
+    size_t k, i;
+    const char *p;
+
+    if (line <= 1) {
+        *byte = 0;
+        return 0;
+    }
+    k = line - 1; /* newlines to pass */
+    if (k > e->newlines) {
+        *byte = e->size;
+        return 0;
+    }
+    if (e->enc == SP_ENC_LZ4)
+        return lzval_line_start(e->lz, k, byte, pr->cache);
+    p = e->raw;
+    for (i = 0; i < k; i++) {
+        const char *nl = memchr(p, '\n', e->size - (size_t)(p - e->raw));
+        if (!nl) {
+            *byte = e->size;
+            return 0;
+        }
+        p = nl + 1;
+    }
+    *byte = (size_t)(p - e->raw);
+    return 0;
+}
+
+int sp_entry_sha256(sp_entry *e, uint8_t out[32], const sp_params *pr)
+{
+    struct sha256_ctx ctx;
+
+    if (e->has_sha) {
+        memcpy(out, e->sha, 32);
+        return 0;
+    }
+    sha256_init(&ctx);
+    if (e->enc == SP_ENC_LZ4) {
+        size_t i, n = lzval_nchunks(e->lz);
+        for (i = 0; i < n; i++) {
+            size_t len;
+            const char *c = lzval_chunk(e->lz, i, &len, pr->cache);
+            if (!c)
+                return -1;
+            sha256_update(&ctx, len, (const uint8_t *)c);
+        }
+    } else if (e->size) {
+        sha256_update(&ctx, e->size, (const uint8_t *)e->raw);
+    }
+    sha256_digest(&ctx, SHA256_DIGEST_SIZE, e->sha);
+    e->has_sha = 1;
+    memcpy(out, e->sha, 32);
+    return 0;
+}
