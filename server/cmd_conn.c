@@ -488,7 +488,7 @@ static void cmd_client(client *c)
 const cmd_def cmd_table_conn[] = {
     {"ping", cmd_ping, -1, CMD_FAST | CMD_SENTINEL, 0, 0, 0, "connection", "Returns the server's liveliness response.",
      "1.0.0", "O(1)", "fast connection", NULL, NULL, NULL},
-    {"echo", cmd_echo, 2, CMD_FAST, 0, 0, 0, "connection", "Returns the given string.", "1.0.0", "O(1)",
+    {"echo", cmd_echo, 2, CMD_FAST | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection", "Returns the given string.", "1.0.0", "O(1)",
      "fast connection", NULL, NULL, NULL},
     {"quit", cmd_quit, -1, CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH, 0, 0,
      0, "connection", "Closes the connection.", "1.0.0", "O(1)", "fast connection", NULL, NULL, NULL},

@@ -497,7 +497,7 @@ static void cmd_incrbyfloat(client *c)
         reply_error(c, "ERR increment would produce NaN or Infinity");
         return;
     }
-    n = ld_to_str(buf, v);
+    n = ld_to_str(buf, sizeof(buf), v);
     if (e)
         sv_replace(c->db, e, buf, n);
     else

@@ -12,6 +12,7 @@
 #include "multi.h"
 #include "net.h"
 #include "reply.h"
+#include "stats.h"
 #include "util.h"
 
 #define REG_SIZE 1024 /* open-addressing slots; power of two, > 2x the commands */
@@ -232,6 +233,18 @@ long long cmd_total_errors(void)
     return total_errors;
 }
 
+const cmd_stats *cmd_get_stats(const cmd_def *cmd)
+{
+    return stats_of(cmd);
+}
+
+void cmd_reset_error_stats(void)
+{
+    memset(errcounts, 0, sizeof(errcounts));
+    nerrcodes = 0;
+    total_errors = 0;
+}
+
 void reply_arity_error(client *c)
 {
     reply_errorf(c, "ERR wrong number of arguments for '%s' command", cmd_fullname(c->cmd));
@@ -256,13 +269,13 @@ void reply_help(client *c, const char *const *lines)
     up[i] = '\0';
     while (lines[n])
         n++;
-    reply_array(c, (long)n + 2);
+    reply_array(c, (long)n + 3);
     snprintf(first, sizeof(first), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", up);
     reply_status(c, first);
     for (i = 0; i < n; i++)
         reply_status(c, lines[i]);
     reply_status(c, "HELP");
-    reply_status(c, "    Print this help.");
+    reply_status(c, "    Prints this help.");
 }
 
 /* ---- dispatch ---- */
@@ -304,7 +317,15 @@ const cmd_def *cmd_resolve(client *c)
         }
         c->cmd = cmd = sub;
     }
+    c->lastcmd = cmd;
     if ((cmd->arity > 0 && c->argc != cmd->arity) || (cmd->arity < 0 && c->argc < -cmd->arity)) {
+        if (cmd == srv.cmd_exec && (c->flags & CLIENT_MULTI)) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "wrong number of arguments for '%s' command", cmd_fullname(cmd));
+            multi_exec_abort(c, msg);
+            c->cmd = NULL;
+            return NULL;
+        }
         reply_arity_error(c);
         return NULL;
     }
@@ -395,7 +416,6 @@ void cmd_call(client *c, const cmd_def *cmd)
     }
     srv.stat_commands++;
     c->cmds++;
-    c->lastcmd = cmd;
     if (srv.cfg.slowlog_slower_than >= 0 && dur >= srv.cfg.slowlog_slower_than &&
         !(cmd->flags & CMD_SKIP_SLOWLOG))
         slowlog_push(c, dur);

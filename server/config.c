@@ -143,7 +143,7 @@ const cfg_def cfg_table[] = {
     {"maxmemory-policy", CFG_ENUM, 0, 0, 0, "noeviction", C(maxmemory_policy), maxmemory_policy_names, NULL, NULL, NULL},
     {"proto-max-bulk-len", CFG_MEMORY, 0, 1024 * 1024, 2047LL * 1024 * 1024, "512mb", C(proto_max_bulk_len), NULL, NULL, NULL, NULL},
     {"client-query-buffer-limit", CFG_MEMORY, 0, 1024 * 1024, LLONG_MAX, "1gb", C(client_query_buffer_limit), NULL, NULL, NULL, NULL},
-    {"client-output-buffer-limit", CFG_SPECIAL, 0, 0, 0, "normal 256mb 64mb 60", NULL, NULL, obuf_set, obuf_get, NULL},
+    {"client-output-buffer-limit", CFG_SPECIAL, 0, 0, 0, "normal 1gb 256mb 60", NULL, NULL, obuf_set, obuf_get, NULL},
     {"hz", CFG_INT, 0, 1, 500, "10", C(hz), NULL, NULL, NULL, apply_hz},
     {"slowlog-log-slower-than", CFG_INT, 0, -1, LLONG_MAX, "10000", C(slowlog_slower_than), NULL, NULL, NULL, NULL},
     {"slowlog-max-len", CFG_INT, 0, 0, 1000000, "128", C(slowlog_max_len), NULL, NULL, NULL, apply_slowlog},
@@ -227,10 +227,7 @@ int cfg_set(const cfg_def *d, int argc, char **argv, const char **err)
             return -1;
         }
         if (v < d->min || v > d->max) {
-            if (d->type == CFG_MEMORY && v > d->max)
-                snprintf(msg, sizeof(msg), "argument must be between %lld and %lld inclusive", d->min, d->max);
-            else
-                snprintf(msg, sizeof(msg), "argument must be between %lld and %lld inclusive", d->min, d->max);
+            snprintf(msg, sizeof(msg), "argument must be between %lld and %lld inclusive", d->min, d->max);
             *err = msg;
             return -1;
         }
@@ -297,7 +294,10 @@ void cfg_format(const cfg_def *d, char *buf, size_t cap)
 
 void cfg_defaults(void)
 {
+    static const long long obuf_other_default[2][3] = {{256LL << 20, 64LL << 20, 60}, {32LL << 20, 8LL << 20, 60}};
     const cfg_def *d;
+
+    memcpy(obuf_other, obuf_other_default, sizeof(obuf_other));
     for (d = cfg_table; d->name; d++) {
         char *words[16], buf[512];
         const char *err = NULL;
@@ -384,8 +384,14 @@ static int load_line(const char *file, int lineno, const char *line)
     char *words[256], buf[8192];
     const cfg_def *d;
     const char *err = NULL;
-    int n = cfg_split(line, words, 256, buf, sizeof(buf));
+    const char *p = line;
+    int n;
 
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '#' || *p == '\0')
+        return 0;
+    n = cfg_split(line, words, 256, buf, sizeof(buf));
     if (n == 0)
         return 0;
     if (n < 0) {
@@ -404,6 +410,16 @@ static int load_line(const char *file, int lineno, const char *line)
     if (d->type == CFG_STRING && n == 1) {
         char *empty = "";
         return cfg_set(d, 1, &empty, &err);
+    }
+    if (d->field == (void *)&srv.cfg.bind && n > 2) {
+        /* bind takes several addresses: keep them as one space-separated value. */
+        char joined[4096];
+        char *one = joined;
+        size_t o = 0;
+        int k;
+        for (k = 1; k < n && o < sizeof(joined) - 1; k++)
+            o += (size_t)snprintf(joined + o, sizeof(joined) - o, "%s%s", k > 1 ? " " : "", words[k]);
+        return cfg_set(d, 1, &one, &err);
     }
     if (cfg_set(d, n - 1, words + 1, &err) < 0) {
         fprintf(stderr, "*** FATAL CONFIG FILE ERROR (Scratchpad %s) ***\n%s:%d: directive '%s': %s\n>>> '%s'\n",
@@ -426,6 +442,12 @@ int cfg_load_file(const char *path)
     while (fgets(line, sizeof(line), f)) {
         size_t n = strlen(line);
         lineno++;
+        if (n == sizeof(line) - 1 && line[n - 1] != '\n' && !feof(f)) {
+            fprintf(stderr, "*** FATAL CONFIG FILE ERROR (Scratchpad %s) ***\n%s:%d: line too long (over %zu bytes)\n",
+                    SP_SERVER_VERSION, path, lineno, sizeof(line) - 2);
+            rc = -1;
+            break;
+        }
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = '\0';
         if (load_line(path, lineno, line) < 0) {

@@ -269,10 +269,14 @@ static void db_expire_entry(db *d, dbent *e)
 dbent *db_lookup_write(db *d, const char *key, size_t klen)
 {
     dbent *e = db_find_raw(d, key, klen);
-    if (e && e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now) {
+    if (!e)
+        return NULL;
+    if (e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now) {
         db_expire_entry(d, e);
         return NULL;
     }
+    if (has_subexpiry(e) && db_subexpire_due(d, e))
+        return NULL;
     return e;
 }
 
@@ -432,6 +436,14 @@ long long db_active_expire(db *d, int64_t now, int64_t budget_us)
     return n;
 }
 
+int64_t db_get_subexpire(const db *d, const dbent *e)
+{
+    uint32_t i;
+    if (!has_subexpiry(e) || (i = *idx_of((dbent *)e, 1)) == DB_NOEXPIRE)
+        return -1;
+    return d->sheap[i].when;
+}
+
 int db_subexpire_due(db *d, dbent *e)
 {
     uint32_t i;
@@ -441,7 +453,7 @@ int db_subexpire_due(db *d, dbent *e)
         return 0;
     next = db_type_subexpire[e->type](d, e, db_now);
     if (next == -2) {
-        db_delete_entry(d, e);
+        db_expire_entry(d, e);
         return 1;
     }
     db_set_subexpire(d, e, next);

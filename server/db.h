@@ -148,7 +148,10 @@ extern uint32_t *(*db_type_subidx[2])(void *p);
 extern int64_t (*db_type_subexpire[2])(db *d, dbent *e, int64_t now);
 /* Set (when >= 0) or clear (when < 0) the sub-expiry time of key e. */
 void db_set_subexpire(db *d, dbent *e, int64_t when);
-/* Apply the sub-expiry of e now if due (lazy path). Returns 1 if the key was deleted. */
+/* The sub-expiry time of key e, or -1. */
+int64_t db_get_subexpire(const db *d, const dbent *e);
+/* Apply the sub-expiry of e now if due (lazy path; db_lookup does it too).
+ * Returns 1 if the key was deleted (reported like an expired key). */
 int db_subexpire_due(db *d, dbent *e);
 
 #endif

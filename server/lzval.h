@@ -1,21 +1,30 @@
 /* lzval.h -- a byte string stored as independently LZ4-compressed chunks.
  *
- * Why: agents park large, repetitive text (logs, tool outputs) and read back small
- * windows of it. Storing it as chunks of chunk_size raw bytes, each compressed on
- * its own (LZ4_compress_default; kept raw when compression saves less than 1/8),
- * cuts memory several-fold while a window read decompresses only the chunks it
- * touches, and an append re-compresses only the last chunk.
+ * Why: agents park large, repetitive text (logs, tool outputs), append to it, and
+ * read back small windows of it. Storing it as chunks of chunk_size raw bytes, each
+ * cut in sub-blocks of 8 KB compressed on their own (LZ4_compress_default; a
+ * sub-block is kept raw when compression saves less than 1/8), cuts memory
+ * several-fold while a window read decompresses only the sub-blocks it touches
+ * (a 2 KB window: one or two 8 KB sub-blocks, whatever the value's size).
  *
- * The index: per chunk, its raw byte offset, raw length, stored length, whether it
- * is compressed, and prefix counts of characters and newlines, so that a byte, a
- * character (UTF-8 code point) or a line is located by binary search plus a walk
- * inside one chunk. Characters are counted as bytes that are not UTF-8
- * continuation bytes (10xxxxxx), so a character split across two chunks counts in
- * the chunk holding its lead byte; for valid UTF-8 this is the code-point count.
+ * Appends: the value's incomplete last sub-block is kept uncompressed (the raw
+ * tail) and compressed once, when it becomes complete, so an append costs amortized
+ * O(appended bytes) whatever the value's size. lzval_new compresses everything;
+ * the first append after it (or after lzval_seal) decodes the last sub-block back
+ * into a raw tail, once.
  *
- * Safety: chunks are only ever decompressed with LZ4_decompress_safe into a buffer
- * of the chunk's recorded raw size, and a result of another size is corruption:
- * every reading function then returns -1 and writes nothing past its output.
+ * The index: per chunk, its raw length, stored form, and prefix counts of
+ * characters and newlines, plus per sub-block counts, so that a byte, a character
+ * (UTF-8 code point) or a line is located by binary search plus a walk inside one
+ * sub-block. Characters are counted as bytes that are not UTF-8 continuation bytes
+ * (10xxxxxx), so a character split across two chunks counts in the chunk holding
+ * its lead byte; for valid UTF-8 this is the code-point count.
+ *
+ * Safety: sub-blocks are only ever decompressed with LZ4_decompress_safe (or
+ * LZ4_decompress_safe_partial, for a prefix) into a buffer of the recorded raw
+ * size, block headers are checked against the index, and any mismatch is
+ * corruption: every reading function then returns -1 and writes nothing past its
+ * output.
  *
  * The cache (lzcache) keeps a few recently decompressed chunks so that repeated
  * window reads of the same region (HEAD, TAIL, paging) do not decompress again. It
@@ -35,7 +44,10 @@ typedef struct lzval lzval;
 typedef struct lzcache lzcache;
 
 /* A new value holding a copy of p[0..n), cut in chunks of chunk_size raw bytes
- * (chunk_size >= 1024). Never NULL. Free with lzval_free. */
+ * (clamped to [1024, 2^30]) and sub-blocks of 8 KB (chunk_size / 256 for chunks
+ * above 2 MB, the whole chunk for chunks up to 8 KB). Everything is compressed,
+ * the incomplete last sub-block too: a value never appended to holds no raw
+ * tail. Never NULL. Free with lzval_free. */
 lzval *lzval_new(const char *p, size_t n, size_t chunk_size);
 
 /* A deep copy of v (compressed chunks are copied, not recompressed). */
@@ -47,7 +59,8 @@ void lzval_free(lzval *v);
 size_t lzval_len(const lzval *v);      /* bytes, raw */
 size_t lzval_chars(const lzval *v);    /* non-continuation bytes (code points if valid UTF-8) */
 size_t lzval_newlines(const lzval *v); /* count of '\n' bytes */
-size_t lzval_stored(const lzval *v);   /* bytes held: chunks, index and header (usable sizes) */
+size_t lzval_stored(const lzval *v);   /* bytes held: chunks (with the raw tail's spare room),
+                                          index and header (usable sizes) */
 size_t lzval_nchunks(const lzval *v);
 size_t lzval_chunk_size(const lzval *v); /* raw bytes per full chunk */
 
@@ -55,11 +68,23 @@ size_t lzval_chunk_size(const lzval *v); /* raw bytes per full chunk */
  * Decompresses only the chunks the range touches (through the cache if given). */
 int lzval_read(const lzval *v, size_t off, size_t n, char *dst, lzcache *c);
 
-/* Append p[0..n): fills the last chunk (re-compressing only it) and adds chunks. */
+/* Append p[0..n) (p may point into v, e.g. from lzval_chunk). Amortized
+ * O(n): the bytes are copied into the raw tail, whole 8 KB sub-blocks are
+ * compressed once as they complete. Fails (-1, v unchanged) only if the last
+ * sub-block is stored compressed (after lzval_new, lzval_seal or from_chunks) and
+ * is corrupt. */
 int lzval_append(lzval *v, const char *p, size_t n, lzcache *c);
 
+/* Compress the raw tail now and give back the spare room of the last chunk, so
+ * that lzval_stored is as low as the bytes allow; for a caller that knows the
+ * appends are over (a periodic pass over idle values). The bytes, and cached
+ * chunks, are unaffected; a later append decodes the last sub-block again (at
+ * most 8 KB of decoding, once). Never fails. */
+void lzval_seal(lzval *v);
+
 /* Overwrite bytes from off with p[0..n), extending the value if off + n is past
- * the end (off <= lzval_len(v) required). Re-compresses only the touched chunks. */
+ * the end (off <= lzval_len(v) required). Re-compresses only the touched
+ * sub-blocks (the other sub-blocks of a touched chunk are copied as stored). */
 int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c);
 
 /* Byte offset at which character ch (0-based) starts; ch == lzval_chars(v) gives
@@ -80,25 +105,41 @@ int lzval_line_start(const lzval *v, size_t n, size_t *byte, lzcache *c);
 const char *lzval_chunk(const lzval *v, size_t i, size_t *len, lzcache *c);
 
 /* The stored form of chunk i, for the append-only log (written without
- * re-compression): its stored bytes, their length, the raw length, and whether
- * they are LZ4-compressed. */
+ * re-compression): its stored bytes, their length, the raw length, and its form:
+ *  - compressed == 0: the raw bytes themselves (stored_len == raw_len);
+ *  - compressed == 1: an LZ4 frame (lz4frame format, readable by `lz4 -d`):
+ *    independent blocks, no checksums, no content size, one frame block per
+ *    sub-block (see lzval_new; the last may be shorter), each an LZ4 block or stored raw (the
+ *    block header's top bit), then the end mark. It is not a single LZ4 block:
+ *    decode it with an LZ4 frame decoder, or load it with lzval_from_chunks_*.
+ * The last chunk may hold the raw tail (its last frame block stored raw); it is a
+ * valid stored chunk like any other. The pointer is valid until v changes (an
+ * append, setrange, seal or free). */
 void lzval_chunk_stored(const lzval *v, size_t i, const char **data, size_t *stored_len,
                         size_t *raw_len, int *compressed);
 
-/* Rebuild a value from stored chunks (as lzval_chunk_stored gave them), for the
- * log loader. Each chunk is verified by decompressing it once (to rebuild the
- * char and newline counts). Returns NULL if any chunk is corrupt or the sizes are
- * inconsistent. Start with lzval_from_chunks_begin, add each chunk, then end. */
+/* Rebuild a value from stored chunks (as lzval_chunk_stored gave them, with the
+ * same chunk_size), for the log loader: the stored bytes are kept as given, so an
+ * export and a rebuild round-trip exactly. Each chunk is verified by decompressing
+ * it once (to rebuild the char and newline counts); a frame must have exactly the
+ * layout lzval_chunk_stored describes for its raw length. Returns NULL if any
+ * chunk is corrupt or the sizes are inconsistent. Start with
+ * lzval_from_chunks_begin, add each chunk, then end. */
 lzval *lzval_from_chunks_begin(size_t chunk_size);
 int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t raw_len, int compressed);
 /* Returns v, or NULL (v freed) if the chunks do not form a valid value. */
 lzval *lzval_from_chunks_end(lzval *v);
 
-/* Test hook: flip bits in the stored bytes of chunk i, so tests can check that
- * corruption is detected. Returns -1 if i is out of range. */
+/* Test hook: spoil the stored bytes of chunk i, so tests can check that
+ * corruption is detected: every LZ4 sub-block of a frame becomes undecodable, a
+ * raw sub-block or a plain chunk gets one bit of its first byte flipped (which
+ * nothing can detect). Returns -1 if i is out of range. */
 int lzval_debug_corrupt(lzval *v, size_t i);
 
-/* A cache of up to slots decompressed chunks (LRU). Free with lzcache_free. */
+/* A cache of up to slots decompressed chunks (LRU), each filled sub-block by
+ * sub-block as reads need them (a first read of a sub-block decodes only up to
+ * the end of its window, a later one the whole sub-block). Free with
+ * lzcache_free. */
 lzcache *lzcache_new(size_t slots);
 void lzcache_free(lzcache *c);
 

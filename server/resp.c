@@ -14,6 +14,15 @@
  * number of pieces is scanned once; p->args[0..p->argc) are filled. A request
  * therefore costs O(its length) in total, however it is split.
  *
+ * For the caller: RESP_NEED_ARGS is returned only when an argument is complete
+ * (a bulk with its "\r\n", or the start of an inline token) and p->argc ==
+ * p->args_cap; p->argc_want is then always p->args_cap + 1, never the count the
+ * client claimed, so grow geometrically and keep the entries already in p->args
+ * (realloc). p->need on RESP_INCOMPLETE: the end of a bulk's "\r\n" while its
+ * data arrives; len + 1 or len + 2 while a line's terminator is missing; 1 for an
+ * empty buffer. A line with no quote or escape leaves buf untouched. len must
+ * not shrink between calls for the same request.
+ *
  * What is accepted and the error texts are Redis 7's (processMultibulkBuffer,
  * processInlineBuffer, sdssplitargs, string2ll), with deliberate differences:
  * - a bulk's data must be followed by "\r\n", and the '\r' ending a count or

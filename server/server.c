@@ -15,6 +15,7 @@
 #include "multi.h"
 #include "net.h"
 #include "server.h"
+#include "stats.h"
 #include "util.h"
 
 server srv;
@@ -37,12 +38,13 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
 
     for (i = 0; i < srv.cfg.databases && budget > 0; i++) {
         int64_t t0 = mono_us();
-        srv.stat_expired_keys += db_active_expire(&srv.dbs[i], now, budget);
+        db_active_expire(&srv.dbs[i], now, budget);
         if (ht_is_rehashing(&srv.dbs[i].keys))
             ht_rehash_ms(&srv.dbs[i].keys, 1);
         budget -= mono_us() - t0;
     }
     net_clients_cron();
+    stats_cron_sample();
     if (mem_used() > srv.peak_memory)
         srv.peak_memory = mem_used();
 }

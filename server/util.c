@@ -92,15 +92,15 @@ int str_to_ld(const char *p, size_t n, long double *out)
     return 0;
 }
 
-size_t ld_to_str(char *buf, long double v)
+size_t ld_to_str(char *buf, size_t cap, long double v)
 {
     int n;
 
     if (isinf(v))
-        return (size_t)sprintf(buf, v > 0 ? "inf" : "-inf");
-    n = snprintf(buf, 64, "%.17Lf", v);
-    if (n < 0 || n >= 64) {
-        n = snprintf(buf, 64, "%.17Lg", v);
+        return (size_t)snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+    n = snprintf(buf, cap, "%.17Lf", v);
+    if (n < 0 || (size_t)n >= cap) {
+        n = snprintf(buf, cap, "%.17Lg", v);
         return (size_t)(n < 0 ? 0 : n);
     }
     if (strchr(buf, '.')) {

@@ -14,9 +14,10 @@ int str_to_ll(const char *p, size_t n, long long *out);
 size_t ll_to_str(char *buf, long long v);
 /* Parse a long double as Redis's string2ld (no spaces, not NaN). 0 / -1. */
 int str_to_ld(const char *p, size_t n, long double *out);
-/* Format v as Redis formats INCRBYFLOAT results ("%.17Lg" without trailing zeros,
- * no exponent for humane values). Returns the length; buf holds >= 64 bytes. */
-size_t ld_to_str(char *buf, long double v);
+/* Format v as Redis formats INCRBYFLOAT results: "%.17Lf" without trailing zeros
+ * (never an exponent while it fits in cap bytes; "%.17Lg" otherwise). Returns the
+ * length. A cap of 5200 holds any finite long double in full. */
+size_t ld_to_str(char *buf, size_t cap, long double v);
 /* Parse a double (for RESP3 and config), 0 / -1. */
 int str_to_d(const char *p, size_t n, double *out);
 /* Format a double as Redis does in replies ("%.17g", "inf", "-inf"). */

@@ -4,14 +4,20 @@
  * buffer, and checks that reads, counts and lookups agree. The data comes from a
  * seeded generator: log-like lines (compressible, some with multi-byte UTF-8) and
  * random bytes (incompressible). Small chunk sizes (1024, 4096) put many chunk
- * boundaries under test. */
+ * boundaries under test; 65536 and 20000 (eight, and three uneven, 8 KB
+ * sub-blocks per chunk) put sub-block boundaries and the raw tail under test.
+ * Stored chunks are also checked against the standard LZ4 frame decoder
+ * (lz4frame.h), since the header promises that format. */
 #include "lzval.h"
 #include "mem.h"
 #include "test.h"
 
+#include <lz4frame.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define SUB 8192 /* the sub-block size for chunk sizes from 8 KB to 2 MB */
 
 enum { GEN_LOG, GEN_UTF8, GEN_RAND };
 
@@ -828,6 +834,533 @@ static void test_memory_returns_to_baseline(void)
     free(m);
 }
 
+/* ---- sub-blocks, the raw tail, seal, and the frame form ---- */
+
+static uint32_t rd32(const char *p)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
+}
+
+/* Walk the blocks of a stored frame (as lzval.h describes it): *nblocks gets their
+ * count; returns 1 if the last block is stored raw, 0 if it is LZ4, -1 if the
+ * walk does not end exactly on the end mark. */
+static int frame_last_raw(const char *d, size_t stored, size_t *nblocks)
+{
+    size_t pos = 7, n = 0;
+    int last = -1;
+
+    while (pos + 4 <= stored) {
+        uint32_t h = rd32(d + pos);
+        if (h == 0)
+            break;
+        last = (int)(h >> 31);
+        pos += 4 + (h & 0x7FFFFFFFu);
+        n++;
+    }
+    *nblocks = n;
+    return pos + 4 == stored && n > 0 ? last : -1;
+}
+
+/* 1 if the stored form of a chunk gives exactly m[0..raw): a plain chunk as is,
+ * a frame through the standard LZ4 frame decoder. */
+static int stored_decodes_to(const char *d, size_t stored, int comp, const char *m, size_t raw)
+{
+    LZ4F_dctx *dc = NULL;
+    char *out;
+    size_t src = stored, dst = raw + 16, r;
+    int ok;
+
+    if (!comp)
+        return stored == raw && memcmp(d, m, raw) == 0;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&dc, LZ4F_VERSION)))
+        return 0;
+    out = malloc(raw + 16);
+    r = LZ4F_decompress(dc, out, &dst, d, &src, NULL);
+    ok = !LZ4F_isError(r) && r == 0 && src == stored && dst == raw && memcmp(out, m, raw) == 0;
+    free(out);
+    LZ4F_freeDecompressionContext(dc);
+    return ok;
+}
+
+/* Every stored chunk of v from chunk `from` on decodes to its slice of m. */
+static int stored_chunks_ok(const lzval *v, const char *m, size_t from)
+{
+    size_t cs = lzval_chunk_size(v), i;
+    int ok = 1;
+
+    for (i = from; ok && i < lzval_nchunks(v); i++) {
+        const char *d;
+        size_t stored, raw;
+        int comp;
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        ok = stored_decodes_to(d, stored, comp, m + i * cs, raw);
+    }
+    return ok;
+}
+
+/* 1 if the last chunk of v is a frame whose last block is stored raw. */
+static int has_raw_tail(const lzval *v)
+{
+    const char *d;
+    size_t stored, raw, nb;
+    int comp;
+
+    if (!lzval_nchunks(v))
+        return 0;
+    lzval_chunk_stored(v, lzval_nchunks(v) - 1, &d, &stored, &raw, &comp);
+    return comp && frame_last_raw(d, stored, &nb) == 1;
+}
+
+static void test_appends_raw_tail_every_step(void)
+{
+    static const size_t chunks[] = {65536, 20000, 4096};
+    size_t ci, total = 250000, start = 30000;
+    int kind;
+
+    for (kind = GEN_LOG; kind <= GEN_RAND; kind += GEN_RAND - GEN_LOG)
+        for (ci = 0; ci < 3; ci++) {
+            size_t cs = chunks[ci], sub = cs < SUB ? cs : SUB, len = start, step = 0;
+            char *m = gen_new(total, kind, 400 + ci);
+            lzval *v = lzval_new(m, start, cs);
+            lzcache *c = lzcache_new(4);
+            int bad = 0, tails = 0;
+
+            CHECK(!has_raw_tail(v) || kind == GEN_RAND); /* lzval_new compresses the tail */
+            rng_seed(500 + ci);
+            while (len < total) {
+                size_t n = step % 23 == 0 ? rng_below(70000) : step % 5 == 0 ? rng_below(9000) : 1 + rng_below(1500);
+                size_t nch_before = lzval_nchunks(v);
+                if (n > total - len)
+                    n = total - len;
+                bad += lzval_append(v, m + len, n, (step & 1) ? c : NULL) != 0;
+                len += n;
+                bad += !same_as_model(v, m, len, step % 3 ? c : NULL);
+                bad += !stored_chunks_ok(v, m, nch_before ? nch_before - 1 : 0);
+                if (kind == GEN_LOG && (len % cs) % sub != 0) {
+                    bad += !has_raw_tail(v);
+                    tails++;
+                }
+                step++;
+            }
+            CHECK(bad == 0);
+            CHECK(kind == GEN_RAND || tails > 50);
+            CHECK(stored_chunks_ok(v, m, 0));
+            CHECK(same_as_model(v, m, total, NULL));
+            lzcache_free(c);
+            lzval_free(v);
+            free(m);
+        }
+}
+
+static void test_seal(void)
+{
+    size_t cs = 65536, n = 300000 + 1234, k, i, nch;
+    char *m = gen_new(n + 4096, GEN_UTF8, 601), tmp[4096];
+    char *rnd = gen_new(cs + 5000, GEN_RAND, 602);
+    lzval *a = lzval_new(m, n, cs), *w = lzval_new(NULL, 0, cs), *e, *r;
+    lzcache *c = lzcache_new(4);
+    size_t stored_tail, stored_sealed;
+    int bad = 0;
+
+    for (k = 0; k < n; k += 1000)
+        bad += lzval_append(w, m + k, n - k < 1000 ? n - k : 1000, c) != 0;
+    CHECK(bad == 0);
+    nch = lzval_nchunks(w);
+    CHECK(!has_raw_tail(a) && has_raw_tail(w));
+    stored_tail = lzval_stored(w);
+    CHECK(stored_tail > lzval_stored(a));
+    CHECK(stored_tail <= lzval_stored(a) + 64 * nch + 3 * SUB);
+    CHECK(lzval_read(w, n - 3000, 3000, tmp, c) == 0 && memcmp(tmp, m + n - 3000, 3000) == 0);
+    lzval_seal(w);
+    stored_sealed = lzval_stored(w);
+    CHECK(!has_raw_tail(w));
+    CHECK(stored_sealed < stored_tail);
+    CHECK(stored_sealed <= lzval_stored(a) + 64 * nch && lzval_stored(a) <= stored_sealed + 64 * nch);
+    CHECK(same_as_model(w, m, n, c) && same_as_model(w, m, n, NULL));
+    /* sealed appends store exactly what lzval_new stores */
+    for (i = 0; i < nch; i++) {
+        const char *d1, *d2;
+        size_t s1, s2, r1, r2;
+        int c1, c2;
+        lzval_chunk_stored(a, i, &d1, &s1, &r1, &c1);
+        lzval_chunk_stored(w, i, &d2, &s2, &r2, &c2);
+        bad += s1 != s2 || r1 != r2 || c1 != c2 || memcmp(d1, d2, s1) != 0;
+    }
+    CHECK(bad == 0);
+    lzval_seal(w);
+    CHECK(lzval_stored(w) == stored_sealed);
+    /* appending after a seal reopens the tail */
+    CHECK(lzval_append(w, m + n, 777, c) == 0);
+    CHECK(has_raw_tail(w));
+    CHECK(same_as_model(w, m, n + 777, c) && stored_chunks_ok(w, m, 0));
+    /* an empty value, and a value ending on a full plain chunk: nothing to seal */
+    e = lzval_new(NULL, 0, cs);
+    lzval_seal(e);
+    CHECK(lzval_len(e) == 0 && lzval_nchunks(e) == 0);
+    CHECK(lzval_append(e, rnd, cs, NULL) == 0);
+    stored_tail = lzval_stored(e);
+    lzval_seal(e);
+    CHECK(lzval_stored(e) == stored_tail && same_as_model(e, rnd, cs, NULL));
+    /* an incompressible tail stays raw through seal, and still round-trips */
+    CHECK(lzval_append(e, rnd + cs, 5000, c) == 0);
+    lzval_seal(e);
+    CHECK(has_raw_tail(e) && same_as_model(e, rnd, cs + 5000, c));
+    r = rebuild(e);
+    CHECK(r && same_as_model(r, rnd, cs + 5000, NULL));
+    lzval_free(r);
+    lzval_free(e);
+    lzcache_free(c);
+    lzval_free(w);
+    lzval_free(a);
+    free(rnd);
+    free(m);
+}
+
+/* Rebuild v's chunks into a new value, the last one replaced by last[0..stored). */
+static lzval *rebuild_with_last(const lzval *v, const char *last, size_t stored, size_t raw)
+{
+    lzval *r = lzval_from_chunks_begin(lzval_chunk_size(v));
+    size_t i, nch = lzval_nchunks(v);
+
+    for (i = 0; i + 1 < nch; i++) {
+        const char *d;
+        size_t s, rl;
+        int comp;
+        lzval_chunk_stored(v, i, &d, &s, &rl, &comp);
+        lzval_from_chunks_add(r, d, s, rl, comp);
+    }
+    lzval_from_chunks_add(r, last, stored, raw, 1);
+    return lzval_from_chunks_end(r);
+}
+
+static void test_export_rebuild_raw_tail(void)
+{
+    size_t base = mem_used(), cs = 65536, n = 4 * cs + 3 * SUB + 1500, k, i, nb, stored, raw;
+    char *m = gen_new(n + 10000, GEN_LOG, 701), *rnd = gen_new(cs, GEN_RAND, 702), *bufc;
+    lzval *v = lzval_new(NULL, 0, cs), *r;
+    const char *d;
+    int comp, bad = 0;
+
+    memcpy(m + cs, rnd, cs); /* chunk 1 is plain */
+    for (k = 0; k < n; k += 1500)
+        CHECK(lzval_append(v, m + k, n - k < 1500 ? n - k : 1500, NULL) == 0);
+    CHECK(has_raw_tail(v));
+    CHECK(stored_chunks_ok(v, m, 0));
+    lzval_chunk_stored(v, 1, &d, &stored, &raw, &comp);
+    CHECK(!comp && stored == cs);
+    lzval_chunk_stored(v, 4, &d, &stored, &raw, &comp);
+    CHECK(comp && raw == 3 * SUB + 1500 && frame_last_raw(d, stored, &nb) == 1 && nb == 4);
+    r = rebuild(v);
+    CHECK(r != NULL);
+    CHECK(same_as_model(r, m, n, NULL));
+    for (i = 0; i < lzval_nchunks(v); i++) {
+        const char *d2;
+        size_t stored2, raw2;
+        int comp2;
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        lzval_chunk_stored(r, i, &d2, &stored2, &raw2, &comp2);
+        bad += stored != stored2 || raw != raw2 || comp != comp2 || memcmp(d, d2, stored) != 0;
+    }
+    CHECK(bad == 0);
+    /* both go on as normal values, and agree again */
+    CHECK(lzval_append(v, m + n, 10000, NULL) == 0 && lzval_append(r, m + n, 10000, NULL) == 0);
+    CHECK(same_as_model(v, m, n + 10000, NULL) && same_as_model(r, m, n + 10000, NULL));
+    lzval_free(r);
+    lzval_free(v);
+
+    /* a frame that is not exactly the layout for its raw length is refused */
+    v = lzval_new(NULL, 0, cs);
+    CHECK(lzval_append(v, m, n, NULL) == 0);
+    lzval_chunk_stored(v, 4, &d, &stored, &raw, &comp);
+    bufc = malloc(stored + 8);
+    memcpy(bufc, d, stored);
+    r = rebuild_with_last(v, bufc, stored, raw);
+    CHECK(r != NULL && same_as_model(r, m, n, NULL)); /* the copy itself is fine */
+    lzval_free(r);
+    CHECK(rebuild_with_last(v, bufc, stored, raw - 1) == NULL);  /* raw tail longer than said */
+    CHECK(rebuild_with_last(v, bufc, stored, raw + 1) == NULL);
+    CHECK(rebuild_with_last(v, bufc, stored - 4, raw) == NULL);  /* no end mark */
+    bufc[stored] = 0;
+    CHECK(rebuild_with_last(v, bufc, stored + 1, raw) == NULL);  /* a byte past the end mark */
+    bufc[5] ^= 0x10;                                             /* block maximum in the header */
+    CHECK(rebuild_with_last(v, bufc, stored, raw) == NULL);
+    bufc[5] ^= 0x10;
+    bufc[10] ^= (char)0x80; /* the first block, LZ4, claims to be raw */
+    CHECK(rebuild_with_last(v, bufc, stored, raw) == NULL);
+    bufc[10] ^= (char)0x80;
+    r = rebuild_with_last(v, bufc, stored, raw);
+    CHECK(r != NULL);
+    lzval_free(r);
+    free(bufc);
+    lzval_free(v);
+    /* a plain incomplete last chunk (raw bytes, as a log writer may store them)
+     * is accepted, and an append turns it into a frame with a raw tail */
+    v = lzval_from_chunks_begin(cs);
+    CHECK(lzval_from_chunks_add(v, m + 2 * cs, cs, cs, 0) == 0);
+    CHECK(lzval_from_chunks_add(v, m + 3 * cs, 2 * SUB + 100, 2 * SUB + 100, 0) == 0);
+    v = lzval_from_chunks_end(v);
+    CHECK(v != NULL && same_as_model(v, m + 2 * cs, cs + 2 * SUB + 100, NULL));
+    CHECK(lzval_append(v, m + 3 * cs + 2 * SUB + 100, 30000, NULL) == 0);
+    CHECK(has_raw_tail(v));
+    CHECK(same_as_model(v, m + 2 * cs, cs + 2 * SUB + 30100, NULL) && stored_chunks_ok(v, m + 2 * cs, 0));
+    lzval_chunk_stored(v, 1, &d, &stored, &raw, &comp);
+    CHECK(comp && frame_last_raw(d, stored, &nb) == 1 && nb == 6);
+    CHECK(stored < raw / 2); /* the complete sub-blocks got compressed */
+    lzval_free(v);
+    free(rnd);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_corruption_sub_blocks(void)
+{
+    size_t cs = 65536, n = 5 * cs + 20000, j, b, len;
+    char *m = gen_new(n, GEN_LOG, 801), *tmp = malloc(2 * cs), *mod = gen_new(SUB, GEN_RAND, 802);
+    lzval *v = lzval_new(m, n, cs), *w;
+    lzcache *c = lzcache_new(4);
+    int pass;
+
+    CHECK(lzval_read(v, 2 * cs + 3 * SUB + 5, 100, tmp, c) == 0); /* cached before */
+    CHECK(lzval_debug_corrupt(v, 2) == 0);
+    for (pass = 0; pass < 2; pass++) {
+        lzcache *cc = pass ? c : NULL;
+        int bad = 0;
+        for (j = 0; j < 8; j++) {
+            bad += lzval_read(v, 2 * cs + j * SUB, 10, tmp, cc) != -1;
+            bad += lzval_read(v, 2 * cs + j * SUB + 100, 50, tmp, cc) != -1;
+            bad += lzval_read(v, 2 * cs + j * SUB, SUB, tmp, cc) != -1;
+        }
+        CHECK(bad == 0);
+        CHECK(lzval_read(v, 2 * cs - 10, 20, tmp, cc) == -1);
+        CHECK(lzval_read(v, cs, cs, tmp, cc) == 0 && memcmp(tmp, m + cs, cs) == 0);
+        CHECK(lzval_read(v, 3 * cs, cs, tmp, cc) == 0 && memcmp(tmp, m + 3 * cs, cs) == 0);
+        CHECK(lzval_chunk(v, 2, &b, cc) == NULL);
+        CHECK(lzval_byte_to_char(v, 2 * cs + 5 * SUB + 9, &b, cc) == -1);
+        CHECK(lzval_char_to_byte(v, model_chars(m, 2 * cs + 6 * SUB + 3), &b, cc) == -1);
+        CHECK(lzval_line_start(v, model_newlines(m, 2 * cs + 7 * SUB) + 1, &b, cc) == -1);
+        CHECK(lzval_line_start(v, model_newlines(m, 3 * cs) + 1, &b, cc) == 0);
+    }
+    CHECK(rebuild(v) == NULL);
+    /* a partial overwrite of a corrupt sub-block fails and changes nothing */
+    CHECK(lzval_setrange(v, 2 * cs + SUB + 10, mod, 10, c) == -1);
+    CHECK(lzval_setrange(v, 2 * cs - 100, mod, 200, NULL) == -1);
+    CHECK(lzval_len(v) == n);
+    CHECK(lzval_read(v, cs, cs, tmp, NULL) == 0 && memcmp(tmp, m + cs, cs) == 0);
+    /* overwriting one whole sub-block needs none of its bytes: it alone is repaired */
+    CHECK(lzval_setrange(v, 2 * cs + SUB, m + 2 * cs + SUB, SUB, c) == 0);
+    CHECK(lzval_read(v, 2 * cs + SUB, SUB, tmp, NULL) == 0 && memcmp(tmp, m + 2 * cs + SUB, SUB) == 0);
+    CHECK(lzval_read(v, 2 * cs + SUB + 100, 50, tmp, c) == 0 && memcmp(tmp, m + 2 * cs + SUB + 100, 50) == 0);
+    CHECK(lzval_read(v, 2 * cs + 100, 50, tmp, c) == -1);
+    CHECK(lzval_read(v, 2 * cs + 2 * SUB + 100, 50, tmp, NULL) == -1);
+    CHECK(lzval_setrange(v, 2 * cs, m + 2 * cs, cs, NULL) == 0);
+    CHECK(same_as_model(v, m, n, c) && stored_chunks_ok(v, m, 0));
+    /* a corrupt compressed tail: the append that must reopen it fails, v unchanged */
+    CHECK(lzval_debug_corrupt(v, 5) == 0);
+    CHECK(lzval_append(v, "more", 4, c) == -1);
+    CHECK(lzval_len(v) == n && lzval_nchunks(v) == 6);
+    CHECK(lzval_read(v, 4 * cs, cs, tmp, c) == 0 && memcmp(tmp, m + 4 * cs, cs) == 0);
+    /* a frame spoiled whole (headers too) is refused, never read out of bounds */
+    w = lzval_new(m, 3 * cs, cs);
+    spoil_behind_back(w, 1);
+    for (j = 0; j < 8; j++)
+        CHECK(lzval_read(w, cs + j * SUB + 7, 100, tmp, NULL) == -1);
+    CHECK(lzval_read(w, 0, cs, tmp, NULL) == 0 && memcmp(tmp, m, cs) == 0);
+    CHECK(lzval_read(w, 2 * cs, cs, tmp, c) == 0 && memcmp(tmp, m + 2 * cs, cs) == 0);
+    CHECK(lzval_chunk(w, 1, &len, c) == NULL);
+    CHECK(rebuild(w) == NULL);
+    lzval_free(w);
+    lzcache_free(c);
+    lzval_free(v);
+    free(mod);
+    free(tmp);
+    free(m);
+}
+
+static void test_cache_serves_only_decoded_bytes(void)
+{
+    size_t cs = 65536;
+    char *m = gen_new(3 * cs, GEN_LOG, 901), tmp[512];
+    lzval *v = lzval_new(m, 3 * cs, cs);
+    lzcache *c = lzcache_new(4);
+
+    CHECK(lzval_read(v, cs + 100, 200, tmp, c) == 0);
+    spoil_behind_back(v, 1);
+    CHECK(lzval_read(v, cs + 100, 200, tmp, c) == 0 && memcmp(tmp, m + cs + 100, 200) == 0);
+    CHECK(lzval_read(v, cs + 50, 100, tmp, c) == 0 && memcmp(tmp, m + cs + 50, 100) == 0);
+    CHECK(lzval_read(v, cs + 250, 100, tmp, c) == -1); /* past what was decoded */
+    CHECK(lzval_read(v, cs + SUB + 5, 10, tmp, c) == -1); /* another sub-block */
+    lzcache_free(c);
+    lzval_free(v);
+    free(m);
+}
+
+static void test_lookups_sub_blocks(void)
+{
+    static const size_t chunks[] = {65536, 20000};
+    size_t ci;
+
+    for (ci = 0; ci < 2; ci++) {
+        size_t cs = chunks[ci], n = 3 * cs + 5000, i, ch, nl, b, k;
+        char *m = utf8_cut_text(n, SUB); /* characters cut at every sub-block boundary */
+        size_t *cpos = malloc((n + 1) * sizeof(size_t)), *lpos = malloc((n + 2) * sizeof(size_t));
+        size_t *before = malloc((n + 1) * sizeof(size_t));
+        lzval *v = lzval_new(m, 2 * cs + 100, cs);
+        lzcache *c = lzcache_new(3);
+        int bad = 0, pass;
+
+        for (k = 2 * cs + 100; k < n; k += 3333) /* the rest by appends: a raw tail */
+            bad += lzval_append(v, m + k, n - k < 3333 ? n - k : 3333, c) != 0;
+        for (i = 0, ch = 0, nl = 0, lpos[0] = 0; i < n; i++) {
+            before[i] = ch;
+            if (((unsigned char)m[i] & 0xC0) != 0x80)
+                cpos[ch++] = i;
+            if (m[i] == '\n')
+                lpos[++nl] = i + 1;
+        }
+        before[n] = ch;
+        cpos[ch] = n;
+        CHECK(has_raw_tail(v));
+        CHECK(ch == lzval_chars(v) && nl == lzval_newlines(v) && ch < n);
+        for (pass = 0; pass < 2; pass++) {
+            lzcache *cc = pass ? c : NULL;
+            size_t step = pass ? 7 : 211;
+            for (i = 0; i <= ch; i += (i % SUB < 8 || i + 8 > ch) ? 1 : step)
+                bad += lzval_char_to_byte(v, i, &b, cc) != 0 || b != cpos[i];
+            for (i = 0; i <= n; i += (i % SUB < 8 || i % SUB > SUB - 8 || i + 8 > n) ? 1 : step)
+                bad += lzval_byte_to_char(v, i, &b, cc) != 0 || b != before[i];
+            for (i = 0; i <= nl; i++)
+                bad += lzval_line_start(v, i, &b, cc) != 0 || b != lpos[i];
+        }
+        CHECK(bad == 0);
+        lzcache_free(c);
+        lzval_free(v);
+        free(before);
+        free(lpos);
+        free(cpos);
+        free(m);
+    }
+}
+
+static void test_setrange_sub_blocks(void)
+{
+    static const size_t chunks[] = {65536, 20000};
+    size_t ci, k;
+
+    for (ci = 0; ci < 2; ci++) {
+        size_t cs = chunks[ci], len = 2 * cs + 3 * SUB + 77, cap = 6 * cs;
+        char *m = malloc(cap), *src = gen_new(cap, GEN_UTF8, 1001 + ci), *rnd = gen_new(cap, GEN_RAND, 1003);
+        lzval *v;
+        lzcache *c = lzcache_new(3);
+        int bad = 0;
+
+        gen(m, len, GEN_LOG, 1005 + ci);
+        v = lzval_new(m, len, cs);
+        /* extending from a compressed tail, then from a raw one */
+        CHECK(lzval_setrange(v, len - 10, src, 500, c) == 0);
+        memcpy(m + len - 10, src, 500);
+        len += 490;
+        CHECK(has_raw_tail(v) && same_as_model(v, m, len, NULL));
+        CHECK(lzval_setrange(v, len - 3, src + 900, 2 * SUB, NULL) == 0);
+        memcpy(m + len - 3, src + 900, 2 * SUB);
+        len += 2 * SUB - 3;
+        CHECK(same_as_model(v, m, len, c) && stored_chunks_ok(v, m, 0));
+        rng_seed(1007 + ci);
+        for (k = 0; k < 300; k++) {
+            size_t off = rng_below(len + 1), n = k % 10 == 0 ? rng_below(3 * SUB) : rng_below(300);
+            const char *p = (k % 3) ? src + rng_below(cap - n) : rnd + rng_below(cap - n);
+            if (off + n > cap)
+                n = cap - off;
+            bad += lzval_setrange(v, off, p, n, (k & 1) ? c : NULL) != 0;
+            memcpy(m + off, p, n);
+            if (off + n > len)
+                len = off + n;
+            if (k % 10 == 0)
+                bad += !same_as_model(v, m, len, c) || !stored_chunks_ok(v, m, 0);
+        }
+        CHECK(bad == 0);
+        CHECK(same_as_model(v, m, len, NULL) && stored_chunks_ok(v, m, 0));
+        lzcache_free(c);
+        lzval_free(v);
+        free(rnd);
+        free(src);
+        free(m);
+    }
+}
+
+static void test_memory_baseline_raw_tail(void)
+{
+    size_t base = mem_used(), cs = 65536, n = 400000, k;
+    char *m = gen_new(n, GEN_LOG, 1101), tmp[3000];
+    lzcache *c = lzcache_new(4);
+    lzval *v = lzval_new(m, 70000, cs), *d, *r;
+
+    for (k = 70000; k + 1200 <= 300000; k += 1200)
+        CHECK(lzval_append(v, m + k, 1200, c) == 0);
+    CHECK(lzval_read(v, 123456, 3000, tmp, c) == 0 && lzval_read(v, 5, 3000, tmp, NULL) == 0);
+    d = lzval_dup(v); /* a copy of a value with a raw tail */
+    CHECK(lzval_append(d, m, 5000, NULL) == 0);
+    lzval_seal(v);
+    CHECK(lzval_append(v, m + 300000, 4321, c) == 0);
+    CHECK(lzval_setrange(v, 100000, m, 20000, c) == 0);
+    r = rebuild(d);
+    CHECK(r != NULL);
+    CHECK(lzval_debug_corrupt(r, lzval_nchunks(r) - 2) == 0);
+    CHECK(lzval_setrange(r, (lzval_nchunks(r) - 2) * cs + 9, "x", 1, c) == -1);
+    lzval_free(r);
+    lzval_free(d);
+    lzval_free(v);
+    lzcache_free(c);
+    CHECK(mem_used() == base);
+    free(m);
+}
+
+static void test_cache_forgets_rewritten_sub_blocks(void)
+{
+    size_t cs = 65536, n = 3 * cs + 5000, j, len;
+    char *m = gen_new(n + 20000, GEN_LOG, 951), *alt = gen_new(4 * SUB, GEN_UTF8, 952), tmp[600];
+    lzval *v = lzval_new(m, n, cs);
+    lzcache *c = lzcache_new(8);
+    int bad = 0, k;
+
+    /* every sub-block decoded in the cache: windows twice, and whole chunks */
+    for (j = 0; j * SUB < n; j++)
+        for (k = 0; k < 2; k++)
+            bad += lzval_read(v, j * SUB + 10 + 100 * (size_t)k, 50, tmp, c) != 0;
+    CHECK(lzval_chunk(v, 1, &len, c) != NULL && lzval_chunk(v, 3, &len, c) != NULL);
+    CHECK(bad == 0);
+    /* inside a compressed sub-block, across two, and over a whole one */
+    CHECK(lzval_setrange(v, cs + SUB + 100, alt, 50, c) == 0);
+    memcpy(m + cs + SUB + 100, alt, 50);
+    CHECK(lzval_setrange(v, 2 * SUB - 30, alt + 100, 60, c) == 0);
+    memcpy(m + 2 * SUB - 30, alt + 100, 60);
+    CHECK(lzval_setrange(v, 2 * cs + 3 * SUB, alt + 200, SUB, c) == 0);
+    memcpy(m + 2 * cs + 3 * SUB, alt + 200, SUB);
+    for (j = 0; j * SUB < n; j++)
+        for (k = 0; k < 2; k++) {
+            size_t off = j * SUB + 10 + 100 * (size_t)k;
+            bad += lzval_read(v, off, 500, tmp, c) != 0 || memcmp(tmp, m + off, 500) != 0;
+        }
+    bad += lzval_read(v, cs + SUB + 90, 70, tmp, c) != 0 || memcmp(tmp, m + cs + SUB + 90, 70) != 0;
+    bad += lzval_read(v, 2 * SUB - 40, 80, tmp, c) != 0 || memcmp(tmp, m + 2 * SUB - 40, 80) != 0;
+    CHECK(bad == 0);
+    /* the raw tail, copied into the cache by lzval_chunk, then appended and overwritten */
+    CHECK(lzval_append(v, m + n, 3000, c) == 0);
+    n += 3000;
+    CHECK(lzval_chunk(v, 3, &len, c) != NULL && len == n - 3 * cs);
+    CHECK(lzval_setrange(v, n - 50, alt + 300, 20, c) == 0);
+    memcpy(m + n - 50, alt + 300, 20);
+    CHECK(lzval_read(v, n - 60, 40, tmp, c) == 0 && memcmp(tmp, m + n - 60, 40) == 0);
+    CHECK(lzval_append(v, m + n, 9000, c) == 0);
+    n += 9000;
+    CHECK(lzval_read(v, n - 9100, 200, tmp, c) == 0 && memcmp(tmp, m + n - 9100, 200) == 0);
+    CHECK(same_as_model(v, m, n, c));
+    lzcache_free(c);
+    lzval_free(v);
+    free(alt);
+    free(m);
+}
+
 int main(void)
 {
     RUN(test_roundtrip, "a value round-trips at sizes below, at and above one chunk, for several chunk sizes");
@@ -849,5 +1382,14 @@ int main(void)
     RUN(test_changes_touch_only_their_chunks, "an append or a setrange rewrites only the chunks it touches");
     RUN(test_dup_is_independent, "a copy is independent of its original");
     RUN(test_memory_returns_to_baseline, "mem_used returns to its baseline once values and caches are freed");
+    RUN(test_appends_raw_tail_every_step, "appends across many chunk and sub-block boundaries keep a raw tail and equal the model after every step");
+    RUN(test_seal, "seal compresses the raw tail and gives back its room, and appending after it reopens the tail");
+    RUN(test_export_rebuild_raw_tail, "stored chunks with a raw tail are standard LZ4 frames that rebuild exactly, and malformed frames are refused");
+    RUN(test_corruption_sub_blocks, "a corrupted sub-block fails every read that needs it, and a change that needs it leaves the value as it was");
+    RUN(test_cache_serves_only_decoded_bytes, "the cache serves the part of a sub-block it decoded and decodes the rest only when asked");
+    RUN(test_cache_forgets_rewritten_sub_blocks, "the cache never serves a sub-block that a setrange or an append rewrote");
+    RUN(test_lookups_sub_blocks, "char and line lookups agree with a naive scan across sub-block boundaries and in the raw tail");
+    RUN(test_setrange_sub_blocks, "setrange across sub-blocks, past a compressed or a raw tail, equals the model");
+    RUN(test_memory_baseline_raw_tail, "mem_used returns to its baseline after raw tails, seals, copies and rebuilds");
     return TEST_DONE();
 }

@@ -1,0 +1,199 @@
+"""spserver.py -- start and stop a scratchpad-server for a test, and report cases.
+
+Integration tests written in Python import this module (stdlib only) to run a
+server of their own: it picks a free port on 127.0.0.1, starts the binary named
+by $SERVER (else <repo>/build/scratchpad-server) in a fresh temporary directory
+with its output in server.log there, waits until PING answers (PONG, or
+NOAUTH when a password is required), and stops it by
+its PID (SIGTERM, then SIGKILL after a timeout). Nothing else is ever killed.
+
+Reporter prints one line per case, "ok - <sentence>" or "not ok - <sentence>"
+followed by the exception indented, and Reporter.finish() exits non-zero if any
+case failed.
+
+Invariants: a Server is stopped and its directory removed when its `with`
+block ends, whether the block raised or not; every wait is bounded.
+"""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def server_binary():
+    """The server to test: $SERVER if set, else <repo>/build/scratchpad-server."""
+    return os.environ.get("SERVER") or os.path.join(TOP, "build", "scratchpad-server")
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 nobody listens on right now (the kernel's choice)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def raw_command(port, *args, timeout=2.0):
+    """Send one command as RESP on a new connection; return the first reply line
+    (bytes, without CRLF). Raises OSError on connection trouble."""
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        if isinstance(a, str):
+            a = a.encode()
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(out)
+        buf = b""
+        while b"\r\n" not in buf:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            buf += chunk
+    return buf.split(b"\r\n", 1)[0]
+
+
+class Server:
+    """A scratchpad-server on a free port in a temporary directory.
+
+    Use as a context manager: `with Server("--databases", "4") as srv: ...`;
+    srv.port and srv.dir are set once it answers PING. start() raises
+    RuntimeError (with the end of the log) if the server exits or does not
+    answer within start_timeout seconds."""
+
+    def __init__(self, *extra_args, start_timeout=10.0, stop_timeout=10.0):
+        self.extra_args = [str(a) for a in extra_args]
+        self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self.proc = None
+        self.port = None
+        self.dir = None
+        self.log_path = None
+        self._log = None
+
+    def start(self):
+        self.dir = tempfile.mkdtemp(prefix="sp-test-")
+        self.log_path = os.path.join(self.dir, "server.log")
+        self._log = open(self.log_path, "wb")
+        for attempt in range(3):
+            self.port = free_port()
+            argv = [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1"] + self.extra_args
+            self.proc = subprocess.Popen(argv, cwd=self.dir, stdin=subprocess.DEVNULL,
+                                         stdout=self._log, stderr=subprocess.STDOUT)
+            if self._wait_ready():
+                return self
+            self._kill()
+            if attempt == 2 or "in use" not in self.log_tail():
+                break
+        raise RuntimeError("server did not answer PING on port %s; log:\n%s" % (self.port, self.log_tail()))
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                reply = raw_command(self.port, "PING", timeout=1.0)
+                if reply == b"+PONG" or reply.startswith(b"-NOAUTH"):
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.02)
+        return False
+
+    def log_tail(self, n=40):
+        """The last n lines of the server's log (for error messages)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                return b"".join(f.readlines()[-n:]).decode(errors="replace")
+        except OSError:
+            return ""
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def _kill(self):
+        """SIGTERM by PID, SIGKILL if it has not exited after stop_timeout.
+        Returns the exit status (None if it had to be killed)."""
+        if self.proc is None:
+            return None
+        status = self.proc.poll()
+        if status is None:
+            try:
+                os.kill(self.proc.pid, signal.SIGTERM)
+                status = self.proc.wait(timeout=self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=self.stop_timeout)
+                status = None
+            except ProcessLookupError:
+                status = self.proc.wait(timeout=self.stop_timeout)
+        self.proc = None
+        return status
+
+    def stop(self):
+        """Stop the server, close its log and remove its directory (kept when
+        $KEEP_TEST_DIRS is set). Returns the exit status, None if killed."""
+        status = self._kill()
+        if self._log:
+            self._log.close()
+            self._log = None
+        if self.dir and not os.environ.get("KEEP_TEST_DIRS"):
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return status
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+
+class Reporter:
+    """Runs and reports test cases, one line each.
+
+    r.case("a sentence", fn, *args) runs fn(*args) and prints "ok - a sentence",
+    or "not ok - a sentence" and the exception indented. r.skip(sentence, why)
+    prints "ok - sentence # SKIP why". r.finish() exits 1 if any case failed."""
+
+    def __init__(self):
+        self.failed = 0
+        self.passed = 0
+
+    def case(self, sentence, fn, *args, **kwargs):
+        try:
+            fn(*args, **kwargs)
+        except Exception:  # noqa: BLE001 -- every failure is a reported case
+            self.failed += 1
+            print("not ok - " + sentence)
+            for line in traceback.format_exc().rstrip().splitlines():
+                print("    " + line)
+            sys.stdout.flush()
+            return False
+        self.passed += 1
+        print("ok - " + sentence)
+        sys.stdout.flush()
+        return True
+
+    def fail(self, sentence, text):
+        """Report a failure that happened outside of a case (e.g. set-up)."""
+        self.failed += 1
+        print("not ok - " + sentence)
+        for line in str(text).rstrip().splitlines():
+            print("    " + line)
+        sys.stdout.flush()
+
+    def skip(self, sentence, why):
+        print("ok - %s # SKIP %s" % (sentence, why))
+        sys.stdout.flush()
+
+    def finish(self):
+        sys.stdout.flush()
+        sys.exit(1 if self.failed else 0)
