@@ -123,7 +123,7 @@ static void cmd_hello(client *c)
     }
     if (!(c->flags & CLIENT_AUTHENTICATED)) {
         reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
-                       "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+                       "HELLO AUTH <user> <pass> option can be used to authenticate the client and "
                        "select the RESP protocol version at the same time");
         return;
     }
@@ -205,10 +205,12 @@ static void client_getname(client *c)
 
 static void client_info(client *c)
 {
-    char buf[1024];
-    size_t n = client_describe(c, buf, sizeof(buf) - 1);
+    size_t cap = client_describe_cap(c);
+    char *buf = xmalloc(cap + 1);
+    size_t n = client_describe(c, buf, cap);
     buf[n++] = '\n';
     reply_verbatim(c, buf, n);
+    xfree(buf);
 }
 
 static void client_list(client *c)
@@ -255,7 +257,6 @@ static void client_list(client *c)
         }
     }
     for (x = srv.clients; x; x = x->next) {
-        char line[1024];
         size_t n;
         if (x->flags & CLIENT_FAKE)
             continue;
@@ -267,14 +268,14 @@ static void client_list(client *c)
             if (!hit)
                 continue;
         }
-        n = client_describe(x, line, sizeof(line) - 1);
-        line[n++] = '\n';
-        if (len + n > cap) {
-            cap = (len + n) * 2;
+        n = client_describe_cap(x);
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
             out = xrealloc(out, cap);
         }
-        memcpy(out + len, line, n);
-        len += n;
+        n = client_describe(x, out + len, n);
+        out[len + n] = '\n';
+        len += n + 1;
     }
     reply_verbatim(c, out, len);
     xfree(out);
@@ -396,7 +397,7 @@ static void client_reply(client *c)
 {
     const sarg *m = &c->argv[2];
     if (str_eq_ci(m->p, m->len, "on")) {
-        c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP_NEXT);
+        c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
         reply_ok(c);
     } else if (str_eq_ci(m->p, m->len, "off")) {
         c->flags |= CLIENT_REPLY_OFF;

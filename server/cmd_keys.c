@@ -151,6 +151,7 @@ static dbent *value_copy(const dbent *e, db *dst, const char *key, size_t klen)
         dbent_set_ptr(n, p);
     n->enc = e->enc;
     n->vlen = e->vlen;
+    sv_note_moved(dst, n);
     return n;
 }
 
@@ -218,7 +219,7 @@ static void rename_generic(client *c, int nx)
         }
         db_delete_entry(c->db, old);
     }
-    db_move_entry(c->db, e, c->db, dst->p, dst->len);
+    sv_note_moved(c->db, db_move_entry(c->db, e, c->db, dst->p, dst->len));
     key_modified(c->db, src->p, src->len);
     key_modified(c->db, dst->p, dst->len);
     if (nx)
@@ -254,7 +255,7 @@ static void cmd_move(client *c)
         reply_int(c, 0);
         return;
     }
-    db_move_entry(c->db, e, dst, key->p, key->len);
+    sv_note_moved(dst, db_move_entry(c->db, e, dst, key->p, key->len));
     key_modified(c->db, key->p, key->len);
     key_modified(dst, key->p, key->len);
     reply_int(c, 1);

@@ -38,6 +38,7 @@
 #include "reply.h"
 #include "stats.h"
 #include "util.h"
+#include "value.h"
 
 /* Until commands.c defines these two accessors the references stay weak: the
  * server links, INFO commandstats is empty and CONFIG RESETSTAT keeps the error
@@ -314,12 +315,13 @@ static void info_memory(sbuf *b)
             "arena_live_objects:%zu\r\n"
             "arena_large_bytes:%zu\r\n"
             "arena_page_bytes:%zu\r\n"
-            "arena_pages:%zu\r\n",
+            "arena_pages:%zu\r\n"
+            "lz4_pending_values:%zu\r\n",
             used, h_used, rss, h_rss, srv.peak_memory, h_peak,
             srv.peak_memory ? (double)used * 100 / (double)srv.peak_memory : 0.0, total_ram, h_total,
             srv.cfg.maxmemory, h_max, policy, used ? (double)rss / (double)used : 0.0,
             (long long)rss - (long long)used, clients_mem, as.live_bytes, as.live_objects, as.large_bytes,
-            as.page_bytes, as.pages);
+            as.page_bytes, as.pages, sv_compress_pending());
 }
 
 static void info_persistence(sbuf *b)

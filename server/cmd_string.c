@@ -87,51 +87,48 @@ static int parse_expire(client *c, int i, int seconds, int absolute, const char 
     return 0;
 }
 
-/* Parse SET/GETEX options from argv[start]. getex selects GETEX's option set. */
-static int parse_set_opts(client *c, int start, int getex, int *flags, int64_t *when)
+/* Parse SET/GETEX options from argv[start]. getex selects GETEX's option set.
+ * As Redis: the options' syntax is checked first (the same expiry option may be
+ * repeated, the last one counts; two different ones are a syntax error), then,
+ * with check_values, the expiry's value. */
+static int parse_set_opts(client *c, int start, int getex, int check_values, int *flags, int64_t *when)
 {
-    int i;
+    static const char *const units[] = {"ex", "px", "exat", "pxat"};
     const char *name = getex ? "getex" : "set";
+    int i, unit = -1, valpos = 0;
 
     for (i = start; i < c->argc; i++) {
         const sarg *a = &c->argv[i];
-        int has_next = i + 1 < c->argc;
-        int unit_s = -1, abs = 0;
+        int has_next = i + 1 < c->argc, u;
 
-        if (!getex && str_eq_ci(a->p, a->len, "nx") && !(*flags & SET_XX)) {
+        for (u = 0; u < 4 && !str_eq_ci(a->p, a->len, units[u]); u++)
+            ;
+        if (u < 4) {
+            if (!has_next || (unit >= 0 && unit != u) || (*flags & (SET_KEEPTTL | SET_PERSIST))) {
+                reply_error(c, ERR_SYNTAX);
+                return -1;
+            }
+            unit = u;
+            valpos = ++i;
+        } else if (!getex && str_eq_ci(a->p, a->len, "nx") && !(*flags & SET_XX)) {
             *flags |= SET_NX;
         } else if (!getex && str_eq_ci(a->p, a->len, "xx") && !(*flags & SET_NX)) {
             *flags |= SET_XX;
         } else if (!getex && str_eq_ci(a->p, a->len, "get")) {
             *flags |= SET_GET;
-        } else if (!getex && str_eq_ci(a->p, a->len, "keepttl") && !(*flags & (SET_EXPIRE | SET_PERSIST))) {
+        } else if (!getex && str_eq_ci(a->p, a->len, "keepttl") && unit < 0 && !(*flags & SET_PERSIST)) {
             *flags |= SET_KEEPTTL;
-        } else if (getex && str_eq_ci(a->p, a->len, "persist") && !(*flags & (SET_EXPIRE | SET_PERSIST))) {
+        } else if (getex && str_eq_ci(a->p, a->len, "persist") && unit < 0 && !(*flags & SET_KEEPTTL)) {
             *flags |= SET_PERSIST;
-        } else if (str_eq_ci(a->p, a->len, "ex")) {
-            unit_s = 1;
-        } else if (str_eq_ci(a->p, a->len, "px")) {
-            unit_s = 0;
-        } else if (str_eq_ci(a->p, a->len, "exat")) {
-            unit_s = 1;
-            abs = 1;
-        } else if (str_eq_ci(a->p, a->len, "pxat")) {
-            unit_s = 0;
-            abs = 1;
         } else {
             reply_error(c, ERR_SYNTAX);
             return -1;
         }
-        if (unit_s >= 0) {
-            if (!has_next || (*flags & (SET_EXPIRE | SET_KEEPTTL | SET_PERSIST))) {
-                reply_error(c, ERR_SYNTAX);
-                return -1;
-            }
-            if (parse_expire(c, i + 1, unit_s, abs, name, when) < 0)
-                return -1;
-            *flags |= SET_EXPIRE;
-            i++;
-        }
+    }
+    if (unit >= 0) {
+        *flags |= SET_EXPIRE;
+        if (check_values && parse_expire(c, valpos, unit == 0 || unit == 2, unit >= 2, name, when) < 0)
+            return -1;
     }
     return 0;
 }
@@ -172,7 +169,7 @@ static void cmd_set(client *c)
 {
     int flags = 0;
     int64_t when = 0;
-    if (parse_set_opts(c, 3, 0, &flags, &when) < 0)
+    if (parse_set_opts(c, 3, 0, 1, &flags, &when) < 0)
         return;
     set_generic(c, &c->argv[1], &c->argv[2], flags, when, 0);
 }
@@ -221,10 +218,15 @@ static void cmd_getex(client *c)
     int64_t when = 0;
     dbent *e;
 
-    if (parse_set_opts(c, 2, 1, &flags, &when) < 0)
+    /* As Redis: syntax first, then the key, then the expiry's value (so a
+     * missing key answers nil even with a bad expiry). */
+    if (parse_set_opts(c, 2, 1, 0, &flags, &when) < 0)
         return;
     e = lookup_string_or_reply(c, &c->argv[1]);
     if (!e)
+        return;
+    flags = 0;
+    if (parse_set_opts(c, 2, 1, 1, &flags, &when) < 0)
         return;
     reply_value(c, e, 0, sv_len(e));
     if (flags & SET_EXPIRE) {
@@ -381,7 +383,7 @@ static void cmd_setrange(client *c)
         reply_int(c, e ? (long long)sv_len(e) : 0);
         return;
     }
-    if (off + (long long)val->len > srv.cfg.proto_max_bulk_len) {
+    if (off > srv.cfg.proto_max_bulk_len - (long long)val->len) {
         reply_error(c, ERR_STRLEN);
         return;
     }

@@ -345,7 +345,22 @@ static int over_maxmemory(void)
 
 #define ERR_OOM "OOM command not allowed when used memory > 'maxmemory'."
 
+static void dispatch(client *c);
+
+/* Run one request, then advance CLIENT REPLY SKIP as Redis does: the command
+ * after CLIENT REPLY SKIP has its reply dropped, whatever became of it. */
 void cmd_dispatch(client *c)
+{
+    dispatch(c);
+    if (c->flags & CLIENT_REPLY_SKIP)
+        c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+        c->flags |= CLIENT_REPLY_SKIP;
+    }
+}
+
+static void dispatch(client *c)
 {
     const cmd_def *cmd;
 
@@ -393,13 +408,7 @@ void cmd_call(client *c, const cmd_def *cmd)
 {
     int64_t start, dur;
     cmd_stats *st;
-    int skip = 0;
 
-    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
-        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
-        c->flags |= CLIENT_REPLY_SKIP;
-        skip = 1;
-    }
     c->cmd = cmd;
     srv.current = c;
     in_call++;
@@ -407,8 +416,6 @@ void cmd_call(client *c, const cmd_def *cmd)
     cmd->proc(c);
     dur = mono_us() - start;
     in_call--;
-    if (skip)
-        c->flags &= ~CLIENT_REPLY_SKIP;
     st = stats_of(cmd);
     if (st) {
         st->calls++;

@@ -87,14 +87,19 @@ static int apply_maxclients(const char **err)
         rlim_t old = rl.rlim_cur;
         rl.rlim_cur = want <= rl.rlim_max ? want : rl.rlim_max;
         if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want) {
-            if (rl.rlim_cur < 64) {
+            /* As Redis: keep 32 descriptors for the server and lower maxclients to
+             * what the limit allows, so extra clients get a clear refusal. */
+            int before = srv.cfg.maxclients;
+            getrlimit(RLIMIT_NOFILE, &rl);
+            if (rl.rlim_cur <= 32) {
                 *err = "The operating system is not able to handle the specified number of clients";
                 return -1;
             }
-            log_warning("maxclients %d needs %llu file descriptors; the limit is %llu (was %llu): "
-                        "at most %llu clients will connect",
-                        srv.cfg.maxclients, (unsigned long long)want, (unsigned long long)rl.rlim_cur,
-                        (unsigned long long)old, (unsigned long long)(rl.rlim_cur - 32));
+            srv.cfg.maxclients = (int)(rl.rlim_cur - 32);
+            log_warning("You requested maxclients of %d requiring at least %llu max file descriptors; the limit "
+                        "is %llu (was %llu), so maxclients is now %d.",
+                        before, (unsigned long long)want, (unsigned long long)rl.rlim_cur, (unsigned long long)old,
+                        srv.cfg.maxclients);
         }
     }
     return 0;

@@ -29,6 +29,8 @@ enum { OBJ_STRING = 0, OBJ_SCRATCHPAD = 1 };
  * PTR: the type's own structure. */
 enum { ENC_INLINE = 0, ENC_RAW = 1, ENC_LZ4 = 2, ENC_PTR = 3 };
 
+#define DBENT_F_COMPRESS_PENDING 1 /* queued for background compression (value.c) */
+
 typedef struct dbent {
     ht_node node;     /* chain, hash, klen */
     uint32_t icap;    /* bytes of room after the key (inline value or a pointer) */
@@ -36,6 +38,7 @@ typedef struct dbent {
     uint32_t xidx;    /* index in the expire heap, DB_NOEXPIRE if none */
     uint8_t type;     /* OBJ_* */
     uint8_t enc;      /* ENC_* */
+    uint8_t flags;    /* DBENT_F_* */
     char data[];      /* key (node.klen bytes), then icap bytes of room */
 } dbent;
 

@@ -28,6 +28,7 @@
 #define QBUF_SHRINK_OVER (64 * 1024) /* bytes: an idle query buffer larger than this is shrunk */
 
 static void read_cb(evutil_socket_t fd, short what, void *arg);
+static struct event *accept_resume_ev; /* re-enables accepting after a descriptor shortage */
 static void write_cb(evutil_socket_t fd, short what, void *arg);
 
 /* ---- listeners ---- */
@@ -146,6 +147,10 @@ int net_listen(void)
 void net_close_listeners(void)
 {
     int i;
+    if (accept_resume_ev) {
+        event_free(accept_resume_ev);
+        accept_resume_ev = NULL;
+    }
     for (i = 0; i < srv.nlisten; i++)
         event_free(srv.listen_ev[i]);
     srv.nlisten = 0;
@@ -253,6 +258,36 @@ static void client_new_conn(int fd, int is_unix, const struct sockaddr_storage *
     srv.stat_conns++;
 }
 
+static void accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+    int i;
+    (void)fd;
+    (void)what;
+    (void)arg;
+    for (i = 0; i < srv.nlisten; i++)
+        event_add(srv.listen_ev[i], NULL);
+}
+
+/* Out of descriptors: stop accepting for 100 ms instead of spinning on a
+ * listener that stays readable, and say so at most once a second. */
+static void accept_backoff(void)
+{
+    static int64_t last_log;
+    struct timeval tv = {0, 100000};
+    int64_t now = now_ms();
+    int i;
+
+    if (now - last_log >= 1000) {
+        log_warning("Accepting client connection: %s (pausing accepts for 100 ms)", strerror(errno));
+        last_log = now;
+    }
+    for (i = 0; i < srv.nlisten; i++)
+        event_del(srv.listen_ev[i]);
+    if (!accept_resume_ev)
+        accept_resume_ev = evtimer_new(srv.base, accept_resume_cb, NULL);
+    evtimer_add(accept_resume_ev, &tv);
+}
+
 static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
     int is_unix = (int)(intptr_t)arg, i;
@@ -263,7 +298,9 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
         socklen_t sl = sizeof(sa);
         int fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                accept_backoff();
+            else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
                 log_warning("Accepting client connection: %s", strerror(errno));
             return;
         }
@@ -639,6 +676,12 @@ void net_clients_cron(void)
             c->qcap = 0;
         }
     }
+}
+
+size_t client_describe_cap(const client *c)
+{
+    return 1024 + (c->name ? strlen(c->name) : 0) + (c->lib_name ? strlen(c->lib_name) : 0) +
+           (c->lib_ver ? strlen(c->lib_ver) : 0);
 }
 
 size_t client_describe(const client *c, char *buf, size_t cap)

@@ -35,7 +35,10 @@ void client_free(client *c);
 void log_client_limit(client *c, const char *which, size_t pending);
 /* Cron work on clients: idle timeouts, soft output limits, buffer shrinking. */
 void net_clients_cron(void);
-/* Describe c as CLIENT LIST does (one line, no newline) into buf. */
+/* Bytes enough for client_describe of c (including the terminating NUL). */
+size_t client_describe_cap(const client *c);
+/* Describe c as CLIENT LIST does (one line, no newline) into buf; returns the
+ * length written (cut to cap - 1). */
 size_t client_describe(const client *c, char *buf, size_t cap);
 /* Process whatever requests are complete in c's query buffer. */
 void client_process_input(client *c);

@@ -418,6 +418,9 @@ static resp_status resp_split(resp_parser *p, char *buf, size_t *consumed)
         p->args[p->argc].off = start;
         p->args[p->argc].len = w - start;
         p->argc++;
+        /* Keep one byte after each argument free: the caller writes a NUL there
+         * (never past r, since a separator or closing quote was consumed). */
+        w++;
     }
     p->wpos = 0;
     return resp_done(p, p->eol + 1, consumed);

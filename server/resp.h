@@ -12,7 +12,9 @@
  * request must stay the same and start at buf[0]: arguments are reported as
  * offsets from buf.
  *
- * Arguments are not copied: each is an (offset, length) into buf. Multibulk
+ * Arguments are not copied: each is an (offset, length) into buf, and the byte
+ * after each argument belongs to the request, so the caller may overwrite it
+ * (with a NUL terminator) without touching another argument. Multibulk
  * arguments are the bytes as sent. Inline arguments are unquoted and unescaped in
  * place (an unescaped argument is never longer than its source), so buf is
  * written to for inline requests only.

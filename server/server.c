@@ -16,6 +16,7 @@
 #include "net.h"
 #include "server.h"
 #include "stats.h"
+#include "value.h"
 #include "util.h"
 
 server srv;
@@ -43,6 +44,7 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
             ht_rehash_ms(&srv.dbs[i].keys, 1);
         budget -= mono_us() - t0;
     }
+    sv_compress_step(budget > 2000 ? budget : 2000);
     net_clients_cron();
     stats_cron_sample();
     if (mem_used() > srv.peak_memory)

@@ -3,7 +3,16 @@
  * INLINE (up to SV_INLINE_MAX bytes) lives in the entry's room; RAW is a heap
  * buffer with spare capacity for appends; LZ4 is a chunked compressed value
  * (lzval.h) used at or above compress-threshold. A value moves to a larger
- * encoding as it grows; replacing a value picks the encoding afresh. */
+ * encoding as it grows; replacing a value picks the encoding afresh.
+ *
+ * Compression is deferred: a write at or above the threshold stores the bytes
+ * RAW (a memcpy, as Redis) and queues the key; sv_compress_step, run from the
+ * cron with a time budget, turns queued values into LZ4 (and seals the raw tail
+ * of LZ4 values that were appended to). A key is queued at most once at a time
+ * (DBENT_F_COMPRESS_PENDING), so a hot key rewritten in a loop costs one
+ * compression per pass, not one per write. Queue items name the key, not the
+ * entry, so a key deleted, renamed or swapped away meanwhile is simply skipped
+ * (its value stays RAW until it is written again). */
 #include "value.h"
 
 #include <string.h>
@@ -17,6 +26,61 @@
 size_t sv_compress_threshold = 4096;
 size_t sv_compress_chunk = 64 * 1024;
 static lzcache *sv_cache;
+
+typedef struct cq_item {
+    db *d;
+    uint32_t klen;
+    char *key;
+} cq_item;
+
+static cq_item *cq;          /* ring of keys waiting for compression */
+static size_t cq_head, cq_len, cq_cap;
+
+static void compress_now(dbent *e);
+static int want_lz4(size_t n);
+
+/* Queue e's key for compression (once). When the queue is full the value is
+ * compressed at once, so the queue's memory stays bounded. */
+static void queue_compress(db *d, dbent *e)
+{
+    cq_item *it;
+
+    if (e->flags & DBENT_F_COMPRESS_PENDING)
+        return;
+    if (cq_len == cq_cap) {
+        if (cq_cap >= (1u << 20)) {
+            compress_now(e);
+            return;
+        }
+        {
+            size_t ncap = cq_cap ? cq_cap * 2 : 64, i;
+            cq_item *n = xmalloc(sizeof(cq_item) * ncap);
+            for (i = 0; i < cq_len; i++)
+                n[i] = cq[(cq_head + i) % cq_cap];
+            xfree(cq);
+            cq = n;
+            cq_cap = ncap;
+            cq_head = 0;
+        }
+    }
+    it = &cq[(cq_head + cq_len) % cq_cap];
+    it->d = d;
+    it->klen = e->node.klen;
+    it->key = xstrndup(e->data, e->node.klen);
+    cq_len++;
+    e->flags |= DBENT_F_COMPRESS_PENDING;
+}
+
+void sv_note_moved(db *d, dbent *e)
+{
+    if (e->type == OBJ_STRING && ((e->enc == ENC_RAW && want_lz4(e->vlen)) || e->enc == ENC_LZ4))
+        queue_compress(d, e);
+}
+
+size_t sv_compress_pending(void)
+{
+    return cq_len;
+}
 
 static lzcache *cache(void)
 {
@@ -72,16 +136,14 @@ static dbent *store_fresh(db *d, dbent *e, const char *p, size_t n)
         memcpy(dbent_room(e), p, n);
         e->enc = ENC_INLINE;
         e->vlen = (uint32_t)n;
-    } else if (want_lz4(n)) {
-        dbent_set_ptr(e, lzval_new(p, n, sv_compress_chunk));
-        e->enc = ENC_LZ4;
-        e->vlen = 0;
     } else {
         char *buf = xmalloc(n);
         memcpy(buf, p, n);
         dbent_set_ptr(e, buf);
         e->enc = ENC_RAW;
         e->vlen = (uint32_t)n;
+        if (want_lz4(n))
+            queue_compress(d, e);
     }
     return e;
 }
@@ -93,7 +155,7 @@ dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
         e->vlen = (uint32_t)n;
         return e;
     }
-    if (e->enc == ENC_RAW && n > SV_INLINE_MAX && !want_lz4(n)) {
+    if (e->enc == ENC_RAW && n > SV_INLINE_MAX) {
         char *buf = dbent_ptr(e);
         size_t cap = xmalloc_size(buf);
         if (cap < n || cap > 2 * n + 64) {
@@ -103,6 +165,8 @@ dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
         }
         memcpy(buf, p, n);
         e->vlen = (uint32_t)n;
+        if (want_lz4(n))
+            queue_compress(d, e);
         return e;
     }
     db_free_value(d, e);
@@ -153,7 +217,7 @@ static dbent *to_raw(db *d, dbent *e, size_t need)
     return e;
 }
 
-/* Make e an LZ4 value holding its current bytes. */
+/* Make e (RAW or INLINE with bytes at sv_ptr) an LZ4 value holding its bytes. */
 static int to_lz4(dbent *e)
 {
     const char *p = sv_ptr(e);
@@ -175,8 +239,10 @@ int sv_append(db *d, dbent **ep, const char *p, size_t n)
 
     if (n == 0)
         return 0;
-    if (e->enc == ENC_LZ4)
+    if (e->enc == ENC_LZ4) {
+        queue_compress(d, e); /* to seal the raw tail once appends stop */
         return lzval_append(dbent_ptr(e), p, n, cache());
+    }
     if (e->enc == ENC_INLINE && newlen <= SV_INLINE_MAX) {
         e = db_resize_entry(d, e, newlen);
         memcpy(dbent_room(e) + len, p, n);
@@ -184,16 +250,11 @@ int sv_append(db *d, dbent **ep, const char *p, size_t n)
         *ep = e;
         return 0;
     }
-    if (want_lz4(newlen)) {
-        if (e->enc == ENC_INLINE)
-            e = to_raw(d, e, len);
-        to_lz4(e);
-        *ep = e;
-        return lzval_append(dbent_ptr(e), p, n, cache());
-    }
     e = to_raw(d, e, newlen);
     memcpy((char *)dbent_ptr(e) + len, p, n);
     e->vlen = (uint32_t)newlen;
+    if (want_lz4(newlen))
+        queue_compress(d, e);
     *ep = e;
     return 0;
 }
@@ -205,12 +266,6 @@ int sv_setrange(db *d, dbent **ep, size_t off, const char *p, size_t n)
 
     if (n == 0)
         return 0;
-    if (e->enc != ENC_LZ4 && want_lz4(newlen)) {
-        if (e->enc == ENC_INLINE)
-            e = to_raw(d, e, len);
-        to_lz4(e);
-        *ep = e;
-    }
     if (e->enc == ENC_LZ4) {
         lzval *v = dbent_ptr(e);
         if (off > len) {
@@ -238,8 +293,47 @@ int sv_setrange(db *d, dbent **ep, size_t off, const char *p, size_t n)
         memcpy(buf + off, p, n);
     }
     e->vlen = (uint32_t)newlen;
+    if (e->enc == ENC_RAW && want_lz4(newlen))
+        queue_compress(d, e);
     *ep = e;
     return 0;
+}
+
+static void compress_now(dbent *e)
+{
+    if (e->enc == ENC_RAW && want_lz4(e->vlen))
+        to_lz4(e);
+    else if (e->enc == ENC_LZ4)
+        lzval_seal(dbent_ptr(e));
+}
+
+size_t sv_compress_step(int64_t budget_us)
+{
+    int64_t start = mono_us();
+    size_t done = 0;
+
+    while (cq_len > 0) {
+        cq_item it = cq[cq_head];
+        dbent *e;
+
+        cq_head = (cq_head + 1) % cq_cap;
+        cq_len--;
+        e = db_find_raw(it.d, it.key, it.klen);
+        if (e && e->type == OBJ_STRING && (e->flags & DBENT_F_COMPRESS_PENDING)) {
+            e->flags &= (uint8_t)~DBENT_F_COMPRESS_PENDING;
+            compress_now(e);
+            done++;
+        }
+        xfree(it.key);
+        if (mono_us() - start >= budget_us)
+            break;
+    }
+    if (cq_len == 0 && cq_cap > 1024) {
+        xfree(cq);
+        cq = NULL;
+        cq_cap = cq_head = 0;
+    }
+    return done;
 }
 
 const char *sv_encoding_name(const dbent *e)

@@ -39,6 +39,15 @@ int sv_append(db *d, dbent **e, const char *p, size_t n);
 /* Overwrite from off (zero-padding any gap); returns the (maybe new) address via *e. */
 int sv_setrange(db *d, dbent **e, size_t off, const char *p, size_t n);
 
+/* Compress queued values for about budget_us microseconds (cron). Returns the
+ * number of values compressed or sealed. */
+size_t sv_compress_step(int64_t budget_us);
+/* A string value now lives under a new key (RENAME, MOVE, COPY): queue it again
+ * if it still waits for compression. */
+void sv_note_moved(db *d, dbent *e);
+/* Keys waiting for compression (INFO). */
+size_t sv_compress_pending(void);
+
 /* "int", "embstr", "raw" or "lz4", as OBJECT ENCODING reports. */
 const char *sv_encoding_name(const dbent *e);
 

@@ -415,6 +415,39 @@ static void test_incrbyfloat_large(void)
     redisFree(c);
 }
 
+static void test_lcs(void)
+{
+    redisContext *c = it_redis(port);
+    redisReply *r;
+    if (!c) { CHECK(0); return; }
+    EXPECT_OK(c, "MSET lcs:1 ohmytext lcs:2 mynewtext");
+    EXPECT_STR(c, "mytext", "LCS lcs:1 lcs:2");
+    EXPECT_INT(c, 6, "LCS lcs:1 lcs:2 LEN");
+    EXPECT_STR(c, "", "LCS lcs:1 lcs:missing");
+    EXPECT_INT(c, 0, "LCS lcs:missing lcs:missing2 LEN");
+    r = CMD_ARRAY(c, "LCS lcs:1 lcs:2 IDX MINMATCHLEN 4 WITHMATCHLEN");
+    if (r) {
+        /* ["matches", [[[4, 7], [5, 8], 4]], "len", 6] */
+        int ok = r->elements == 4 && it_elem_is(r, 0, REDIS_REPLY_STRING, "matches") &&
+                 it_elem_is(r, 2, REDIS_REPLY_STRING, "len") && r->element[3]->integer == 6 &&
+                 r->element[1]->type == REDIS_REPLY_ARRAY && r->element[1]->elements == 1;
+        if (ok) {
+            redisReply *m = r->element[1]->element[0];
+            ok = m->type == REDIS_REPLY_ARRAY && m->elements == 3 && m->element[0]->elements == 2 &&
+                 m->element[0]->element[0]->integer == 4 && m->element[0]->element[1]->integer == 7 &&
+                 m->element[1]->element[0]->integer == 5 && m->element[1]->element[1]->integer == 8 &&
+                 m->element[2]->integer == 4;
+        }
+        CHECKF(ok, "LCS IDX MINMATCHLEN 4 WITHMATCHLEN has another shape");
+        freeReplyObject(r);
+    }
+    EXPECT_ERR(c, "ERR If you want both the length and indexes, please just use IDX.", "LCS lcs:1 lcs:2 LEN IDX");
+    EXPECT_ERR(c, "ERR syntax error", "LCS lcs:1 lcs:2 FOO");
+    EXPECT_ERR(c, "ERR value is not an integer or out of range", "LCS lcs:1 lcs:2 IDX MINMATCHLEN abc");
+    EXPECT_ERR(c, "ERR wrong number of arguments for 'lcs' command", "LCS lcs:1");
+    redisFree(c);
+}
+
 /* ---- binary and large values ---- */
 
 static void test_binary_values(void)
@@ -976,6 +1009,7 @@ int main(void)
     RUN(test_incr_family, "INCR, DECR, INCRBY and DECRBY count, refuse non-integers and detect overflow");
     RUN(test_incrbyfloat, "INCRBYFLOAT adds long doubles, prints them as Redis does and refuses bad floats and infinity");
     RUN(test_incrbyfloat_large, "INCRBYFLOAT prints a large result in plain decimal digits as Redis does");
+    RUN(test_lcs, "LCS finds the longest common subsequence, its length and its match indexes");
     RUN(test_binary_values, "keys and values with NUL, CR, LF and every byte value round-trip exactly");
     RUN(test_big_values, "10 MB values (random and compressible) round-trip, and GETRANGE, SETRANGE and APPEND work inside them");
     RUN(test_pipeline_one_write, "a pipeline of 10,000 commands sent in one write gets 10,000 replies in order");

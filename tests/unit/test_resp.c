@@ -284,6 +284,33 @@ static void test_inline_quotes_and_escapes(void)
     sim_free(&s);
 }
 
+/* Regression: inline arguments were unescaped back to back, so the NUL the
+ * connection writes after each argument overwrote the next one's first byte. */
+static void test_inline_args_keep_a_free_byte(void)
+{
+    char buf[] = "SET \"a\\x41b\" 'c d'  plain\r\n";
+    resp_arg args[8];
+    resp_parser p;
+    size_t consumed = 0, i;
+
+    memset(&p, 0, sizeof(p));
+    p.args = args;
+    p.args_cap = 8;
+    p.max_bulk = 1 << 20;
+    p.max_args = 1024;
+    resp_reset(&p);
+    CHECK(resp_parse(&p, buf, sizeof(buf) - 1, &consumed) == RESP_OK);
+    CHECK(p.argc == 4);
+    for (i = 0; i < p.argc; i++) {
+        CHECK(args[i].off + args[i].len < consumed);
+        buf[args[i].off + args[i].len] = '\0';
+    }
+    CHECK(strcmp(buf + args[0].off, "SET") == 0);
+    CHECK(strcmp(buf + args[1].off, "aAb") == 0);
+    CHECK(strcmp(buf + args[2].off, "c d") == 0);
+    CHECK(strcmp(buf + args[3].off, "plain") == 0);
+}
+
 static void test_blank_lines(void)
 {
     sim s;
@@ -588,6 +615,8 @@ static void test_reset_and_zeroed_parser(void)
 
 int main(void)
 {
+    RUN(test_inline_args_keep_a_free_byte,
+        "inline arguments leave a byte after each one, so NUL-terminating them corrupts nothing");
     RUN(test_single_multibulk, "a single multibulk command parses into offsets of buf, which stays unchanged");
     RUN(test_pipelined, "many pipelined commands in one buffer parse one after the other");
     RUN(test_split_everywhere, "a pipelined stream split at every byte position parses to the same commands");
