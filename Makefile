@@ -29,8 +29,15 @@ ITEST_C    := $(wildcard tests/integration/*.c)
 ITEST_BIN  := $(ITEST_C:%.c=$(BUILD)/%)
 TOOLS      := $(if $(wildcard persistence/check_aof.c),$(BUILD)/scratchpad-check-aof)
 
+# Components add their targets here from their own fragments: EXTRA_ALL (built
+# by `make`), and test programs built into $(BUILD)/tests/extra/ (run by
+# tests/run.sh).
+EXTRA_ALL :=
+-include client/client.mk
+-include bench/bench.mk
+
 .PHONY: all run test asan bench clean deps deps-build unit-tests
-all: $(BUILD)/scratchpad-server $(TOOLS) unit-tests $(ITEST_BIN)
+all: $(BUILD)/scratchpad-server $(TOOLS) unit-tests $(ITEST_BIN) $(EXTRA_ALL)
 
 unit-tests: $(UNIT_BIN)
 

@@ -670,12 +670,17 @@ static void cmd_debug(client *c)
     static const char *const help[] = {
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
+        "LZ4-CORRUPT <key> [<entry>] <chunk>",
+        "    Test hook: damage compressed chunk <chunk> of a string value, or of entry",
+        "    <entry> of a scratchpad, so that tests can check corruption is detected.",
         NULL,
     };
     if (c->argc == 2 && str_eq_ci(c->argv[1].p, c->argv[1].len, "help"))
         reply_help_lines(c, help);
     else if (c->argc == 3 && str_eq_ci(c->argv[1].p, c->argv[1].len, "sleep"))
         debug_sleep(c);
+    else if ((c->argc == 4 || c->argc == 5) && str_eq_ci(c->argv[1].p, c->argv[1].len, "lz4-corrupt"))
+        debug_lz4_corrupt(c);
     else
         reply_subcommand_syntax(c);
 }

@@ -1441,6 +1441,43 @@ static void cmd_sp_persist(client *c)
     reply_int(c, 1);
 }
 
+/* ---- the corruption test hook ---- */
+
+void debug_lz4_corrupt(client *c)
+{
+    long long chunk;
+    dbent *ke = db_lookup_write(c->db, c->argv[2].p, c->argv[2].len);
+    lzval *v = NULL;
+
+    if (arg_ll(c, c->argc - 1, &chunk) < 0)
+        return;
+    if (!ke) {
+        reply_error(c, ERR_NOKEY);
+        return;
+    }
+    if (ke->type == OBJ_STRING && c->argc == 4) {
+        sv_compress_entry(ke);
+        if (ke->enc == ENC_LZ4)
+            v = dbent_ptr(ke);
+    } else if (ke->type == OBJ_SCRATCHPAD && c->argc == 5) {
+        sp_entry *e = sp_find(dbent_ptr(ke), c->argv[3].p, c->argv[3].len);
+        if (e && e->enc == SP_ENC_LZ4)
+            v = e->lz;
+    } else {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    if (!v) {
+        reply_error(c, "ERR the value is not stored compressed");
+        return;
+    }
+    if (chunk < 0 || lzval_debug_corrupt(v, (size_t)chunk) < 0) {
+        reply_error(c, "ERR no such chunk");
+        return;
+    }
+    reply_ok(c);
+}
+
 #define SPW (CMD_WRITE | CMD_DENYOOM)
 #define SPR (CMD_READONLY)
 const cmd_def cmd_table_sp[] = {

@@ -20,6 +20,8 @@ extern const cmd_def cmd_table_sp[];
 
 /* Register the scratchpad type's hooks with the keyspace (cmd_sp.c). */
 void sp_type_register(void);
+/* DEBUG LZ4-CORRUPT key [entry] chunk (cmd_sp.c): the corruption test hook. */
+void debug_lz4_corrupt(client *c);
 
 /* Build the registry (allocates the stats). Call once at start-up. */
 void cmd_init(void);

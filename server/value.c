@@ -307,6 +307,11 @@ static void compress_now(dbent *e)
         lzval_seal(dbent_ptr(e));
 }
 
+void sv_compress_entry(dbent *e)
+{
+    compress_now(e);
+}
+
 size_t sv_compress_step(int64_t budget_us)
 {
     int64_t start = mono_us();

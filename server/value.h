@@ -45,6 +45,8 @@ size_t sv_compress_step(int64_t budget_us);
 /* A string value now lives under a new key (RENAME, MOVE, COPY): queue it again
  * if it still waits for compression. */
 void sv_note_moved(db *d, dbent *e);
+/* Compress e now if it waits for compression (tests, DEBUG). */
+void sv_compress_entry(dbent *e);
 /* Keys waiting for compression (INFO). */
 size_t sv_compress_pending(void);
 

@@ -10,6 +10,8 @@
 #   tests/integration/*.sh       run with sh
 #   tests/integration/*.py       run with /usr/bin/python3 (Debian's, with python3-redis)
 #   tests/integration/*.js       run with node, clients from tests/clients/node
+#   $BUILD/tests/extra/*         test programs built by component fragments
+#                                (client/client.mk, bench/bench.mk)
 #
 # Environment given to every program: SERVER (the server binary), BUILD, TOP.
 # TESTS=pattern runs only the programs whose path contains pattern.
@@ -56,6 +58,11 @@ for t in "$TOP"/tests/integration/*; do
     *.py) run_one "integration/$(basename "$t")" /usr/bin/python3 "$t" ;;
     *.js) run_one "integration/$(basename "$t")" node "$t" ;;
     esac
+done
+for t in "$TOP/$BUILD"/tests/extra/*; do
+    [ -x "$t" ] && [ -f "$t" ] || continue
+    case "$t" in *.d|*.o) continue ;; esac
+    run_one "extra/$(basename "$t")" "$t"
 done
 [ -n "$failures" ] && echo "failing programs:$failures"
 echo "$passed passed, $failed failed"
