@@ -11,7 +11,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BUILD   ?= build
-PKGS    := libevent liblz4 libxxhash libpcre2-8 nettle
+PKGS    := libevent liblz4 libxxhash libpcre2-8 nettle libisal
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 HIREDIS_CFLAGS := $(shell pkg-config --cflags hiredis 2>/dev/null)
@@ -60,7 +60,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c
 	$(CC) $(ALL_CFLAGS) $(HIREDIS_CFLAGS) -o $@ $< $(HIREDIS_LIBS) $(LIBS)
 
 # Debian packages: what building needs, and what the tests need on top.
-BUILD_DEBS := build-essential pkg-config libevent-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev
+BUILD_DEBS := build-essential pkg-config libevent-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev
 TEST_DEBS  := redis-tools redis-server python3-redis nodejs npm
 deps-build:
 	@sh tests/install-deps.sh $(BUILD_DEBS)
