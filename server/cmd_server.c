@@ -316,12 +316,19 @@ static void info_memory(sbuf *b)
             "arena_large_bytes:%zu\r\n"
             "arena_page_bytes:%zu\r\n"
             "arena_pages:%zu\r\n"
-            "lz4_pending_values:%zu\r\n",
+            "lz4_pending_values:%zu\r\n"
+            "dataset_logical_bytes:%zu\r\n"
+            "dataset_stored_bytes:%zu\r\n"
+            "dataset_compression_ratio:%.2f\r\n"
+            "dataset_accounted_keys:%zu\r\n"
+            "dataset_accounted_at:%lld\r\n",
             used, h_used, rss, h_rss, srv.peak_memory, h_peak,
             srv.peak_memory ? (double)used * 100 / (double)srv.peak_memory : 0.0, total_ram, h_total,
             srv.cfg.maxmemory, h_max, policy, used ? (double)rss / (double)used : 0.0,
             (long long)rss - (long long)used, clients_mem, as.live_bytes, as.live_objects, as.large_bytes,
-            as.page_bytes, as.pages, sv_compress_pending());
+            as.page_bytes, as.pages, sv_compress_pending(), srv.ds_logical, srv.ds_stored,
+            srv.ds_stored ? (double)srv.ds_logical / (double)srv.ds_stored : 1.0, srv.ds_keys,
+            (long long)srv.ds_when);
 }
 
 static void info_persistence(sbuf *b)

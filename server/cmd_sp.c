@@ -70,6 +70,11 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
     return sp_next_expire(s);
 }
 
+size_t sp_logical_bytes(const void *p)
+{
+    return ((const sp *)p)->bytes;
+}
+
 void sp_type_register(void)
 {
     db_type_free[OBJ_SCRATCHPAD] = type_free;

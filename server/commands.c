@@ -364,7 +364,6 @@ static void dispatch(client *c)
 {
     const cmd_def *cmd;
 
-    db_now = now_ms();
     cmd = cmd_resolve(c);
     if (!cmd) {
         multi_flag_error(c);
@@ -406,15 +405,18 @@ static void dispatch(client *c)
 
 void cmd_call(client *c, const cmd_def *cmd)
 {
-    int64_t start, dur;
+    uint64_t start;
+    int64_t dur;
     cmd_stats *st;
 
     c->cmd = cmd;
     srv.current = c;
     in_call++;
-    start = mono_us();
+    start = fast_ticks();
     cmd->proc(c);
-    dur = mono_us() - start;
+    dur = fast_ticks_to_us(fast_ticks() - start);
+    if (dur >= 1000)
+        db_now = now_ms(); /* a slow command: later commands of the batch see the time move on */
     in_call--;
     st = stats_of(cmd);
     if (st) {

@@ -20,6 +20,8 @@ extern const cmd_def cmd_table_sp[];
 
 /* Register the scratchpad type's hooks with the keyspace (cmd_sp.c). */
 void sp_type_register(void);
+/* Logical bytes of a scratchpad value (cmd_sp.c). */
+size_t sp_logical_bytes(const void *p);
 /* DEBUG LZ4-CORRUPT key [entry] chunk (cmd_sp.c): the corruption test hook. */
 void debug_lz4_corrupt(client *c);
 

@@ -70,6 +70,7 @@ int main(int argc, char **argv)
     if (cfg_load_args(argc - argi, argv + argi) < 0)
         return 1;
 
+    fast_clock_init();
     srv.pid = getpid();
     srv.start_ms = now_ms();
     srv.last_save = srv.start_ms / 1000;

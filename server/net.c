@@ -416,6 +416,10 @@ static void grow_args(client *c)
 
 void client_process_input(client *c)
 {
+    /* One clock reading per batch: every command of a pipeline sees the same
+     * instant for expiry decisions (reading the clock per command cost more than
+     * a GET). */
+    db_now = now_ms();
     while (c->qpos < c->qlen && !(c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY))) {
         size_t consumed = 0, i;
         resp_status st;

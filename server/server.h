@@ -242,6 +242,12 @@ typedef struct server {
     long long slowlog_next_id;
 
     int watching_clients;           /* clients with at least one WATCHed key */
+
+    /* Dataset accounting, from the last complete incremental pass (server.c). */
+    size_t ds_logical;              /* bytes, values as clients see them */
+    size_t ds_stored;               /* bytes, what the values occupy (compressed or not) */
+    size_t ds_keys;                 /* keys seen by the pass */
+    int64_t ds_when;                /* ms, when the pass completed (0 = none yet) */
     int loading;
 } server;
 
@@ -250,6 +256,8 @@ extern server srv;
 /* server.c: set-up, the cron and shut-down. */
 int server_init_keyspace(void);
 void server_cron(int fd, short what, void *arg);
+/* Advance the dataset accounting pass for about budget_us (cron). */
+void server_dataset_scan(int64_t budget_us);
 void server_reschedule_cron(void);
 void server_write_pidfile(void);
 void server_shutdown(void);

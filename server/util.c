@@ -294,6 +294,60 @@ int64_t now_us(void)
     return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
 }
 
+static int fast_tsc;          /* 1: fast_ticks reads the TSC */
+static double fast_us_per_tick = 1.0;
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+void fast_clock_init(void)
+{
+#if defined(__x86_64__)
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[4096];
+    int constant = 0, nonstop = 0;
+
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        constant = strstr(line, " constant_tsc") != NULL;
+        nonstop = strstr(line, " nonstop_tsc") != NULL;
+        break;
+    }
+    fclose(f);
+    if (constant && nonstop) {
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        int64_t u0 = mono_us();
+        uint64_t t0 = __rdtsc(), t1;
+        int64_t u1;
+        nanosleep(&ts, NULL);
+        t1 = __rdtsc();
+        u1 = mono_us();
+        if (t1 > t0 && u1 > u0) {
+            fast_us_per_tick = (double)(u1 - u0) / (double)(t1 - t0);
+            fast_tsc = 1;
+        }
+    }
+#endif
+}
+
+uint64_t fast_ticks(void)
+{
+#if defined(__x86_64__)
+    if (fast_tsc)
+        return __rdtsc();
+#endif
+    return (uint64_t)mono_us();
+}
+
+int64_t fast_ticks_to_us(uint64_t ticks)
+{
+    return fast_tsc ? (int64_t)((double)ticks * fast_us_per_tick) : (int64_t)ticks;
+}
+
 int64_t mono_us(void)
 {
     struct timespec ts;

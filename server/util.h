@@ -40,4 +40,12 @@ int64_t now_us(void);
 /* Monotonic microseconds. */
 int64_t mono_us(void);
 
+/* Cheap interval timing for the per-command durations (commandstats, slowlog):
+ * the CPU's timestamp counter where it is invariant (x86-64 with constant_tsc
+ * and nonstop_tsc), calibrated against CLOCK_MONOTONIC by fast_clock_init;
+ * CLOCK_MONOTONIC in microseconds elsewhere. */
+void fast_clock_init(void);
+uint64_t fast_ticks(void);
+int64_t fast_ticks_to_us(uint64_t ticks);
+
 #endif
