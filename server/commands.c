@@ -20,6 +20,7 @@
 
 static const cmd_def *table_list[] = {
     cmd_table_conn, cmd_table_string, cmd_table_keys, cmd_table_server, cmd_table_multi, cmd_table_sp,
+    cmd_table_lcs, cmd_table_memory,
 };
 
 typedef struct reg_slot {

@@ -17,6 +17,8 @@ extern const cmd_def cmd_table_keys[];
 extern const cmd_def cmd_table_server[];
 extern const cmd_def cmd_table_multi[];
 extern const cmd_def cmd_table_sp[];
+extern const cmd_def cmd_table_lcs[];
+extern const cmd_def cmd_table_memory[];
 
 /* Register the scratchpad type's hooks with the keyspace (cmd_sp.c). */
 void sp_type_register(void);

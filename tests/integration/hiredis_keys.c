@@ -499,16 +499,6 @@ static void test_object(void)
     redisFree(c);
 }
 
-static void test_object_idletime(void)
-{
-    redisContext *c = it_redis(port);
-    if (!c) { CHECK(0); return; }
-    EXPECT_OK(c, "SET ob:idle v");
-    EXPECT_INT(c, 0, "OBJECT IDLETIME ob:idle");
-    EXPECT_NIL(c, "OBJECT IDLETIME ob:missing");
-    redisFree(c);
-}
-
 static void test_watch_key_commands(void)
 {
     static const char *const touches[] = {"DEL wk:k", "EXPIRE wk:k 100", "RENAME wk:k wk:k2", "FLUSHDB",
@@ -893,7 +883,6 @@ int main(void)
     RUN(test_scan, "SCAN returns every key at least once, with MATCH, TYPE and COUNT, while the keyspace changes");
     RUN(test_randomkey_dbsize_flush, "RANDOMKEY, DBSIZE and FLUSHDB work on the selected database only");
     RUN(test_object, "OBJECT ENCODING, REFCOUNT and FREQ answer as Redis does");
-    RUN(test_object_idletime, "OBJECT IDLETIME answers for a key and nil for a missing one");
     RUN(test_watch_key_commands, "DEL, EXPIRE, RENAME, FLUSHDB, MOVE, UNLINK and PERSIST of a WATCHed key fail EXEC");
     RUN(test_info, "INFO shows its sections, the port, the pid, hits, misses and the keyspace");
     RUN(test_info_stats_sections, "INFO commandstats and errorstats count the commands and errors");
