@@ -203,6 +203,28 @@ static int arg_nonneg(client *c, int i, const char *what, long long *out)
     return 0;
 }
 
+/* Bytes [b0, b1) of an entry: *out points at them (into the entry, or into *tmp,
+ * an xmalloc'd copy the caller frees). 0, or -1 if a chunk is corrupt. Getting
+ * the bytes before replying lets a corrupt chunk be a top-level error. */
+static int entry_bytes(const sp_entry *e, size_t b0, size_t b1, const char **out, char **tmp)
+{
+    sp_params pr = params();
+
+    *tmp = NULL;
+    if (e->enc == SP_ENC_RAW) {
+        *out = e->raw + b0;
+        return 0;
+    }
+    *tmp = xmalloc(b1 - b0 + 1);
+    if (sp_entry_read(e, b0, b1 - b0, *tmp, &pr) < 0) {
+        xfree(*tmp);
+        *tmp = NULL;
+        return -1;
+    }
+    *out = *tmp;
+    return 0;
+}
+
 /* Reply bytes [b0, b1) of an entry as a bulk string. */
 static void reply_entry_bytes(client *c, const sp_entry *e, size_t b0, size_t b1)
 {
@@ -534,9 +556,18 @@ static void cmd_sp_read(client *c)
         if (truncated)
             meta_next = (long long)u1;
     }
-    if (withmeta)
-        reply_array(c, 2);
-    reply_entry_bytes(c, e, b0, b1);
+    {
+        const char *win;
+        char *tmp;
+        if (entry_bytes(e, b0, b1, &win, &tmp) < 0) {
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+        if (withmeta)
+            reply_array(c, 2);
+        reply_bulk(c, win, b1 - b0);
+        xfree(tmp);
+    }
     if (!withmeta)
         return;
     reply_map(c, 8);
@@ -618,11 +649,13 @@ static void cmd_sp_range(client *c)
 
 /* ---- SP.GREP ---- */
 
+/* The lines a grep reports, kept until the search ends so that a search stopped
+ * by a limit answers a plain error, not a partial array. */
 typedef struct grep_out {
-    client *c;
-    long count;
-    char *buf; /* scratch for "lineno:line" */
-    size_t cap;
+    char *buf;   /* "lineno:line" / "lineno-line", back to back */
+    size_t len, cap;
+    size_t *ends; /* ends[i]: end offset in buf of line i */
+    size_t count, ncap;
 } grep_out;
 
 static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int is_match)
@@ -630,13 +663,20 @@ static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int i
     grep_out *g = ctx;
     char num[24];
     size_t nl = ll_to_str(num, (long long)lineno), need = nl + 1 + len;
-    char *dst = reply_bulk_reserve(g->c, need);
-    if (dst) {
-        memcpy(dst, num, nl);
-        dst[nl] = is_match ? ':' : '-';
-        memcpy(dst + nl + 1, p, len);
+
+    if (g->len + need > g->cap) {
+        g->cap = (g->len + need) * 2;
+        g->buf = xrealloc(g->buf, g->cap);
     }
-    g->count++;
+    memcpy(g->buf + g->len, num, nl);
+    g->buf[g->len + nl] = is_match ? ':' : '-';
+    memcpy(g->buf + g->len + nl + 1, p, len);
+    g->len += need;
+    if (g->count == g->ncap) {
+        g->ncap = g->ncap ? g->ncap * 2 : 64;
+        g->ends = xrealloc(g->ends, g->ncap * sizeof(size_t));
+    }
+    g->ends[g->count++] = g->len;
 }
 
 static void cmd_sp_grep(client *c)
@@ -649,7 +689,6 @@ static void cmd_sp_grep(client *c)
     char err[256];
     char *content = NULL;
     const char *buf;
-    void *slot;
     long long v;
     int i, replied, withmeta = 0, rc;
     sp_entry *e;
@@ -715,34 +754,24 @@ static void cmd_sp_grep(client *c)
     }
     if (!grep_cache)
         grep_cache = spgrep_cache_new(16);
-    g.c = c;
-    g.count = 0;
-    g.buf = NULL;
-    g.cap = 0;
-    /* Compile first (with a dry run on an empty subject) so that a bad pattern is
-     * answered before any reply bytes are produced. */
-    {
-        spgrep_opts dry = o;
-        spgrep_result dres;
-        dry.max_matches = 0;
-        dry.count_all = 0;
-        dry.context = 0;
-        rc = spgrep_run(grep_cache, "", 0, pat->p, pat->len, &dry, grep_emit, &g, &dres, err, sizeof(err));
-        if (rc == SPGREP_BADPATTERN) {
-            reply_errorf(c, "ERR invalid pattern at offset %zu: %s", dres.err_offset, err);
-            xfree(content);
-            return;
-        }
-    }
-    if (withmeta)
-        reply_array(c, 2);
-    slot = reply_defer(c);
+    memset(&g, 0, sizeof(g));
+    o.max_us = srv.cfg.sp_grep_max_time * 1000LL;
     rc = spgrep_run(grep_cache, buf, e->size, pat->p, pat->len, &o, grep_emit, &g, &res, err, sizeof(err));
-    if (rc == SPGREP_LIMIT) {
-        /* Close the partial array so the stream stays well-formed, then report. */
-        reply_defer_array(c, slot, g.count + 1);
-        reply_errorf(c, "ERR pattern exceeded the match limit at line %zu (%s): simplify it (catastrophic "
-                     "backtracking?) or use LITERAL", res.err_line, err);
+    if (rc == SPGREP_BADPATTERN) {
+        reply_errorf(c, "ERR invalid pattern at offset %zu: %s", res.err_offset, err);
+    } else if (rc == SPGREP_LIMIT) {
+        reply_errorf(c, "ERR SP.GREP stopped at line %zu: %s (sp-grep-match-limit per line, sp-grep-max-time "
+                     "per call); simplify the pattern (catastrophic backtracking?), use LITERAL, or narrow the "
+                     "entry with SP.READ LINES", res.err_line, err);
+    } else {
+        size_t k, from = 0;
+        if (withmeta)
+            reply_array(c, 2);
+        reply_array(c, (long)g.count);
+        for (k = 0; k < g.count; k++) {
+            reply_bulk(c, g.buf + from, g.ends[k] - from);
+            from = g.ends[k];
+        }
         if (withmeta) {
             reply_map(c, 3);
             reply_bulk_cstr(c, "matched");
@@ -750,21 +779,11 @@ static void cmd_sp_grep(client *c)
             reply_bulk_cstr(c, "shown");
             reply_int(c, (long long)res.shown);
             reply_bulk_cstr(c, "truncated");
-            reply_int(c, 1);
+            reply_int(c, res.matched > res.shown);
         }
-        xfree(content);
-        return;
     }
-    reply_defer_array(c, slot, g.count);
-    if (withmeta) {
-        reply_map(c, 3);
-        reply_bulk_cstr(c, "matched");
-        reply_int(c, (long long)res.matched);
-        reply_bulk_cstr(c, "shown");
-        reply_int(c, (long long)res.shown);
-        reply_bulk_cstr(c, "truncated");
-        reply_int(c, res.matched > res.shown);
-    }
+    xfree(g.buf);
+    xfree(g.ends);
     xfree(content);
 }
 
@@ -774,7 +793,12 @@ static void reply_entry_meta_map(client *c, const sp_entry *e, int with_name, in
 {
     sp_params pr = params();
     int n = 7 + with_name + (extended ? 5 : 0);
+    uint8_t sha[32];
 
+    if (extended && sp_entry_sha256((sp_entry *)e, sha, &pr) < 0) {
+        reply_error(c, ERR_CORRUPT);
+        return;
+    }
     reply_map(c, n);
     if (with_name) {
         reply_bulk_cstr(c, "name");
@@ -799,7 +823,6 @@ static void reply_entry_meta_map(client *c, const sp_entry *e, int with_name, in
     reply_bulk_cstr(c, "ttl");
     reply_int(c, entry_ttl_ms(e));
     if (extended) {
-        uint8_t sha[32];
         char hex[65];
         int k;
         reply_bulk_cstr(c, "encoding");
@@ -809,13 +832,9 @@ static void reply_entry_meta_map(client *c, const sp_entry *e, int with_name, in
         reply_bulk_cstr(c, "chunks");
         reply_int(c, (long long)sp_entry_chunks(e));
         reply_bulk_cstr(c, "sha256");
-        if (sp_entry_sha256((sp_entry *)e, sha, &pr) < 0) {
-            reply_null(c);
-        } else {
-            for (k = 0; k < 32; k++)
-                snprintf(hex + 2 * k, 3, "%02x", sha[k]);
-            reply_bulk(c, hex, 64);
-        }
+        for (k = 0; k < 32; k++)
+            snprintf(hex + 2 * k, 3, "%02x", sha[k]);
+        reply_bulk(c, hex, 64);
     }
 }
 

@@ -157,6 +157,7 @@ const cfg_def cfg_table[] = {
     {"sp-offload-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(sp_offload_threshold), NULL, NULL, NULL, NULL},
     {"sp-default-ttl", CFG_INT, 0, 0, 100LL * 365 * 24 * 3600, "0", C(sp_default_ttl), NULL, NULL, NULL, NULL},
     {"sp-grep-max-scan", CFG_MEMORY, 0, 1024, 1LL << 32, "64mb", C(sp_grep_max_scan), NULL, NULL, NULL, NULL},
+    {"sp-grep-max-time", CFG_INT, 0, 1, 60000, "250", C(sp_grep_max_time), NULL, NULL, NULL, NULL},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
@@ -166,7 +167,8 @@ const cfg_def cfg_table[] = {
 static int is_ll_field(const cfg_def *d)
 {
     return d->type == CFG_MEMORY || d->field == (void *)&srv.cfg.slowlog_slower_than ||
-           d->field == (void *)&srv.cfg.sp_default_ttl || d->field == (void *)&srv.cfg.sp_grep_match_limit;
+           d->field == (void *)&srv.cfg.sp_default_ttl || d->field == (void *)&srv.cfg.sp_grep_match_limit ||
+           d->field == (void *)&srv.cfg.sp_grep_max_time;
 }
 
 const cfg_def *cfg_find(const char *name, size_t len)

@@ -80,11 +80,15 @@ int main(int argc, char **argv)
     multi_init();
     slowlog_resize();
     {
-        const char *err = NULL;
-        const cfg_def *d = cfg_find("maxclients", 10);
-        if (d->apply && d->apply(&err) < 0) {
-            log_warning("%s", err);
-            return 1;
+        /* Values from the file and the command line take effect as a run-time
+         * change would (thresholds, maxclients' descriptor limit, ...). */
+        const cfg_def *d;
+        for (d = cfg_table; d->name; d++) {
+            const char *err = NULL;
+            if (d->apply && d->apply(&err) < 0) {
+                log_warning("%s: %s", d->name, err);
+                return 1;
+            }
         }
     }
     srv.base = event_base_new();

@@ -192,6 +192,7 @@ typedef struct server_config {
     long long sp_default_ttl;      /* s, lifetime of entries written without one, 0 = none */
     long long sp_grep_max_scan;    /* bytes, the largest entry SP.GREP scans in one call */
     long long sp_grep_match_limit; /* PCRE2 match limit per line */
+    long long sp_grep_max_time;    /* ms, the longest one SP.GREP call may run */
 } server_config;
 
 typedef struct server {

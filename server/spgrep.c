@@ -11,6 +11,7 @@
 #include <pcre2.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "mem.h"
 
@@ -96,6 +97,13 @@ static slot *get_code(spgrep_cache *c, const char *pat, size_t plen, uint32_t fl
     return s;
 }
 
+static int64_t mono_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 typedef struct line_pos {
     size_t lineno;
     const char *p;
@@ -115,6 +123,7 @@ int spgrep_run(spgrep_cache *c, const char *buf, size_t n, const char *pat, size
     pcre2_match_data *md = NULL;
     slot *s;
     int rc = SPGREP_OK;
+    int64_t t0 = o->max_us ? mono_now_us() : 0;
 
     memset(res, 0, sizeof(*res));
     if (o->utf && plen > 0) {
@@ -140,6 +149,12 @@ int spgrep_run(spgrep_cache *c, const char *buf, size_t n, const char *pat, size
         lineno++;
         if (!reporting && after == 0 && !o->count_all)
             break;
+        if (o->max_us && (lineno & 15) == 0 && mono_now_us() - t0 > o->max_us) {
+            res->err_line = lineno;
+            snprintf(err, errcap, "time budget of %lld ms exceeded", (long long)(o->max_us / 1000));
+            rc = SPGREP_LIMIT;
+            break;
+        }
         if (s->jit)
             m = pcre2_jit_match(s->code, (PCRE2_SPTR)p, len, 0, mflags, md, c->mctx);
         else
@@ -170,6 +185,12 @@ int spgrep_run(spgrep_cache *c, const char *buf, size_t n, const char *pat, size
                 last_emitted = lineno;
                 res->shown++;
                 after = o->context;
+            } else if (after > 0) {
+                /* Past MAX, a matching line inside the last match's trailing
+                 * context is shown as context. */
+                emit(ctx, lineno, p, len, 0);
+                last_emitted = lineno;
+                after--;
             }
         } else if (after > 0) {
             emit(ctx, lineno, p, len, 0);

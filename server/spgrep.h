@@ -25,6 +25,7 @@ typedef struct spgrep_opts {
     int count_all;        /* keep scanning after max_matches to count every match */
     uint32_t match_limit; /* PCRE2 match limit per line */
     uint32_t depth_limit; /* PCRE2 depth limit per line */
+    int64_t max_us;       /* time budget of one call in microseconds (0 = none): past it, SPGREP_LIMIT */
 } spgrep_opts;
 
 typedef struct spgrep_result {

@@ -1,0 +1,41 @@
+# bench/bench.mk -- scratchpad-bench, the multi-agent load generator.
+#
+# Included by the top Makefile before its `all` target. Builds, under $(BUILD)
+# and with $(CFLAGS) (so `make asan` gives a sanitized copy in build-asan/):
+#   $(BUILD)/scratchpad-bench          the benchmark (hiredis async + libevent)
+#   $(BUILD)/tests/extra/bench_units   unit tests of its histogram and text
+#                                      generator (run by tests/run.sh)
+# Objects go to $(BUILD)/bench/. The end-to-end test is
+# tests/integration/bench_smoke.sh; the comparison with redis-server is
+# bench/compare.sh (see bench/README.md).
+
+# The fragment comes before `all`: keep `all` the default goal.
+ifeq ($(.DEFAULT_GOAL),)
+.DEFAULT_GOAL := all
+endif
+
+BENCH_SRC    := bench/scratchpad_bench.c bench/agent.c bench/ops.c bench/hist.c bench/loggen.c
+BENCH_OBJ    := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.o)
+BENCH_BIN    := $(BUILD)/scratchpad-bench
+BENCH_UNITS  := $(BUILD)/tests/extra/bench_units
+BENCH_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(HIREDIS_CFLAGS) $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP
+BENCH_LIBS   := $(HIREDIS_LIBS) $(LIBS)
+
+EXTRA_ALL += $(BENCH_BIN) $(BENCH_UNITS)
+
+.PHONY: bench-build
+bench-build: $(BENCH_BIN)
+
+# More specific than the top Makefile's $(BUILD)/%.o rule, so it wins.
+$(BUILD)/bench/%.o: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -Ibench -c -o $@ $<
+
+$(BENCH_BIN): $(BENCH_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(BENCH_LIBS)
+
+$(BENCH_UNITS): $(BUILD)/bench/test_units.o $(BUILD)/bench/hist.o $(BUILD)/bench/loggen.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(BENCH_LIBS)
+
+-include $(BENCH_OBJ:.o=.d) $(BUILD)/bench/test_units.d

@@ -1,0 +1,457 @@
+#!/bin/sh
+# compare.sh -- scratchpad-bench against scratchpad-server and against
+# redis-server (--baseline redis: the same agents' work in plain Redis
+# commands), side by side, on this machine.
+#
+# For each persistence mode ("off"; then "everysec" when scratchpad-server
+# answers CONFIG GET appendonly, i.e. has an append-only log), each workload and
+# each of ROUNDS rounds, a fresh server of each kind is started on a free port
+# and the benchmark runs against it; the two kinds alternate and swap order every
+# round (scratchpad, redis / redis, scratchpad / ...) so that a drift of the
+# machine hurts both alike. Servers are pinned to SERVER_CPU and the benchmark to
+# BENCH_CPU with taskset, so they never compete for a core. The report gives the
+# median of the rounds and the ratio scratchpad/redis, with the CPU time each
+# side used, so that a client-bound or server-bound run can be told apart.
+#
+# Output: bench/results/compare-<date>.md (Markdown) and compare-<date>.png
+# (gnuplot: throughput, used_memory and latency percentiles side by side); the
+# raw JSON of every run goes to bench/results/raw-<date>/ (ignored by git).
+# Progress on standard error. Every server is stopped by PID on exit, Ctrl-C
+# included. A benchmark, not a test: it asserts nothing.
+#
+# Environment (all optional):
+#   ROUNDS      rounds per server and workload        (3)
+#   DURATION    measured seconds per run              (8)
+#   WARMUP      unmeasured seconds per run            (3)
+#   AGENTS      agents (connections) per run          (200)
+#   WORKLOADS   presets to run        (agent-mix small-kv offload-heavy read-heavy)
+#   BENCH_ARGS  extra scratchpad-bench options for every run
+#   SERVER, BENCH, REDIS_SERVER, REDIS_CLI   binaries ($BUILD/..., from PATH)
+#   SERVER_ARGS, REDIS_ARGS   extra --directive value words for each server
+#   SERVER_CPU, BENCH_CPU     CPUs to pin to          (0 and 1)
+#   OUT         report path              (bench/results/compare-<date>.md)
+set -u
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+SERVER=${SERVER:-$TOP/$BUILD/scratchpad-server}
+BENCH=${BENCH:-$TOP/$BUILD/scratchpad-bench}
+REDIS_SERVER=${REDIS_SERVER:-redis-server}
+REDIS_CLI=${REDIS_CLI:-redis-cli}
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-8}
+WARMUP=${WARMUP:-3}
+AGENTS=${AGENTS:-200}
+WORKLOADS=${WORKLOADS:-agent-mix small-kv offload-heavy read-heavy}
+BENCH_ARGS=${BENCH_ARGS:-}
+SERVER_ARGS=${SERVER_ARGS:-}
+REDIS_ARGS=${REDIS_ARGS:-}
+SERVER_CPU=${SERVER_CPU:-0}
+BENCH_CPU=${BENCH_CPU:-1}
+STAMP=$(date '+%Y-%m-%d-%H%M')
+OUT=${OUT:-$TOP/bench/results/compare-$STAMP.md}
+PY=/usr/bin/python3
+
+say() { echo "$*" >&2; }
+die() { say "compare: $*"; exit 1; }
+
+for bin in "$SERVER" "$BENCH" "$REDIS_SERVER" "$REDIS_CLI" "$PY"; do
+    command -v "$bin" >/dev/null 2>&1 || die "$bin not found (run make; install redis-server, redis-tools, python3)"
+done
+if ! command -v gnuplot >/dev/null 2>&1; then
+    say "gnuplot missing: installing gnuplot-nox"
+    apt-get install -y gnuplot-nox >/dev/null 2>&1 ||
+        { apt-get update >/dev/null 2>&1 && apt-get install -y gnuplot-nox >/dev/null 2>&1; } ||
+        say "warning: could not install gnuplot-nox; the report will have no chart"
+fi
+
+# One descriptor per agent in the benchmark and in each server.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -H -n)" 2>/dev/null
+
+OUTDIR=$(cd "$(dirname "$OUT")" 2>/dev/null && pwd) || { mkdir -p "$(dirname "$OUT")" && OUTDIR=$(cd "$(dirname "$OUT")" && pwd); }
+BASE=$(basename "$OUT" .md)
+PNG="$OUTDIR/$BASE.png"
+RAW="$OUTDIR/raw-${BASE#compare-}"
+mkdir -p "$RAW" || die "cannot create $RAW"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/compare.XXXXXX") || die "cannot create a temporary directory"
+RUNS="$WORK/runs"
+: >"$RUNS"
+PIDS=""
+
+cleanup() {
+    for p in $PIDS; do
+        kill "$p" 2>/dev/null
+    done
+    for p in $PIDS; do
+        wait "$p" 2>/dev/null
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+PIN_SERVER=""
+PIN_BENCH=""
+if command -v taskset >/dev/null 2>&1 && taskset -c "$SERVER_CPU" true 2>/dev/null &&
+    taskset -c "$BENCH_CPU" true 2>/dev/null && [ "$SERVER_CPU" != "$BENCH_CPU" ]; then
+    PIN_SERVER="taskset -c $SERVER_CPU"
+    PIN_BENCH="taskset -c $BENCH_CPU"
+    PINNING="servers on CPU $SERVER_CPU, scratchpad-bench on CPU $BENCH_CPU (taskset)"
+else
+    PINNING="none (taskset or a second CPU missing): figures are noisier"
+    say "warning: running unpinned"
+fi
+
+free_port() {
+    $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# CPU seconds (user + system) a process has used so far.
+cpu_of() {
+    awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# start_server KIND MODE: a fresh server on a free port; sets SPID, SPORT, SDIR.
+start_server() {
+    kind=$1
+    mode=$2
+    tries=0
+    while [ $tries -lt 5 ]; do
+        tries=$((tries + 1))
+        SPORT=$(free_port)
+        SDIR="$WORK/$kind-$SPORT"
+        mkdir -p "$SDIR"
+        if [ "$kind" = scratchpad ]; then
+            persist=""
+            [ "$mode" = everysec ] && persist="--appendonly yes --appendfsync everysec --dir $SDIR"
+            # shellcheck disable=SC2086 # word lists
+            (cd "$SDIR" && exec $PIN_SERVER "$SERVER" --port "$SPORT" --bind 127.0.0.1 $persist $SERVER_ARGS \
+                >server.log 2>&1) &
+        else
+            persist="--appendonly no"
+            [ "$mode" = everysec ] && persist="--appendonly yes --appendfsync everysec"
+            # shellcheck disable=SC2086 # word lists
+            (cd "$SDIR" && exec $PIN_SERVER "$REDIS_SERVER" --port "$SPORT" --bind 127.0.0.1 --save '' $persist \
+                --daemonize no --dir "$SDIR" $REDIS_ARGS >server.log 2>&1) &
+        fi
+        SPID=$!
+        PIDS="$PIDS $SPID"
+        i=0
+        while [ $i -lt 100 ]; do
+            kill -0 "$SPID" 2>/dev/null || break
+            if [ "$("$REDIS_CLI" -h 127.0.0.1 -p "$SPORT" ping 2>/dev/null)" = PONG ]; then
+                sleep 0.2
+                kill -0 "$SPID" 2>/dev/null && return 0
+                break
+            fi
+            sleep 0.05
+            i=$((i + 1))
+        done
+        stop_server "$SPID"
+        say "  $kind did not start on port $SPORT:"
+        tail -n 5 "$SDIR/server.log" >&2
+    done
+    die "could not start $kind"
+}
+
+stop_server() {
+    kill "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+    rest=""
+    for p in $PIDS; do
+        [ "$p" = "$1" ] || rest="$rest $p"
+    done
+    PIDS=$rest
+}
+
+# ---- which persistence modes both servers can run ----
+MODES="off"
+start_server scratchpad off
+if [ -n "$("$REDIS_CLI" -h 127.0.0.1 -p "$SPORT" config get appendonly 2>/dev/null | tr -d '\r\n')" ]; then
+    MODES="off everysec"
+    PERSIST_NOTE="persistence off, then appendonly everysec on both"
+else
+    PERSIST_NOTE="persistence off on both (Redis: --save '' --appendonly no). The everysec runs were skipped: this scratchpad-server does not answer CONFIG GET appendonly, so it has no append-only log to compare yet"
+fi
+SP_VERSION=$("$SERVER" --version 2>/dev/null | head -n 1)
+stop_server "$SPID"
+
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+T0=$(date +%s)
+nruns=0
+total=$(($(echo "$MODES" | wc -w) * $(echo "$WORKLOADS" | wc -w) * ROUNDS * 2))
+
+for mode in $MODES; do
+    for wl in $WORKLOADS; do
+        r=1
+        while [ "$r" -le "$ROUNDS" ]; do
+            order="scratchpad redis"
+            [ $((r % 2)) -eq 0 ] && order="redis scratchpad"
+            for kind in $order; do
+                nruns=$((nruns + 1))
+                json="$RAW/$mode-$wl-$kind-$r.json"
+                start_server "$kind" "$mode"
+                base=""
+                [ "$kind" = redis ] && base="--baseline redis"
+                c0=$(cpu_of "$SPID")
+                w0=$(date +%s.%N)
+                # shellcheck disable=SC2086 # word lists
+                $PIN_BENCH "$BENCH" --port "$SPORT" --workload "$wl" --agents "$AGENTS" --duration "$DURATION" \
+                    --warmup "$WARMUP" --quiet --json "$json" $base $BENCH_ARGS >"$WORK/bench.out" 2>&1
+                rc=$?
+                w1=$(date +%s.%N)
+                c1=$(cpu_of "$SPID")
+                stop_server "$SPID"
+                if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
+                    say "  run failed (status $rc):"
+                    tail -n 5 "$WORK/bench.out" >&2
+                    rm -f "$json"
+                else
+                    # server CPU: share of one core over the whole run (setup included)
+                    busy=$(awk -v a="$c0" -v b="$c1" -v s="$w0" -v e="$w1" 'BEGIN { printf "%.3f\n", (b - a) / (e - s) }')
+                    echo "$mode $wl $kind $r $json $busy" >>"$RUNS"
+                    ops=$($PY -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["measured"]["ops_per_sec"])' "$json")
+                    say "[$nruns/$total] $mode $wl round $r $kind: $ops ops/s, server busy $(awk -v b="$busy" 'BEGIN { printf "%.0f%%", 100 * b }')"
+                fi
+            done
+            r=$((r + 1))
+        done
+    done
+done
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+ELAPSED=$(($(date +%s) - T0))
+
+# ---- report and chart data ----
+CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+export LOAD_START LOAD_END ELAPSED CPU_MODEL PINNING PERSIST_NOTE SP_VERSION ROUNDS DURATION WARMUP AGENTS \
+    BENCH_ARGS SERVER_ARGS REDIS_ARGS PNG RAW
+REDIS_VERSION=$("$REDIS_SERVER" --version 2>/dev/null | head -n 1)
+export REDIS_VERSION
+$PY - "$RUNS" "$WORK" "$OUT" <<'EOF' || die "could not write the report"
+import json, os, statistics, sys, time
+
+runs_file, work, out = sys.argv[1:4]
+env = os.environ
+runs = []
+for line in open(runs_file):
+    mode, wl, kind, rnd, path, busy = line.split()
+    runs.append((mode, wl, kind, int(rnd), json.load(open(path)), float(busy)))
+
+def med(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+def pick(mode, wl, kind):
+    return [(r[4], r[5]) for r in runs if r[0] == mode and r[1] == wl and r[2] == kind]
+
+def ratio(a, b):
+    return "n/a" if a is None or b is None or b == 0 else "%.2f" % (a / b)
+
+def fmt(v, nd=1):
+    return "n/a" if v is None else "{:,.{}f}".format(v, nd)
+
+def mb(v):
+    return None if v is None or v < 0 else v / 1048576.0
+
+modes, workloads = [], []
+for r in runs:
+    if r[0] not in modes: modes.append(r[0])
+    if r[1] not in workloads: workloads.append(r[1])
+
+summary = {}  # (mode, wl, kind) -> dict of medians
+for mode in modes:
+    for wl in workloads:
+        for kind in ("scratchpad", "redis"):
+            rs = pick(mode, wl, kind)
+            if not rs:
+                continue
+            def m(f):
+                return med([f(j, b) for j, b in rs])
+            s = {
+                "n": len(rs),
+                "ops": m(lambda j, b: j["measured"]["ops_per_sec"]),
+                "mem": m(lambda j, b: j["used_memory"]["after"]),
+                "mem_before": m(lambda j, b: j["used_memory"]["before"]),
+                "rss": m(lambda j, b: j["used_memory"]["rss_after"]),
+                "client": m(lambda j, b: j["measured"]["client_cpu_s"] / j["measured"]["elapsed_s"] if j["measured"]["elapsed_s"] else None),
+                "server": m(lambda j, b: b),
+                "sent": m(lambda j, b: j["measured"]["bytes_sent"] / max(1, j["measured"]["operations"])),
+                "recv": m(lambda j, b: j["measured"]["bytes_received"] / max(1, j["measured"]["operations"])),
+                "errors": sum(j["measured"]["errors"] for j, b in rs),
+            }
+            for p in ("p50", "p95", "p99", "p99_9", "max"):
+                s[p] = m(lambda j, b, p=p: j["measured"]["latency_us"][p] / 1000.0)
+            ops = {}
+            for j, b in rs:
+                for name in j["operations"]:
+                    ops.setdefault(name, None)
+            for name in ops:
+                ops[name] = {
+                    "ops": med([j["operations"][name]["ops_per_sec"] for j, b in rs if name in j["operations"]]),
+                    "p50": med([j["operations"][name]["latency_us"]["p50"] / 1000.0 for j, b in rs if name in j["operations"]]),
+                    "p99": med([j["operations"][name]["latency_us"]["p99"] / 1000.0 for j, b in rs if name in j["operations"]]),
+                    "recv": med([j["operations"][name]["bytes_received"] / max(1, j["operations"][name]["count"]) for j, b in rs if name in j["operations"]]),
+                }
+            s["opsd"] = ops
+            summary[(mode, wl, kind)] = s
+
+L = []
+w = L.append
+w("# scratchpad-server vs redis-server: the multi-agent benchmark")
+w("")
+w("- date: %s; machine: %s, %d CPUs" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), env.get("CPU_MODEL") or "unknown CPU", os.cpu_count() or 0))
+w("- scratchpad: %s (defaults%s)" % (env.get("SP_VERSION", "?"), (" " + env["SERVER_ARGS"]) if env.get("SERVER_ARGS") else ""))
+w("- redis: %s (%s)" % (env.get("REDIS_VERSION", "?"), "--save ''" + ((" " + env["REDIS_ARGS"]) if env.get("REDIS_ARGS") else "")))
+w("- persistence: %s" % env.get("PERSIST_NOTE", ""))
+w("- client: `scratchpad-bench --agents %s --duration %s --warmup %s%s` (one thread, hiredis async + libevent), `--baseline redis` for Redis; pinning: %s"
+  % (env["AGENTS"], env["DURATION"], env["WARMUP"], (" " + env["BENCH_ARGS"]) if env.get("BENCH_ARGS") else "", env.get("PINNING", "")))
+w("- %s rounds per server and workload, a fresh server per run, servers alternating (order swapped every round); figures are medians of the rounds; %d runs in %d s"
+  % (env["ROUNDS"], len(runs), int(env.get("ELAPSED", "0"))))
+w("- load average (1, 5, 15 min) at start: %s, at end: %s" % (env.get("LOAD_START", "?"), env.get("LOAD_END", "?")))
+w("- raw JSON of every run: `%s/`" % os.path.relpath(env["RAW"], os.path.dirname(os.path.abspath(out))))
+w("")
+w("Latencies are per logical operation (an agent's step: `grep` is SP.GREP on scratchpad, GET plus a search in the client on Redis), from the first command sent to the last reply, over every agent, from one HDR-style histogram per run. \"server CPU\" is the share of one core the server process used over the whole run (setup included); \"client CPU\" the benchmark's, over the measured phase: a side near 100 % is the bottleneck.")
+w("")
+for mode in modes:
+    if len(modes) > 1:
+        w("## Persistence: %s" % mode)
+        w("")
+    w("## Summary%s" % ("" if len(modes) == 1 else " (" + mode + ")"))
+    w("")
+    w("| workload | metric | scratchpad | redis | scratchpad/redis |")
+    w("|---|---|---:|---:|---:|")
+    for wl in workloads:
+        a, b = summary.get((mode, wl, "scratchpad")), summary.get((mode, wl, "redis"))
+        if not a or not b:
+            w("| %s | (runs failed) | | | |" % wl)
+            continue
+        rows = [
+            ("throughput, ops/s (higher is better)", a["ops"], b["ops"], 0),
+            ("p50 latency, ms", a["p50"], b["p50"], 3),
+            ("p95 latency, ms", a["p95"], b["p95"], 3),
+            ("p99 latency, ms", a["p99"], b["p99"], 3),
+            ("p99.9 latency, ms", a["p99_9"], b["p99_9"], 3),
+            ("max latency, ms", a["max"], b["max"], 3),
+            ("used_memory after, MB (lower is better)", mb(a["mem"]), mb(b["mem"]), 1),
+            ("used_memory_rss after, MB", mb(a["rss"]), mb(b["rss"]), 1),
+            ("bytes received by the client per op", a["recv"], b["recv"], 0),
+            ("bytes sent by the client per op", a["sent"], b["sent"], 0),
+            ("server CPU (share of a core)", a["server"], b["server"], 2),
+            ("client CPU (share of a core)", a["client"], b["client"], 2),
+        ]
+        first = True
+        for label, x, y, nd in rows:
+            w("| %s | %s | %s | %s | %s |" % (wl if first else "", label, fmt(x, nd), fmt(y, nd), ratio(x, y)))
+            first = False
+        if a["errors"] or b["errors"]:
+            w("| | errors (all rounds) | %d | %d | |" % (a["errors"], b["errors"]))
+    w("")
+    # the issue's targets
+    w("### Targets (from the issue; recorded, not asserted)")
+    w("")
+    w("| target | figure | met? |")
+    w("|---|---|---|")
+    a, b = summary.get((mode, "agent-mix", "scratchpad")), summary.get((mode, "agent-mix", "redis"))
+    if a and b:
+        t = a["ops"] / b["ops"] if b["ops"] else 0
+        w("| agent-mix throughput >= 2x Redis | %.2fx | %s |" % (t, "yes" if t >= 2 else "no"))
+        w("| agent-mix p99 no worse than Redis | %.3f ms vs %.3f ms | %s |" % (a["p99"], b["p99"], "yes" if a["p99"] <= b["p99"] else "no"))
+        if a["mem"] and b["mem"]:
+            mr = a["mem"] / b["mem"]
+            w("| agent-mix used_memory <= 0.5x Redis | %.2fx | %s |" % (mr, "yes" if mr <= 0.5 else "no"))
+    a, b = summary.get((mode, "small-kv", "scratchpad")), summary.get((mode, "small-kv", "redis"))
+    if a and b:
+        t = a["ops"] / b["ops"] if b["ops"] else 0
+        w("| small-kv throughput >= 1.0x Redis | %.2fx | %s |" % (t, "yes" if t >= 1 else "no"))
+    w("")
+    for wl in workloads:
+        a, b = summary.get((mode, wl, "scratchpad")), summary.get((mode, wl, "redis"))
+        if not a or not b:
+            continue
+        w("### %s: per operation" % wl)
+        w("")
+        w("| operation | ops/s sp | ops/s redis | p50 ms sp | p50 ms redis | p99 ms sp | p99 ms redis | p99 sp/redis | bytes received per op sp | redis |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name in sorted(set(a["opsd"]) | set(b["opsd"])):
+            x, y = a["opsd"].get(name), b["opsd"].get(name)
+            g = lambda d, k, nd: fmt(d[k], nd) if d else "n/a"
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                name, g(x, "ops", 0), g(y, "ops", 0), g(x, "p50", 3), g(y, "p50", 3), g(x, "p99", 3), g(y, "p99", 3),
+                ratio(x["p99"] if x else None, y["p99"] if y else None), g(x, "recv", 0), g(y, "recv", 0)))
+        w("")
+
+w("![throughput, memory and latency percentiles](%s)" % os.path.basename(env["PNG"]))
+w("")
+w("How to reproduce: `sh bench/compare.sh` (settings in its header: ROUNDS, DURATION, WARMUP, AGENTS, WORKLOADS). One run by hand: `build/scratchpad-bench --port P --workload agent-mix --agents 200 [--baseline redis] --json out.json`.")
+open(out, "w").write("\n".join(L) + "\n")
+
+# chart data: throughput and memory per workload, latency per workload
+mode = modes[0]
+with open(os.path.join(work, "tput.dat"), "w") as f:
+    for wl in workloads:
+        a, b = summary.get((mode, wl, "scratchpad")), summary.get((mode, wl, "redis"))
+        if a and b:
+            f.write("%s %.1f %.1f\n" % (wl, a["ops"], b["ops"]))
+with open(os.path.join(work, "mem.dat"), "w") as f:
+    for wl in workloads:
+        a, b = summary.get((mode, wl, "scratchpad")), summary.get((mode, wl, "redis"))
+        if a and b and a["mem"] and b["mem"]:
+            f.write("%s %.1f %.1f\n" % (wl, mb(a["mem"]), mb(b["mem"])))
+with open(os.path.join(work, "lat.list"), "w") as lst:
+    for wl in workloads:
+        a, b = summary.get((mode, wl, "scratchpad")), summary.get((mode, wl, "redis"))
+        if not a or not b:
+            continue
+        fn = os.path.join(work, "lat-%s.dat" % wl)
+        with open(fn, "w") as f:
+            for p, label in (("p50", "p50"), ("p95", "p95"), ("p99", "p99"), ("p99_9", "p99.9")):
+                f.write("%s %.4f %.4f\n" % (label, a[p], b[p]))
+        lst.write("%s %s\n" % (wl, fn))
+EOF
+
+# ---- chart ----
+if command -v gnuplot >/dev/null 2>&1 && [ -s "$WORK/tput.dat" ]; then
+    nlat=$(wc -l <"$WORK/lat.list")
+    panels=$((nlat + 2))
+    cols=3
+    rows=$(((panels + cols - 1) / cols))
+    height=$((rows * 430 + 60))
+    {
+        echo "set terminal pngcairo size 1500,$height font 'DejaVu Sans,11'"
+        echo "set output '$PNG'"
+        echo "set multiplot layout $rows,$cols title 'scratchpad-server vs redis-server: scratchpad-bench, $AGENTS agents, median of $ROUNDS rounds (first mode: $(echo "$MODES" | cut -d' ' -f1))' font ',13'"
+        echo "set style data histograms"
+        echo "set style histogram clustered gap 1"
+        echo "set style fill solid 0.85 border -1"
+        echo "set boxwidth 0.9"
+        echo "set key top right"
+        echo "set grid ytics"
+        echo "set xtics nomirror font ',9'"
+        echo "set tmargin 3"
+        echo "set title 'Throughput (operations/s, log scale, higher is better)'"
+        echo "set logscale y"
+        echo "set yrange [*:*]"
+        echo "plot '$WORK/tput.dat' using 2:xtic(1) title 'scratchpad' lc rgb '#1f77b4', '' using 3 title 'redis' lc rgb '#d62728', \\"
+        echo "     '' using (\$0-1.0/6):(\$2*1.15):(sprintf('%.0f',\$2)) with labels font ',9' notitle, \\"
+        echo "     '' using (\$0+1.0/6):(\$3*1.15):(sprintf('%.0f',\$3)) with labels font ',9' notitle"
+        echo "unset logscale y"
+        echo "set yrange [0:*]"
+        echo "set title 'used\\_memory after the run (MB, lower is better)'"
+        echo "plot '$WORK/mem.dat' using 2:xtic(1) title 'scratchpad' lc rgb '#1f77b4', '' using 3 title 'redis' lc rgb '#d62728', \\"
+        echo "     '' using (\$0-1.0/6):(\$2):(sprintf(\$2 < 10 ? '%.1f' : '%.0f',\$2)) with labels offset 0,0.7 font ',9' notitle, \\"
+        echo "     '' using (\$0+1.0/6):(\$3):(sprintf(\$3 < 10 ? '%.1f' : '%.0f',\$3)) with labels offset 0,0.7 font ',9' notitle"
+        echo "set logscale y"
+        echo "set yrange [*:*]"
+        while read -r wl file; do
+            echo "set title '$wl latency (ms, log scale, lower is better)'"
+            echo "plot '$file' using 2:xtic(1) title 'scratchpad' lc rgb '#1f77b4', '' using 3 title 'redis' lc rgb '#d62728', \\"
+            echo "     '' using (\$0-1.0/6):(\$2*1.2):(sprintf(\$2 < 10 ? '%.2f' : '%.1f',\$2)) with labels font ',8' notitle, \\"
+            echo "     '' using (\$0+1.0/6):(\$3*1.45):(sprintf(\$3 < 10 ? '%.2f' : '%.1f',\$3)) with labels font ',8' notitle"
+        done <"$WORK/lat.list"
+        echo "unset multiplot"
+    } >"$WORK/chart.gp"
+    gnuplot "$WORK/chart.gp" 2>"$WORK/gnuplot.err" || { say "gnuplot failed:"; cat "$WORK/gnuplot.err" >&2; }
+fi
+say "report: $OUT"
+[ -s "$PNG" ] && say "chart:  $PNG"
+cat "$OUT"

@@ -1,0 +1,646 @@
+/* aof_manifest.c -- the manifest (parse, format, atomic save), file names, and
+ * the directory-level steps: start-up, rewrite start / finish, clean-up (see
+ * aof_manifest.h for the crash-safety argument).
+ *
+ * Invariant kept by every step that changes the manifest on disk: the new text
+ * is complete in a synced temp file before rename() puts it in place, every file
+ * it names already exists durably with its header, and the directory is fsynced
+ * after the rename; on any failure the previous manifest stays, and the in-memory
+ * manifest is changed only after the save succeeded. */
+#include "aof_manifest.h"
+
+#include "mem.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define AOF_MANIFEST_TMP AOF_MANIFEST_NAME ".tmp"
+#define AOF_MANIFEST_MAX (1024 * 1024) /* bytes; a longer manifest is refused */
+#define AOF_MANIFEST_HEAD "scratchpad-manifest"
+
+static void aof_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void aof_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err || !errlen)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void aof_manifest_init(aof_manifest *m)
+{
+    m->files = NULL;
+    m->nfiles = m->cap = 0;
+    m->next_seq = 1;
+}
+
+void aof_manifest_free(aof_manifest *m)
+{
+    xfree(m->files);
+    aof_manifest_init(m);
+}
+
+/* A deep copy of src into dst (initialised here). */
+static void aof_manifest_copy(aof_manifest *dst, const aof_manifest *src)
+{
+    aof_manifest_init(dst);
+    dst->next_seq = src->next_seq;
+    if (src->nfiles == 0)
+        return;
+    dst->files = xmalloc(src->nfiles * sizeof(*dst->files));
+    memcpy(dst->files, src->files, src->nfiles * sizeof(*dst->files));
+    dst->nfiles = dst->cap = src->nfiles;
+}
+
+static int aof_name_ok(const char *name)
+{
+    size_t n = strlen(name), i;
+
+    if (n == 0 || n > AOF_NAME_MAX || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (name[i] == '/' || (unsigned char)name[i] <= ' ' || name[i] == 0x7f)
+            return 0;
+    return 1;
+}
+
+int aof_manifest_add(aof_manifest *m, int kind, uint64_t seq, const char *name, char *err,
+                     size_t errlen)
+{
+    size_t i;
+
+    if (!aof_name_ok(name)) {
+        aof_errf(err, errlen, "invalid file name '%s'", name);
+        return -1;
+    }
+    if (kind != AOF_KIND_BASE && kind != AOF_KIND_INCR) {
+        aof_errf(err, errlen, "invalid file type");
+        return -1;
+    }
+    if (kind == AOF_KIND_BASE && m->nfiles > 0) {
+        aof_errf(err, errlen, "a base file must be the first and only base");
+        return -1;
+    }
+    if (kind == AOF_KIND_INCR && m->nfiles > 0 && m->files[m->nfiles - 1].kind == AOF_KIND_INCR &&
+        m->files[m->nfiles - 1].seq >= seq) {
+        aof_errf(err, errlen, "incr file seq %" PRIu64 " does not follow %" PRIu64, seq,
+                 m->files[m->nfiles - 1].seq);
+        return -1;
+    }
+    for (i = 0; i < m->nfiles; i++)
+        if (m->files[i].seq == seq || strcmp(m->files[i].name, name) == 0) {
+            aof_errf(err, errlen, "seq %" PRIu64 " or name '%s' named twice", seq, name);
+            return -1;
+        }
+    if (m->nfiles == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 4;
+        m->files = xrealloc(m->files, m->cap * sizeof(*m->files));
+    }
+    snprintf(m->files[m->nfiles].name, sizeof(m->files[m->nfiles].name), "%s", name);
+    m->files[m->nfiles].seq = seq;
+    m->files[m->nfiles].kind = kind;
+    m->nfiles++;
+    if (seq >= m->next_seq)
+        m->next_seq = seq + 1;
+    return 0;
+}
+
+uint64_t aof_manifest_alloc_seq(aof_manifest *m)
+{
+    return m->next_seq++;
+}
+
+const aof_mfile *aof_manifest_base(const aof_manifest *m)
+{
+    return m->nfiles && m->files[0].kind == AOF_KIND_BASE ? &m->files[0] : NULL;
+}
+
+const aof_mfile *aof_manifest_last(const aof_manifest *m)
+{
+    return m->nfiles ? &m->files[m->nfiles - 1] : NULL;
+}
+
+void aof_file_name(char *out, size_t cap, uint64_t seq, int kind)
+{
+    snprintf(out, cap, AOF_FILE_PREFIX "%" PRIu64 ".%s", seq, kind == AOF_KIND_BASE ? "base" : "incr");
+}
+
+int aof_path(char *out, size_t cap, const char *dir, const char *name)
+{
+    int n = snprintf(out, cap, "%s/%s", dir, name);
+
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* Split line (n bytes, no newline) into at most max words separated by spaces
+ * or tabs, NUL-terminating them in place. Returns the count, max + 1 if there are
+ * more. */
+static int aof_words(char *line, char **words, int max)
+{
+    int count = 0;
+    char *p = line;
+
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            *p++ = '\0';
+        if (!*p)
+            return count;
+        if (count == max)
+            return max + 1;
+        words[count++] = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+    }
+}
+
+/* Parse a decimal u64 with no sign, no leading zero (except "0"), no overflow. */
+static int aof_parse_u64(const char *s, uint64_t *v)
+{
+    uint64_t x = 0;
+
+    if (!*s || (s[0] == '0' && s[1]))
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+            return -1;
+        x = x * 10 + (uint64_t)(*s - '0');
+    }
+    *v = x;
+    return 0;
+}
+
+int aof_manifest_parse(const char *text, size_t n, aof_manifest *m, char *err, size_t errlen)
+{
+    aof_manifest t;
+    char *copy = xstrndup(text, n), *line = copy, *next, *w[8], msg[160];
+    int lineno = 0, seen_head = 0, rc = -1;
+
+    aof_manifest_init(&t);
+    if (memchr(text, '\0', n)) {
+        aof_errf(err, errlen, "manifest holds a NUL byte");
+        goto done;
+    }
+    for (; line && *line; line = next) {
+        int nw;
+        uint64_t seq;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        if (line[0] && line[strlen(line) - 1] == '\r')
+            line[strlen(line) - 1] = '\0';
+        if (line[0] == '#')
+            continue;
+        nw = aof_words(line, w, 7);
+        if (nw == 0)
+            continue;
+        if (!seen_head) {
+            if (nw != 2 || strcmp(w[0], AOF_MANIFEST_HEAD) != 0) {
+                aof_errf(err, errlen, "line %d: expected '" AOF_MANIFEST_HEAD " %d'", lineno,
+                         AOF_MANIFEST_VERSION);
+                goto done;
+            }
+            if (strcmp(w[1], "1") != 0) {
+                aof_errf(err, errlen, "line %d: unsupported manifest version %s", lineno, w[1]);
+                goto done;
+            }
+            seen_head = 1;
+            continue;
+        }
+        if (nw != 6 || strcmp(w[0], "file") != 0 || strcmp(w[2], "seq") != 0 ||
+            strcmp(w[4], "type") != 0 || aof_parse_u64(w[3], &seq) < 0 || seq == 0 ||
+            (strcmp(w[5], "base") != 0 && strcmp(w[5], "incr") != 0)) {
+            aof_errf(err, errlen, "line %d: expected 'file <name> seq <n> type base|incr'", lineno);
+            goto done;
+        }
+        if (aof_manifest_add(&t, strcmp(w[5], "base") == 0 ? AOF_KIND_BASE : AOF_KIND_INCR, seq,
+                             w[1], msg, sizeof(msg)) < 0) {
+            aof_errf(err, errlen, "line %d: %s", lineno, msg);
+            goto done;
+        }
+    }
+    if (!seen_head) {
+        aof_errf(err, errlen, "empty manifest");
+        goto done;
+    }
+    if (t.nfiles == 0) {
+        aof_errf(err, errlen, "manifest names no file");
+        goto done;
+    }
+    aof_manifest_free(m);
+    *m = t;
+    aof_manifest_init(&t);
+    rc = 0;
+done:
+    aof_manifest_free(&t);
+    xfree(copy);
+    return rc;
+}
+
+int aof_manifest_load(const char *dir, aof_manifest *m, char *err, size_t errlen)
+{
+    char path[AOF_PATH_MAX], *text = NULL;
+    struct stat st;
+    size_t got = 0;
+    int fd, rc = -1;
+
+    if (aof_path(path, sizeof(path), dir, AOF_MANIFEST_NAME) < 0) {
+        aof_errf(err, errlen, "log directory path too long");
+        return -1;
+    }
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        if (errno == ENOENT) {
+            aof_manifest_free(m);
+            return 1;
+        }
+        aof_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) < 0 || st.st_size > AOF_MANIFEST_MAX) {
+        aof_errf(err, errlen, "%s: %s", path, st.st_size > AOF_MANIFEST_MAX ? "too large" : strerror(errno));
+        goto done;
+    }
+    text = xmalloc((size_t)st.st_size + 1);
+    while (got < (size_t)st.st_size) {
+        ssize_t k = read(fd, text + got, (size_t)st.st_size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            aof_errf(err, errlen, "cannot read %s: %s", path, k < 0 ? strerror(errno) : "short read");
+            goto done;
+        }
+        got += (size_t)k;
+    }
+    if (aof_manifest_parse(text, got, m, err, errlen) == 0) {
+        rc = 0;
+    } else if (err && errlen) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "%s", err);
+        aof_errf(err, errlen, "%s: %s", path, msg);
+    }
+done:
+    xfree(text);
+    close(fd);
+    return rc;
+}
+
+char *aof_manifest_format(const aof_manifest *m)
+{
+    size_t cap = 64 + m->nfiles * (AOF_NAME_MAX + 64), len, i;
+    char *out = xmalloc(cap);
+
+    len = (size_t)snprintf(out, cap, AOF_MANIFEST_HEAD " %d\n", AOF_MANIFEST_VERSION);
+    for (i = 0; i < m->nfiles; i++)
+        len += (size_t)snprintf(out + len, cap - len, "file %s seq %" PRIu64 " type %s\n",
+                                m->files[i].name, m->files[i].seq,
+                                m->files[i].kind == AOF_KIND_BASE ? "base" : "incr");
+    return out;
+}
+
+int aof_dir_fsync(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc, e;
+
+    if (fd < 0)
+        return -1;
+    rc = fsync(fd);
+    e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
+int aof_manifest_save(const char *dir, const aof_manifest *m, char *err, size_t errlen)
+{
+    char tmp[AOF_PATH_MAX], path[AOF_PATH_MAX], *text;
+    size_t len, done = 0;
+    int fd, rc = -1;
+
+    if (aof_path(tmp, sizeof(tmp), dir, AOF_MANIFEST_TMP) < 0 ||
+        aof_path(path, sizeof(path), dir, AOF_MANIFEST_NAME) < 0) {
+        aof_errf(err, errlen, "log directory path too long");
+        return -1;
+    }
+    text = aof_manifest_format(m);
+    len = strlen(text);
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+        aof_errf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    while (done < len) {
+        ssize_t k = write(fd, text + done, len - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            aof_errf(err, errlen, "cannot write %s: %s", tmp, k < 0 ? strerror(errno) : "no space");
+            goto fail;
+        }
+        done += (size_t)k;
+    }
+    if (fsync(fd) < 0) {
+        aof_errf(err, errlen, "cannot fsync %s: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    if (close(fd) < 0) {
+        fd = -1;
+        aof_errf(err, errlen, "cannot close %s: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    fd = -1;
+    if (rename(tmp, path) < 0) {
+        aof_errf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        goto fail;
+    }
+    if (aof_dir_fsync(dir) < 0) {
+        aof_errf(err, errlen, "cannot fsync directory %s: %s", dir, strerror(errno));
+        goto done;
+    }
+    rc = 0;
+    goto done;
+fail:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+done:
+    xfree(text);
+    return rc;
+}
+
+int aof_file_truncate(const char *path, uint64_t size, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC), rc = -1;
+
+    if (fd < 0) {
+        aof_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)size) < 0 || fsync(fd) < 0)
+        aof_errf(err, errlen, "cannot truncate %s: %s", path, strerror(errno));
+    else
+        rc = 0;
+    close(fd);
+    return rc;
+}
+
+/* mkdir -p dir (mode 0755). */
+static int aof_mkdirs(const char *dir)
+{
+    char p[AOF_PATH_MAX];
+    size_t i, n = strlen(dir);
+
+    if (n == 0 || n >= sizeof(p))
+        return -1;
+    memcpy(p, dir, n + 1);
+    for (i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        p[i] = '\0';
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+            return -1;
+        p[i] = dir[i];
+    }
+    return 0;
+}
+
+/* Create file seq of kind in dir and add it to m. 0 or -1 (err set). */
+static int aof_new_file(const char *dir, aof_manifest *m, int kind, const aof_io *io,
+                        char *path, size_t pathcap, char *err, size_t errlen)
+{
+    uint64_t seq = aof_manifest_alloc_seq(m);
+    char name[AOF_NAME_MAX + 1];
+
+    aof_file_name(name, sizeof(name), seq, kind);
+    if (aof_path(path, pathcap, dir, name) < 0) {
+        aof_errf(err, errlen, "log directory path too long");
+        return -1;
+    }
+    if (aof_file_create(path, kind, seq, io, err, errlen) < 0)
+        return -1;
+    if (aof_manifest_add(m, kind, seq, name, err, errlen) < 0) {
+        unlink(path);
+        return -1;
+    }
+    return 0;
+}
+
+aof_writer *aof_dir_start(const char *dir, aof_manifest *m, aof_fsync_policy policy,
+                          const aof_io *io, char *err, size_t errlen)
+{
+    char path[AOF_PATH_MAX], base[AOF_PATH_MAX] = "";
+    const aof_mfile *last = aof_manifest_last(m);
+    aof_manifest t;
+
+    if (last && last->kind == AOF_KIND_INCR) {
+        if (aof_path(path, sizeof(path), dir, last->name) < 0) {
+            aof_errf(err, errlen, "log directory path too long");
+            return NULL;
+        }
+        return aof_writer_open(path, policy, io, err, errlen);
+    }
+    aof_manifest_copy(&t, m);
+    if (!last) {
+        if (aof_mkdirs(dir) < 0) {
+            aof_errf(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
+            goto done;
+        }
+        if (aof_new_file(dir, &t, AOF_KIND_BASE, io, base, sizeof(base), err, errlen) < 0)
+            goto done;
+    }
+    if (aof_new_file(dir, &t, AOF_KIND_INCR, io, path, sizeof(path), err, errlen) < 0)
+        goto fail;
+    if (aof_manifest_save(dir, &t, err, errlen) < 0) {
+        unlink(path);
+        goto fail;
+    }
+    aof_manifest_free(m);
+    *m = t;
+    return aof_writer_open(path, policy, io, err, errlen);
+fail:
+    if (base[0])
+        unlink(base);
+done:
+    m->next_seq = t.next_seq;
+    aof_manifest_free(&t);
+    return NULL;
+}
+
+static int aof_manifest_names(const aof_manifest *m, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < m->nfiles; i++)
+        if (strcmp(m->files[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+int aof_dir_clean(const char *dir, const aof_manifest *m)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char path[AOF_PATH_MAX];
+    int removed = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, AOF_FILE_PREFIX, strlen(AOF_FILE_PREFIX)) != 0 &&
+            strcmp(de->d_name, AOF_MANIFEST_TMP) != 0)
+            continue;
+        if (aof_manifest_names(m, de->d_name))
+            continue;
+        if (aof_path(path, sizeof(path), dir, de->d_name) == 0 && unlink(path) == 0)
+            removed++;
+    }
+    closedir(d);
+    if (removed)
+        aof_dir_fsync(dir);
+    return removed;
+}
+
+int aof_dir_remove(const char *dir, const aof_manifest *files)
+{
+    char path[AOF_PATH_MAX];
+    size_t i;
+    int failed = 0;
+
+    for (i = 0; i < files->nfiles; i++)
+        if (aof_path(path, sizeof(path), dir, files->files[i].name) < 0 ||
+            (unlink(path) < 0 && errno != ENOENT))
+            failed++;
+    if (files->nfiles)
+        aof_dir_fsync(dir);
+    return failed;
+}
+
+/* ---- Rewrite ---- */
+
+int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
+                      aof_fsync_policy policy, const aof_io *io, aof_rewrite *rw, char *err,
+                      size_t errlen)
+{
+    char path[AOF_PATH_MAX], name[AOF_NAME_MAX + 1];
+    aof_manifest t;
+    int rc = -1, saved = 0;
+
+    memset(rw, 0, sizeof(*rw));
+    if (snprintf(rw->dir, sizeof(rw->dir), "%s", dir) >= (int)sizeof(rw->dir)) {
+        aof_errf(err, errlen, "log directory path too long");
+        return -1;
+    }
+    if (*w && aof_writer_flush(*w) == AOF_FLUSH_ERR) {
+        aof_writer_stats st;
+        aof_writer_get_stats(*w, &st);
+        aof_errf(err, errlen, "the log cannot be written: %s", strerror(st.err_no));
+        return -1;
+    }
+    if (aof_mkdirs(dir) < 0) {
+        aof_errf(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    aof_manifest_copy(&t, m);
+    if (aof_new_file(dir, &t, AOF_KIND_INCR, io, path, sizeof(path), err, errlen) < 0)
+        goto done;
+    rw->incr_seq = aof_manifest_last(&t)->seq;
+    rw->base_seq = aof_manifest_alloc_seq(&t);
+    aof_file_name(name, sizeof(name), rw->base_seq, AOF_KIND_BASE);
+    if (snprintf(rw->temp_path, sizeof(rw->temp_path), "%s/%s.tmp", dir, name) >= (int)sizeof(rw->temp_path)) {
+        aof_errf(err, errlen, "log directory path too long");
+        unlink(path);
+        goto done;
+    }
+    if (aof_manifest_base(&t)) {
+        if (aof_manifest_save(dir, &t, err, errlen) < 0) {
+            unlink(path);
+            goto done;
+        }
+        saved = 1;
+    }
+    if (*w ? aof_writer_switch(*w, path, err, errlen) == 0
+           : (*w = aof_writer_open(path, policy, io, err, errlen)) != NULL)
+        rc = 0;
+    /* If the switch failed after the save, the manifest names the new, empty incr
+     * after the file still written to: a complete, correctly ordered set, which m
+     * must now describe. No rewrite may finish from there: rc stays -1. */
+    if (rc == 0 || saved) {
+        aof_manifest_free(m);
+        *m = t;
+        aof_manifest_init(&t);
+    }
+done:
+    if (t.next_seq > m->next_seq)
+        m->next_seq = t.next_seq;
+    aof_manifest_free(&t);
+    return rc;
+}
+
+aof_writer *aof_rewrite_base_create(const aof_rewrite *rw, char *err, size_t errlen)
+{
+    return aof_writer_create(rw->temp_path, AOF_KIND_BASE, rw->base_seq, AOF_FSYNC_NO, NULL, err,
+                             errlen);
+}
+
+int aof_rewrite_finish(const char *dir, aof_manifest *m, const aof_rewrite *rw,
+                       aof_manifest *obsolete, char *err, size_t errlen)
+{
+    char name[AOF_NAME_MAX + 1], path[AOF_PATH_MAX];
+    aof_manifest t, old;
+    size_t i;
+    int rc = -1;
+
+    aof_manifest_init(obsolete);
+    aof_manifest_init(&t);
+    aof_manifest_init(&old);
+    t.next_seq = old.next_seq = m->next_seq;
+    aof_file_name(name, sizeof(name), rw->base_seq, AOF_KIND_BASE);
+    if (aof_path(path, sizeof(path), dir, name) < 0) {
+        aof_errf(err, errlen, "log directory path too long");
+        unlink(rw->temp_path);
+        return -1;
+    }
+    if (rename(rw->temp_path, path) < 0) {
+        aof_errf(err, errlen, "cannot rename %s to %s: %s", rw->temp_path, path, strerror(errno));
+        unlink(rw->temp_path);
+        return -1;
+    }
+    if (aof_dir_fsync(dir) < 0) {
+        aof_errf(err, errlen, "cannot fsync directory %s: %s", dir, strerror(errno));
+        goto fail;
+    }
+    if (aof_manifest_add(&t, AOF_KIND_BASE, rw->base_seq, name, err, errlen) < 0)
+        goto fail;
+    for (i = 0; i < m->nfiles; i++) {
+        const aof_mfile *f = &m->files[i];
+        int keep = f->kind == AOF_KIND_INCR && f->seq >= rw->incr_seq;
+        if (aof_manifest_add(keep ? &t : &old, f->kind, f->seq, f->name, err, errlen) < 0)
+            goto fail;
+    }
+    if (aof_manifest_save(dir, &t, err, errlen) < 0)
+        goto fail;
+    aof_manifest_free(m);
+    *m = t;
+    *obsolete = old;
+    return 0;
+fail:
+    unlink(path);
+    aof_manifest_free(&t);
+    aof_manifest_free(&old);
+    return rc;
+}
+
+void aof_rewrite_abort(const aof_rewrite *rw)
+{
+    if (rw->temp_path[0])
+        unlink(rw->temp_path);
+}
