@@ -432,7 +432,7 @@ static int parse_args(bench_opts *o, int argc, char **argv)
         case O_LOGMAX: if (parse_one_size(arg, &o->log_max) < 0) return bad(nm, arg); break;
         case O_OFFTHR: if (parse_one_size(arg, &o->offload_threshold) < 0) return bad(nm, arg); break;
         case O_PREFIX:
-            if (!*arg || strlen(arg) > 40 || strpbrk(arg, "*?[]\\ "))
+            if (!*arg || strlen(arg) > 40 || strpbrk(arg, "*?[]\\ \""))
                 return bad(nm, arg);
             o->prefix = arg;
             break;
@@ -663,11 +663,41 @@ static void json_slot(FILE *f, const stat_slot *s, double elapsed)
     fprintf(f, "}");
 }
 
+/* s as a JSON string, quotes included. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
 static void json_range(FILE *f, const char *name, size_range r, int comma)
 {
     fprintf(f, "    \"%s\": [%zu, %zu]%s\n", name, r.min, r.max, comma ? "," : "");
 }
 
+/* The JSON file (format 1):
+ *   tool, format, target ("scratchpad" | "redis"), host, port, workload, agents,
+ *   threads, seed, think_ms, warmup_s, duration_s (0 with --requests), requests;
+ *   settings: sizes as [min, max] bytes, the other knobs, and mix {op: weight};
+ *   measured: elapsed_s, operations, ops_per_sec, errors, bytes_sent,
+ *     bytes_received, client_cpu_s, latency_us {mean, p50, p95, p99, p99_9, max}
+ *     over every operation;
+ *   operations: {op: {count, ops_per_sec, errors, bytes_sent, bytes_received,
+ *     latency_us}} for the measured phase, ops as in --mix plus "list";
+ *   commands: the same per wire command, named as INFO commandstats does;
+ *   totals: commands {name: {calls, errors}} over the whole run (setup and
+ *     warm-up included), info (INFO calls made), connect_failed,
+ *     connections_lost -- on a fresh server, calls equal cmdstat_<name>:calls;
+ *   used_memory: before, after, rss_before, rss_after (bytes; -1 if absent). */
 static int write_json(const bench_opts *o, const results *r)
 {
     FILE *f = fopen(o->json, "w");
@@ -678,10 +708,12 @@ static int write_json(const bench_opts *o, const results *r)
         return -1;
     }
     fprintf(f, "{\n  \"tool\": \"scratchpad-bench\",\n  \"format\": 1,\n");
-    fprintf(f, "  \"target\": \"%s\",\n  \"host\": \"%s\",\n  \"port\": %d,\n", o->redis ? "redis" : "scratchpad",
-            o->host, o->port);
-    fprintf(f, "  \"workload\": \"%s\",\n  \"agents\": %d,\n  \"threads\": %d,\n  \"seed\": %llu,\n",
-            o->workload ? o->workload : "custom", o->agents, o->threads, (unsigned long long)o->seed);
+    fprintf(f, "  \"target\": \"%s\",\n  \"host\": ", o->redis ? "redis" : "scratchpad");
+    json_str(f, o->host);
+    fprintf(f, ",\n  \"port\": %d,\n  \"workload\": ", o->port);
+    json_str(f, o->workload ? o->workload : "custom");
+    fprintf(f, ",\n  \"agents\": %d,\n  \"threads\": %d,\n  \"seed\": %llu,\n", o->agents, o->threads,
+            (unsigned long long)o->seed);
     fprintf(f, "  \"think_ms\": %.3f,\n  \"warmup_s\": %.3f,\n  \"duration_s\": %.3f,\n  \"requests\": %llu,\n",
             o->think_ms, o->warmup, o->requests ? 0.0 : o->duration, (unsigned long long)o->requests);
     fprintf(f, "  \"settings\": {\n");
@@ -694,8 +726,10 @@ static int write_json(const bench_opts *o, const results *r)
             o->window, o->lines, o->grep_max);
     fprintf(f, "    \"keep_tools\": %u,\n    \"keep_findings\": %u,\n    \"session_ops\": %u,\n", o->keep_tools,
             o->keep_findings, o->session_ops);
-    fprintf(f, "    \"log_max\": %zu,\n    \"offload_threshold\": %zu,\n    \"prefix\": \"%s\",\n", o->log_max,
-            o->offload_threshold, o->prefix);
+    fprintf(f, "    \"log_max\": %zu,\n    \"offload_threshold\": %zu,\n    \"prefix\": ", o->log_max,
+            o->offload_threshold);
+    json_str(f, o->prefix);
+    fprintf(f, ",\n");
     fprintf(f, "    \"mix\": {");
     for (k = 0, first = 1; k < OP_COUNT; k++) {
         if (k == OP_LIST || !o->weight[k])

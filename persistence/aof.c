@@ -407,9 +407,14 @@ int aof_payload_check(const unsigned char *p, size_t n, uint32_t *neffects, cons
             *why = "effect with no argument";
             return -1;
         }
-        for (j = 0; j < argc; j++)
+        for (j = 0; j < argc; j++) {
+            if (end - q >= 9 && q[0] == AOF_ARG_BYTES && aof_get64(q + 1) <= (uint64_t)(end - q - 9)) {
+                q += 9 + aof_get64(q + 1);
+                continue;
+            }
             if (aof_check_arg(&q, end, why) < 0)
                 return -1;
+        }
     }
     if (q != end) {
         *why = "bytes left over after the last effect";

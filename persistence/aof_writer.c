@@ -84,9 +84,11 @@ struct aof_writer {
     int fsync_running;          /* the thread is inside fdatasync for an FSYNC job */
     uint64_t bg_done;           /* sync jobs finished */
     int bg_last_err;            /* errno of the last finished sync job, 0 if it succeeded */
+    int bg_fail_err;            /* errno of the last sync job that failed */
     uint64_t bg_ok, bg_failed;  /* sync jobs that succeeded / failed */
     int64_t bg_last_ok_ms;      /* wall clock */
     uint64_t bg_seen;           /* bg_done when the loop last collected */
+    uint64_t bg_failed_seen;    /* bg_failed when the loop last collected */
 };
 
 static int64_t aof_mono_ms(void)
@@ -237,6 +239,7 @@ static void *aof_thread_main(void *arg)
                 w->bg_last_ok_ms = aof_wall_ms();
             } else {
                 w->bg_failed++;
+                w->bg_fail_err = e;
             }
         }
     }
@@ -301,26 +304,29 @@ static int aof_fsync_queued(aof_writer *w)
  * leaves an fsync error state. */
 static void aof_collect(aof_writer *w)
 {
-    uint64_t done;
-    int err;
+    uint64_t done, failed;
+    int err, fail_err;
 
     if (!w->thread_started)
         return;
     pthread_mutex_lock(&w->lock);
     done = w->bg_done;
+    failed = w->bg_failed;
     err = w->bg_last_err;
+    fail_err = w->bg_fail_err;
     if (w->bg_last_ok_ms > w->last_fsync_ms)
         w->last_fsync_ms = w->bg_last_ok_ms;
     pthread_mutex_unlock(&w->lock);
     if (done == w->bg_seen)
         return;
     w->bg_seen = done;
-    if (err) {
+    if (failed != w->bg_failed_seen) {
+        w->bg_failed_seen = failed;
         w->unsynced = 1;
-        aof_enter_error(w, AOF_OP_FSYNC, err);
-    } else {
-        aof_leave_error(w, AOF_OP_FSYNC);
+        aof_enter_error(w, AOF_OP_FSYNC, fail_err);
     }
+    if (!err)
+        aof_leave_error(w, AOF_OP_FSYNC);
 }
 
 /* Stop the thread after the jobs queued so far. */

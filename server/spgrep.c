@@ -113,7 +113,7 @@ typedef struct line_pos {
 int spgrep_run(spgrep_cache *c, const char *buf, size_t n, const char *pat, size_t plen, const spgrep_opts *o,
                spgrep_emit emit, void *ctx, spgrep_result *res, char *err, size_t errcap)
 {
-    uint32_t flags = (o->utf ? PCRE2_UTF | PCRE2_NO_UTF_CHECK : 0) | (o->nocase ? PCRE2_CASELESS : 0) |
+    uint32_t flags = (o->utf ? PCRE2_UTF | (o->literal ? 0 : PCRE2_UCP) | PCRE2_NO_UTF_CHECK : 0) | (o->nocase ? PCRE2_CASELESS : 0) |
                      (o->literal ? PCRE2_LITERAL : 0);
     uint32_t mflags = o->utf ? PCRE2_NO_UTF_CHECK : 0;
     const char *p = buf, *end = buf + n;

@@ -14,7 +14,9 @@ SP.RANGE (negative, reversed, out of range, BYTES), SP.GREP LITERAL (with MAX,
 CONTEXT, NOCASE, WITHMETA), SP.STAT (sha256 through hashlib), SP.PEEK, and
 SP.LIST walks with COUNT, cursor, MATCH and WITHMETA while entries are written
 and deleted between pages (every entry present throughout must be listed exactly
-once, in name order).
+once, in name order), SP.OFFLOAD (its counter and previews), SP.EXPIRE /
+SP.PERSIST / SP.TTL with lifetimes too long to end during the run, SP.INFO, and
+COPY / RENAME of whole scratchpads.
 
 Content: text of ASCII words, é, 中, 😀 and newlines, binary with NULs and invalid
 UTF-8, from empty to several chunks; some values are built so that a multi-byte
@@ -132,6 +134,7 @@ class Run:
         self.threshold = threshold
         self.chunk = chunk
         self.model = {ns: {} for ns in NAMESPACES}
+        self.seq = {ns: 0 for ns in NAMESPACES}  # SP.OFFLOAD's counter, reset with the key
         self.step = 0
         self.history = []
 
@@ -275,6 +278,14 @@ class Run:
             for name in want_names:
                 self.check_entry(ns, name)
             self.expect(("EXISTS", ns), 1 if want_names else 0, "EXISTS")
+            info = pairs(self.call("SP.INFO", ns))
+            if not want_names:
+                if info is not None:
+                    self.fail("SP.INFO of a missing scratchpad", info, None)
+                continue
+            want = {"entries": len(want_names), "bytes": sum(len(e.content) for e in self.model[ns].values())}
+            if any(info.get(k) != v for k, v in want.items()) or not info.get("stored_bytes", 0) > 0:
+                self.fail("SP.INFO", info, want)
 
     # -- writes --
 
@@ -481,6 +492,71 @@ class Run:
         for nm in set(names):
             self.check_entry(ns, nm)
 
+    def op_offload(self):
+        """SP.OFFLOAD: stored under <prefix>-<n> above the threshold, echoed below."""
+        ns = self.pick_ns()
+        data = self.content() if self.rng.random() < 0.7 else self.small_text()
+        threshold = self.rng.choice([None, 0, 10, 100, len(data), max(len(data) - 1, 0)])
+        prefix = self.rng.choice([None, b"obs", b"tool/out", b"x"])
+        args = ["SP.OFFLOAD", ns, data]
+        if threshold is not None:
+            args += ["THRESHOLD", threshold]
+        if prefix is not None:
+            args += ["PREFIX", prefix]
+        ttl = self.rng.random() < 0.2
+        if ttl:
+            args += ["EX", 1000]
+        kind = detect_kind(data)
+        if self.rng.random() < 0.15:
+            args += ["KIND", "text"]
+            if not utf8_ok(data):
+                self.expect_error(args, "KIND text requires valid UTF-8 content")
+                return
+            kind = "text"
+        if len(data) <= (4096 if threshold is None else threshold):
+            self.expect(args, [b"stored", 0, b"content", data], "SP.OFFLOAD below the threshold")
+            return
+        ents = self.model[ns]
+        while True:
+            self.seq[ns] += 1
+            name = b"%s-%d" % (prefix or b"obs", self.seq[ns])
+            if name not in ents:
+                break
+        e = ents[name] = Entry(data, kind)
+        e.version, e.ttl = 1, ttl
+        if kind == "binary":
+            preview = b"[BINARY: %d bytes, sha256=%s]" % (len(data), hashlib.sha256(data).hexdigest().encode())
+        else:
+            u = e.units()
+            preview = data if len(u) <= 1000 else (
+                u[:500] + "\n[... %d characters omitted ...]\n" % (len(u) - 1000) + u[-500:]).encode()
+        self.expect(args, [b"stored", 1, b"name", name, b"size", len(data), b"length", e.length(),
+                           b"kind", kind.encode(), b"preview", preview], "SP.OFFLOAD stored")
+        self.check_entry(ns, name)
+
+    def op_ttl(self):
+        """Per-entry lifetimes, kept far in the future so that nothing expires here."""
+        ns = self.pick_ns()
+        name = self.pick_name(ns, 0.9)
+        e = self.model[ns].get(name)
+        k = self.rng.random()
+        if k < 0.3:
+            self.expect(("SP.EXPIRE", ns, name, 5000), 1 if e else 0, "SP.EXPIRE")
+            if e:
+                e.ttl = True
+        elif k < 0.5:
+            self.expect(("SP.PERSIST", ns, name), 1 if e and e.ttl else 0, "SP.PERSIST")
+            if e:
+                e.ttl = False
+        else:
+            got = self.call("SP.TTL", ns, name)
+            ok = (got == -2) if e is None else (0 < got <= 5000 if e.ttl else got == -1)
+            if isinstance(got, ResponseError) or not ok:
+                self.fail("SP.TTL (model: %s)" % ("missing" if e is None else "ttl" if e.ttl else "no ttl"),
+                          got, "-2, -1 or 1..5000")
+        if e:
+            self.check_stat(ns, name, e)
+
     def op_copy_rename(self):
         """COPY or RENAME one scratchpad onto the other: whole sessions move."""
         src, dst = NAMESPACES if self.rng.random() < 0.5 else NAMESPACES[::-1]
@@ -496,6 +572,7 @@ class Run:
                     d = copy[nm] = Entry(e.content, e.kind)
                     d.version, d.ttl = e.version, e.ttl
                 self.model[dst] = copy
+                self.seq[dst] = self.seq[src]
             got = self.call(*args)
             # redis-py turns COPY's integer into a bool
             if isinstance(got, ResponseError) or int(got) != want:
@@ -506,6 +583,7 @@ class Run:
                 self.expect_error(args, "no such key")
             else:
                 self.model[dst], self.model[src] = self.model[src], {}
+                self.seq[dst], self.seq[src] = self.seq[src], 0
                 # redis-py turns RENAME's +OK into True
                 self.expect(args, True, "RENAME of a scratchpad")
         self.check_all()
@@ -789,6 +867,9 @@ class Run:
             table += [fn] * w
         for self.step in range(1, steps + 1):
             self.rng.choice(table)()
+            for ns in NAMESPACES:
+                if not self.model[ns]:
+                    self.seq[ns] = 0  # the key went with its last entry
             if self.step % 250 == 0:
                 self.check_all()
             if time.monotonic() > deadline:
@@ -839,7 +920,7 @@ def phase_random(rep, title, server_args, threshold, chunk, seed, steps, budget)
             run = Run(srv.port, seed, threshold, chunk)
             ops = [(run.op_write, 12), (run.op_append, 10), (run.op_edit, 8), (run.op_insert, 6), (run.op_del, 3),
                    (run.op_read, 20), (run.op_range, 12), (run.op_grep, 6), (run.op_stat, 4), (run.op_peek, 4),
-                   (run.op_list_walk, 2), (run.op_copy_rename, 1)]
+                   (run.op_list_walk, 2), (run.op_copy_rename, 1), (run.op_offload, 3), (run.op_ttl, 3)]
             done[0] = run.run(steps, budget, ops)
             if not srv.alive():
                 raise AssertionError("the server died; log:\n" + srv.log_tail())

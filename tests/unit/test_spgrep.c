@@ -158,6 +158,14 @@ static void test_literal(void)
     CHECK(grep_is(buf, "a.b(c)*[d]", o, "1:a.b(c)*[d]"));
     CHECK(grep_is(buf, "$^\\d", o, "4:$^\\d"));
     CHECK(grep_is(buf, "(", o, "1:a.b(c)*[d]|2:axb(c)*[d]"));
+    /* in UTF mode too (SP.GREP uses it for text entries), caseless or not */
+    o.utf = 1;
+    CHECK(grep_is(buf, "a.b(c)*[d]", o, "1:a.b(c)*[d]"));
+    CHECK(grep_is("caf\xc3\xa9 (x)\nabc\n", "\xc3\xa9 (x", o, "1:caf\xc3\xa9 (x)"));
+    o.nocase = 1;
+    CHECK(grep_is("CAF\xc3\x89 (X)\nabc\n", "caf\xc3\xa9 (x", o, "1:CAF\xc3\x89 (X)"));
+    o.nocase = 0;
+    o.utf = 0;
     o.literal = 0;
     /* the same pattern as a regex matches differently: a, any byte, b, c*, d */
     CHECK(grep_is(buf, "a.b(c)*[d]", o, "3:axbccd"));
@@ -337,7 +345,7 @@ int main(void)
     RUN(test_trailing_context_after_max_is_contiguous,
         "the trailing context after the last reported match is the next lines, a matching one shown as context");
     RUN(test_count_all, "count_all counts every match while reporting only MAX");
-    RUN(test_literal, "a LITERAL pattern matches regex metacharacters as themselves");
+    RUN(test_literal, "a LITERAL pattern matches regex metacharacters as themselves, in byte and UTF mode");
     RUN(test_nocase, "NOCASE matches regardless of case, literal and UTF included");
     RUN(test_utf, "UTF mode matches code points, byte mode bytes");
     RUN(test_bad_pattern, "a pattern that does not compile is refused with PCRE2's message and offset");
