@@ -6,8 +6,8 @@
 #   $(BUILD)/tests/extra/bench_units   unit tests of its histogram and text
 #                                      generator (run by tests/run.sh)
 # Objects go to $(BUILD)/bench/. The end-to-end test is
-# tests/integration/bench_smoke.sh; the comparison with redis-server is
-# bench/compare.sh (see bench/README.md).
+# tests/integration/bench_smoke.sh; `make bench-compare` runs bench/compare.sh,
+# the comparison with redis-server (report in bench/results/).
 
 # The fragment comes before `all`: keep `all` the default goal.
 ifeq ($(.DEFAULT_GOAL),)
@@ -23,8 +23,12 @@ BENCH_LIBS   := $(HIREDIS_LIBS) $(LIBS)
 
 EXTRA_ALL += $(BENCH_BIN) $(BENCH_UNITS)
 
-.PHONY: bench-build
+.PHONY: bench-build bench-compare
 bench-build: $(BENCH_BIN)
+
+# The side-by-side report against redis-server (a few minutes; see compare.sh).
+bench-compare: $(BUILD)/scratchpad-server $(BENCH_BIN)
+	BUILD=$(BUILD) sh bench/compare.sh
 
 # More specific than the top Makefile's $(BUILD)/%.o rule, so it wins.
 $(BUILD)/bench/%.o: bench/%.c

@@ -44,6 +44,9 @@ static const char *const words_file[] = {
 };
 
 #define PICK(r, a) ((a)[rng_below((r), sizeof(a) / sizeof((a)[0]))])
+/* From an already drawn value x: an element of array a, a number in [lo, hi]. */
+#define PICKV(x, a) ((a)[(x) % (sizeof(a) / sizeof((a)[0]))])
+#define U(x, lo, hi) ((unsigned)((lo) + (x) % ((uint64_t)(hi) - (lo) + 1)))
 
 void loggen_init(loggen *g, rng *r)
 {
@@ -63,63 +66,69 @@ static size_t stamp(loggen *g, char *buf, size_t cap)
 size_t loggen_line(loggen *g, rng *r, char *buf, size_t cap)
 {
     char ts[80];
-    unsigned w = (unsigned)rng_below(r, 16), roll = (unsigned)rng_below(r, 1000);
-    unsigned req = (unsigned)rng_next(r), user = (unsigned)rng_between(r, 100, 999);
-    unsigned item = (unsigned)rng_between(r, 1000, 99999);
-    int n;
+    uint64_t v[8];
+    unsigned w, roll, req, user, item;
+    int i, n;
 
-    g->ms += rng_between(r, 0, 40) + (rng_below(r, 50) == 0 ? rng_below(r, 3000) : 0);
+    /* Every random value is drawn here, in a fixed order: the order in which a
+     * call's arguments are evaluated is unspecified, so draws inside a call's
+     * arguments could differ between builds. */
+    for (i = 0; i < 8; i++)
+        v[i] = rng_next(r);
+    w = (unsigned)(v[0] % 16);
+    roll = (unsigned)(v[1] % 1000);
+    req = (unsigned)v[2];
+    user = (unsigned)U(v[3] >> 32, 100, 999);
+    item = (unsigned)U(v[3], 1000, 99999);
+    g->ms += U(v[4], 0, 40) + ((v[4] >> 32) % 50 == 0 ? (v[4] >> 40) % 3000 : 0);
     stamp(g, ts, sizeof(ts));
     if (roll < 300)
         n = snprintf(buf, cap, "%s INFO  [worker-%u] http: GET %s/%u status=200 bytes=%u dur=%ums req=%08x user=%u\n",
-                     ts, w, PICK(r, words_path), item, (unsigned)rng_between(r, 120, 40000),
-                     (unsigned)rng_between(r, 1, 180), req, user);
+                     ts, w, PICKV(v[5], words_path), item, U(v[6], 120, 40000), U(v[7], 1, 180), req, user);
     else if (roll < 450)
         n = snprintf(buf, cap, "%s INFO  [worker-%u] http: POST %s status=%u bytes=%u dur=%ums req=%08x user=%u\n",
-                     ts, w, PICK(r, words_path), rng_below(r, 10) ? 201u : 400u,
-                     (unsigned)rng_between(r, 80, 2000), (unsigned)rng_between(r, 3, 400), req, user);
+                     ts, w, PICKV(v[5], words_path), v[5] % 10 ? 201u : 400u, U(v[6], 80, 2000), U(v[7], 3, 400),
+                     req, user);
     else if (roll < 550)
-        n = snprintf(buf, cap, "%s INFO  [scheduler] job %u (%s) finished in %u ms, %u rows\n", ts,
-                     (unsigned)rng_between(r, 1, 5000), PICK(r, words_job), (unsigned)rng_between(r, 5, 90000),
-                     (unsigned)rng_below(r, 1000000));
+        n = snprintf(buf, cap, "%s INFO  [scheduler] job %u (%s) finished in %u ms, %u rows\n", ts, U(v[5], 1, 5000),
+                     PICKV(v[6], words_job), U(v[6] >> 32, 5, 90000), U(v[7], 0, 999999));
     else if (roll < 620)
         n = snprintf(buf, cap, "%s INFO  [runner] PASSED tests/test_%s.py::test_%s_%u (%u ms)\n", ts,
-                     PICK(r, words_test), PICK(r, words_test), (unsigned)rng_below(r, 60),
-                     (unsigned)rng_between(r, 1, 900));
+                     PICKV(v[5], words_test), PICKV(v[6], words_test), U(v[7], 0, 59), U(v[7] >> 32, 1, 900));
     else if (roll < 700)
         n = snprintf(buf, cap, "%s DEBUG [worker-%u] cache: hit key=item:%u ttl=%us\n", ts, w, item,
-                     (unsigned)rng_between(r, 1, 3600));
+                     U(v[5], 1, 3600));
     else if (roll < 770)
-        n = snprintf(buf, cap, "%s DEBUG [worker-%u] cache: miss key=item:%u, loading from db (pool=%u)\n", ts,
-                     w, item, (unsigned)rng_below(r, 32));
+        n = snprintf(buf, cap, "%s DEBUG [worker-%u] cache: miss key=item:%u, loading from db (pool=%u)\n", ts, w,
+                     item, U(v[5], 0, 31));
     else if (roll < 800)
-        n = snprintf(buf, cap, "%s INFO  [gc] pause %u.%03u ms, heap %u MB -> %u MB\n", ts,
-                     (unsigned)rng_below(r, 40), (unsigned)rng_below(r, 1000), (unsigned)rng_between(r, 300, 900),
-                     (unsigned)rng_between(r, 100, 300));
+        n = snprintf(buf, cap, "%s INFO  [gc] pause %u.%03u ms, heap %u MB -> %u MB\n", ts, U(v[5], 0, 39),
+                     U(v[5] >> 32, 0, 999), U(v[6], 300, 900), U(v[7], 100, 300));
     else if (roll < 850)
         n = snprintf(buf, cap, "%s WARN  [worker-%u] db: slow query took %u ms: SELECT * FROM items WHERE id = %u\n",
-                     ts, w, (unsigned)rng_between(r, 200, 12000), item);
+                     ts, w, U(v[5], 200, 12000), item);
     else if (roll < 900)
         n = snprintf(buf, cap, "%s WARN  [worker-%u] http: retrying upstream request req=%08x attempt=%u\n", ts, w,
-                     req, (unsigned)rng_between(r, 1, 5));
+                     req, U(v[5], 1, 5));
     else if (roll < 920)
-        n = snprintf(buf, cap, "%s INFO  [runner] FAILED tests/test_%s.py::test_%s_%u - AssertionError: expected %u, got %u\n",
-                     ts, PICK(r, words_test), PICK(r, words_test), (unsigned)rng_below(r, 60),
-                     (unsigned)rng_below(r, 100), (unsigned)rng_below(r, 100));
+        n = snprintf(buf, cap,
+                     "%s INFO  [runner] FAILED tests/test_%s.py::test_%s_%u - AssertionError: expected %u, got %u\n",
+                     ts, PICKV(v[5], words_test), PICKV(v[6], words_test), U(v[7], 0, 59),
+                     U(v[7] >> 20, 0, 99), U(v[7] >> 40, 0, 99));
     else if (roll < 960)
         n = snprintf(buf, cap, "%s ERROR [worker-%u] http: upstream timeout after %u ms req=%08x user=%u status=504\n",
-                     ts, w, (unsigned)rng_between(r, 1000, 30000), req, user);
+                     ts, w, U(v[5], 1000, 30000), req, user);
     else if (roll < 985)
         n = snprintf(buf, cap, "%s ERROR [worker-%u] db: Connection reset by peer (pool=%u, in_use=%u) status=503\n",
-                     ts, w, (unsigned)rng_below(r, 32), (unsigned)rng_below(r, 64));
+                     ts, w, U(v[5], 0, 31), U(v[6], 0, 63));
     else
         n = snprintf(buf, cap,
                      "%s ERROR [worker-%u] panic: index out of range [%u] with length %u\n"
                      "    at com.example.service.ItemService.load(ItemService.java:%u)\n"
                      "    at com.example.http.Router.dispatch(Router.java:%u)\n"
                      "    at com.example.http.Server.handle(Server.java:%u)\n",
-                     ts, w, (unsigned)rng_below(r, 64), (unsigned)rng_below(r, 64), (unsigned)rng_between(r, 10, 900),
-                     (unsigned)rng_between(r, 10, 400), (unsigned)rng_between(r, 10, 300));
+                     ts, w, U(v[5], 0, 63), U(v[5] >> 32, 0, 63), U(v[6], 10, 900), U(v[6] >> 32, 10, 400),
+                     U(v[7], 10, 300));
     if (n < 0)
         return 0;
     return (size_t)n < cap ? (size_t)n : cap - 1;
@@ -215,16 +224,22 @@ size_t corpus_slice(const corpus *c, rng *r, size_t want, size_t *off, size_t *l
 
 size_t loggen_plan(rng *r, size_t target, char *buf, size_t cap, int *steps)
 {
+    const char *verb = PICK(r, words_verb), *obj = PICK(r, words_obj), *file = PICK(r, words_file);
+    unsigned task = (unsigned)rng_between(r, 1000, 99999);
     size_t n;
     int k = 0;
 
-    n = (size_t)snprintf(buf, cap, "# Plan for task %u\n\nGoal: %s %s in %s and leave the tests green.\n\n",
-                         (unsigned)rng_between(r, 1000, 99999), PICK(r, words_verb), PICK(r, words_obj),
-                         PICK(r, words_file));
+    n = (size_t)snprintf(buf, cap, "# Plan for task %u\n\nGoal: %s %s in %s and leave the tests green.\n\n", task,
+                         verb, obj, file);
     while ((n < target || k == 0) && k < 63 && n + 200 < cap) {
+        unsigned ticket;
+        verb = PICK(r, words_verb);
+        obj = PICK(r, words_obj);
+        file = PICK(r, words_file);
+        ticket = (unsigned)rng_between(r, 100, 9999);
         k++;
-        n += (size_t)snprintf(buf + n, cap - n, "- [ ] step %d: %s %s in %s (ticket #%u)\n", k, PICK(r, words_verb),
-                              PICK(r, words_obj), PICK(r, words_file), (unsigned)rng_between(r, 100, 9999));
+        n += (size_t)snprintf(buf + n, cap - n, "- [ ] step %d: %s %s in %s (ticket #%u)\n", k, verb, obj, file,
+                              ticket);
     }
     *steps = k;
     return n;

@@ -310,13 +310,15 @@ static void run_finding_write(agent *a)
     const corpus *cp = a->w->sh->corpus;
     size_t size = rng_between(&a->r, o->finding.min, o->finding.max), off, len;
     unsigned slot = a->findings % o->keep_findings;
+    unsigned src = (unsigned)rng_below(&a->r, 100), from = (unsigned)rng_below(&a->r, 500);
+    unsigned to = (unsigned)rng_between(&a->r, 500, 2000);
+    const char *conf = rng_below(&a->r, 2) ? "high" : "medium";
     char head[256];
     size_t hl;
 
     hl = (size_t)snprintf(head, sizeof(head),
                           "## Finding %u\n\nSource: tool-%u, lines %u-%u. Confidence: %s.\n\nEvidence:\n",
-                          a->findings + 1, (unsigned)rng_below(&a->r, 100), (unsigned)rng_below(&a->r, 500),
-                          (unsigned)rng_between(&a->r, 500, 2000), rng_below(&a->r, 2) ? "high" : "medium");
+                          a->findings + 1, src, from, to, conf);
     corpus_slice(cp, &a->r, size > hl ? size - hl : 1, &off, &len);
     a->findings++;
     set_name(a, "finding-%u", slot);
@@ -360,8 +362,8 @@ static void run_offload(agent *a, const redisReply *rep)
     {
         size_t size = rng_logu(&a->r, o->tool.min, o->tool.max), off, len, lines;
         char head[160];
-        size_t hl = (size_t)snprintf(head, sizeof(head), "$ %s  # call %u\n", tool_cmds[rng_below(&a->r, 6)],
-                                     a->tool_seq + 1);
+        const char *cmd = tool_cmds[rng_below(&a->r, sizeof(tool_cmds) / sizeof(tool_cmds[0]))];
+        size_t hl = (size_t)snprintf(head, sizeof(head), "$ %s  # call %u\n", cmd, a->tool_seq + 1);
         /* --tool-size starts above the offload threshold (checked by the options),
          * so every tool output is stored */
         lines = corpus_slice(cp, &a->r, size > hl ? size - hl : 1, &off, &len);

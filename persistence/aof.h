@@ -91,7 +91,10 @@ int aof_header_decode(const unsigned char *in, size_t n, aof_header *h, const ch
  * opens a new effect of the open one, and the matching aof_rec_end closes only
  * that effect. So a command that logs itself with begin/args/end becomes one
  * effect of a transaction when EXEC brackets the commands with its own begin/end:
- * the whole MULTI/EXEC is one record, and so atomic.
+ * the whole MULTI/EXEC is one record, and so atomic. A nested begin closes the
+ * effect being built, and after a nested end no effect is open (arguments then
+ * need aof_rec_next_effect first): log each effect in one go, after the command
+ * ran, never around code that may log (a lazy expiry's DEL).
  *
  * An effect with no argument is dropped; a record with no effect writes nothing.
  * Effects are logged as commands to replay, each in its database (db is per

@@ -12,6 +12,7 @@ chunk of a compressed value (a string, or an entry of a scratchpad). Afterwards:
 - reads that touch only other chunks answer the right bytes, and a chunk that
   was cached before the damage is not served from the cache afterwards;
 - an append that must reopen a damaged last chunk fails and changes nothing;
+- COPY and RENAME carry the damage along, and the copies are as safe to read;
 - the connection stays usable (a pipeline around the errors stays in step),
   other clients are served throughout, and the server is alive at the end.
 
@@ -171,11 +172,10 @@ def case_sp_reads_of_the_damaged_chunk(w):
 
 
 def case_sp_withmeta_error_is_top_level(w):
-    r, c2 = w.r, w.c2
+    r = w.r
     expect_corrupt(r, "SP.READ", NS, b"log", "WITHMETA")
     expect_corrupt(r, "SP.READ", NS, b"log", "OFFSET", w.c2, "LIMIT", 100, "WITHMETA")
     expect_corrupt(r, "SP.GREP", NS, b"log", "ERROR", "WITHMETA")
-    del c2
 
 
 def case_sp_stat_sha256(w):
@@ -292,6 +292,21 @@ def case_connection_and_other_clients(w):
             raise AssertionError("raw replies: %r" % buf[:200])
 
 
+def case_copies(w):
+    r, u = w.r, w.units
+    expect(r, True, "COPY", NS, b"cor:copy")
+    expect_corrupt(r, "SP.READ", b"cor:copy", b"log")
+    expect(r, u[:200].encode(), "SP.READ", b"cor:copy", b"log", "HEAD", 200)
+    expect(r, w.content, "SP.READ", b"cor:copy", b"twin")
+    expect(r, True, "RENAME", b"cor:copy", b"cor:moved")
+    expect_corrupt(r, "SP.RANGE", b"cor:moved", b"log", w.c2, w.c2 + 10)
+    expect(r, 1, "DEL", b"cor:moved")
+    expect(r, True, "COPY", b"str", b"str-copy")
+    expect_corrupt(r, "GET", b"str-copy")
+    expect(r, w.content[:10], "GETRANGE", b"str-copy", 0, 9)
+    expect(r, 1, "DEL", b"str-copy")
+
+
 def case_alive_and_cleanup(w):
     r = w.r
     if not w.srv.alive():
@@ -373,6 +388,7 @@ def main():
                      case_strings, w)
             rep.case("the connection stays in step and other clients are served", case_connection_and_other_clients,
                      w)
+            rep.case("COPY and RENAME carry a damaged chunk along, and reading the copies is as safe", case_copies, w)
             rep.case("the server is alive at the end and frees the damaged values", case_alive_and_cleanup, w)
             rep.case("the server then exits cleanly, with no sanitizer report", stop_cleanly, srv)
         with spserver.Server() as srv:

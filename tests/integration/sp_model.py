@@ -23,7 +23,9 @@ UTF-8, from empty to several chunks; some values are built so that a multi-byte
 character straddles a chunk boundary. One run uses --compress-threshold 512
 --compress-chunk 1024 (many chunks, boundaries everywhere), another the defaults.
 
-One ok/not ok line per phase. A failure names the seed, the step, the command,
+Each phase ends by stopping its server by PID: it must exit with status 0 and
+no sanitizer report in its log, so the file is worth running under the ASan
+build too. One ok/not ok line per phase. A failure names the seed, the step, the command,
 what was expected and what came back, and the last commands before it; rerun
 with SP_MODEL_SEED=<seed> to replay. Each phase stops at its time budget (the
 number of steps done is printed), so the whole file stays around a minute.
