@@ -106,6 +106,16 @@ free_port() {
     $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
+# cpu_share CPU: the share of that CPU a busy loop gets for one second (1.00 on
+# a quiet machine): what else runs there, other programs or the hypervisor.
+cpu_share() {
+    taskset -c "$1" $PY -c '
+import time
+t, c = time.time(), time.process_time()
+while time.time() - t < 1: pass
+print("%.2f" % ((time.process_time() - c) / (time.time() - t)))' 2>/dev/null || echo "?"
+}
+
 # CPU seconds (user + system) a process has used so far.
 cpu_of() {
     awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
@@ -177,6 +187,7 @@ SP_VERSION=$("$SERVER" --version 2>/dev/null | head -n 1)
 stop_server "$SPID"
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+SHARE_START="$(cpu_share "$SERVER_CPU") / $(cpu_share "$BENCH_CPU")"
 T0=$(date +%s)
 nruns=0
 total=$(($(echo "$MODES" | wc -w) * $(echo "$WORKLOADS" | wc -w) * ROUNDS * 2))
@@ -219,11 +230,12 @@ for mode in $MODES; do
     done
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+SHARE_END="$(cpu_share "$SERVER_CPU") / $(cpu_share "$BENCH_CPU")"
 ELAPSED=$(($(date +%s) - T0))
 
 # ---- report and chart data ----
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
-export LOAD_START LOAD_END ELAPSED CPU_MODEL PINNING PERSIST_NOTE SP_VERSION ROUNDS DURATION WARMUP AGENTS \
+export LOAD_START LOAD_END SHARE_START SHARE_END SERVER_CPU BENCH_CPU ELAPSED CPU_MODEL PINNING PERSIST_NOTE SP_VERSION ROUNDS DURATION WARMUP AGENTS \
     BENCH_ARGS SERVER_ARGS REDIS_ARGS PNG RAW
 REDIS_VERSION=$("$REDIS_SERVER" --version 2>/dev/null | head -n 1)
 export REDIS_VERSION
@@ -267,6 +279,9 @@ for mode in modes:
                 continue
             def m(f):
                 return med([f(j, b) for j, b in rs])
+            def spread(f):
+                vals = [v for v in (f(j, b) for j, b in rs) if v is not None]
+                return (min(vals), max(vals)) if vals else None
             s = {
                 "n": len(rs),
                 "ops": m(lambda j, b: j["measured"]["ops_per_sec"]),
@@ -278,6 +293,8 @@ for mode in modes:
                 "sent": m(lambda j, b: j["measured"]["bytes_sent"] / max(1, j["measured"]["operations"])),
                 "recv": m(lambda j, b: j["measured"]["bytes_received"] / max(1, j["measured"]["operations"])),
                 "errors": sum(j["measured"]["errors"] for j, b in rs),
+                "ops_spread": spread(lambda j, b: j["measured"]["ops_per_sec"]),
+                "p99_spread": spread(lambda j, b: j["measured"]["latency_us"]["p99"] / 1000.0),
             }
             for p in ("p50", "p95", "p99", "p99_9", "max"):
                 s[p] = m(lambda j, b, p=p: j["measured"]["latency_us"][p] / 1000.0)
@@ -308,6 +325,8 @@ w("- client: `scratchpad-bench --agents %s --duration %s --warmup %s%s` (one thr
 w("- %s rounds per server and workload, a fresh server per run, servers alternating (order swapped every round); figures are medians of the rounds; %d runs in %d s"
   % (env["ROUNDS"], len(runs), int(env.get("ELAPSED", "0"))))
 w("- load average (1, 5, 15 min) at start: %s, at end: %s" % (env.get("LOAD_START", "?"), env.get("LOAD_END", "?")))
+w("- share of CPU %s / CPU %s a busy loop got (1.00 = quiet; less = other programs or the hypervisor took the rest): %s at start, %s at end"
+  % (env.get("SERVER_CPU"), env.get("BENCH_CPU"), env.get("SHARE_START", "?"), env.get("SHARE_END", "?")))
 w("- raw JSON of every run: `%s/`" % os.path.relpath(env["RAW"], os.path.dirname(os.path.abspath(out))))
 w("")
 w("Latencies are per logical operation (an agent's step: `grep` is SP.GREP on scratchpad, GET plus a search in the client on Redis), from the first command sent to the last reply, over every agent, from one HDR-style histogram per run. \"server CPU\" is the share of one core the server process used over the whole run (setup included); \"client CPU\" the benchmark's, over the measured phase: a side near 100 % is the bottleneck.")
@@ -318,12 +337,12 @@ for mode in modes:
         w("")
     w("## Summary%s" % ("" if len(modes) == 1 else " (" + mode + ")"))
     w("")
-    w("| workload | metric | scratchpad | redis | scratchpad/redis |")
-    w("|---|---|---:|---:|---:|")
+    w("| workload | metric | scratchpad | redis | scratchpad/redis | rounds: scratchpad min-max | redis min-max |")
+    w("|---|---|---:|---:|---:|---:|---:|")
     for wl in workloads:
         a, b = summary.get((mode, wl, "scratchpad")), summary.get((mode, wl, "redis"))
         if not a or not b:
-            w("| %s | (runs failed) | | | |" % wl)
+            w("| %s | (runs failed) | | | | | |" % wl)
             continue
         rows = [
             ("throughput, ops/s (higher is better)", a["ops"], b["ops"], 0),
@@ -339,12 +358,18 @@ for mode in modes:
             ("server CPU (share of a core)", a["server"], b["server"], 2),
             ("client CPU (share of a core)", a["client"], b["client"], 2),
         ]
+        spreads = {0: "ops_spread", 3: "p99_spread"}
         first = True
-        for label, x, y, nd in rows:
-            w("| %s | %s | %s | %s | %s |" % (wl if first else "", label, fmt(x, nd), fmt(y, nd), ratio(x, y)))
+        for i, (label, x, y, nd) in enumerate(rows):
+            sa = sb = ""
+            if i in spreads and a[spreads[i]] and b[spreads[i]]:
+                sa = "%s-%s" % (fmt(a[spreads[i]][0], nd), fmt(a[spreads[i]][1], nd))
+                sb = "%s-%s" % (fmt(b[spreads[i]][0], nd), fmt(b[spreads[i]][1], nd))
+            w("| %s | %s | %s | %s | %s | %s | %s |" % (wl if first else "", label, fmt(x, nd), fmt(y, nd), ratio(x, y),
+                                                    sa, sb))
             first = False
         if a["errors"] or b["errors"]:
-            w("| | errors (all rounds) | %d | %d | |" % (a["errors"], b["errors"]))
+            w("| | errors (all rounds) | %d | %d | | | |" % (a["errors"], b["errors"]))
     w("")
     # the issue's targets
     w("### Targets (from the issue; recorded, not asserted)")

@@ -100,7 +100,8 @@ int aof_file_truncate(const char *path, uint64_t size, char *err, size_t errlen)
  * empty base file, an incr file, and saves the manifest. Otherwise: if the last
  * file is an incr, opens it for appending (truncate a torn tail first); if it is
  * the base, creates a new incr and saves the manifest naming it. Returns the
- * writer, or NULL (err set; nothing the manifest names was changed). */
+ * writer, or NULL (err set). Either way m describes the manifest on disk, and the
+ * files that manifest names are unchanged (new ones may have been added). */
 aof_writer *aof_dir_start(const char *dir, aof_manifest *m, aof_fsync_policy policy,
                           const aof_io *io, char *err, size_t errlen);
 

@@ -78,6 +78,9 @@ static int aof_fill(aof_reader *r, size_t need)
         if (r->cap < need) {
             r->cap = need + AOF_READ_BLOCK;
             r->buf = xrealloc(r->buf, r->cap);
+        } else if (r->cap > 2 * AOF_READ_BLOCK && need <= AOF_READ_BLOCK && r->end <= AOF_READ_BLOCK) {
+            r->cap = AOF_READ_BLOCK; /* back to the usual size after a large record */
+            r->buf = xrealloc(r->buf, r->cap);
         }
     }
     while (r->end - r->pos < need) {

@@ -377,8 +377,8 @@ static int fault_fdatasync(void *ctx, int fd)
     fault_io *f = ctx;
 
     __atomic_add_fetch(&f->fsyncs, 1, __ATOMIC_SEQ_CST);
-    if (f->fsync_sleep_ms)
-        usleep((useconds_t)f->fsync_sleep_ms * 1000);
+    if (__atomic_load_n(&f->fsync_sleep_ms, __ATOMIC_SEQ_CST))
+        usleep((useconds_t)__atomic_load_n(&f->fsync_sleep_ms, __ATOMIC_SEQ_CST) * 1000);
     if (__atomic_load_n(&f->fail_fsyncs, __ATOMIC_SEQ_CST) > 0) {
         __atomic_sub_fetch(&f->fail_fsyncs, 1, __ATOMIC_SEQ_CST);
         errno = EIO;
@@ -917,7 +917,7 @@ static void everysec_slow_fsync(int postpone)
     aof_writer_get_stats(w, &st);
     CHECK(st.delayed_fsync == 1);
     CHECK(strstr(logged, "fsync is taking too long") != NULL);
-    f.fsync_sleep_ms = 0;
+    __atomic_store_n(&f.fsync_sleep_ms, 0, __ATOMIC_SEQ_CST);
     CHECK(aof_writer_close(w) == 0);
     CHECK(read_model_file(path, &s, NULL, NULL) == 260 && s == AOF_END);
     unlink(path);
