@@ -61,7 +61,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c
 
 # Debian packages: what building needs, and what the tests need on top.
 BUILD_DEBS := build-essential pkg-config libevent-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev
-TEST_DEBS  := redis-tools redis-server python3-redis nodejs npm
+TEST_DEBS  := redis-tools redis-server python3-redis gnuplot-nox
 deps-build:
 	@sh tests/install-deps.sh $(BUILD_DEBS)
 

@@ -501,6 +501,25 @@ static int read_memory(redisContext *c, meminfo *m, uint64_t *calls)
     return 0;
 }
 
+/* The server's CPU seconds so far (INFO cpu: used_cpu_user + used_cpu_sys);
+ * counts the call in *calls. -1 if unknown. */
+static double read_server_cpu(redisContext *c, uint64_t *calls)
+{
+    redisReply *r = redisCommand(c, "INFO cpu");
+    double v = -1;
+
+    (*calls)++;
+    if (!r)
+        return -1;
+    if (r->type == REDIS_REPLY_STRING) {
+        const char *u = strstr(r->str, "used_cpu_user:"), *y = strstr(r->str, "used_cpu_sys:");
+        if (u && y)
+            v = strtod(u + 14, NULL) + strtod(y + 13, NULL);
+    }
+    freeReplyObject(r);
+    return v;
+}
+
 /* Let the process hold one descriptor per agent and some more: asks for agents +
  * 64, warns only below what the run really needs (a socket per agent, the
  * control connection, an epoll descriptor per thread, stdio). */
@@ -588,8 +607,10 @@ typedef struct results {
     uint64_t calls[CMD_COUNT], call_errors[CMD_COUNT];
     uint64_t connect_failed, conn_lost, info_calls;
     uint64_t ops, errors, sent, recv;
-    double elapsed;   /* s of the measured phase */
-    double cpu;       /* s of client CPU during it */
+    double elapsed;   /* s of the measured phase: its start to its last completion */
+    double window;    /* s from its start to the end of the drain, for CPU shares */
+    double cpu;       /* s of client CPU in the window */
+    double server_cpu; /* s of server CPU in the window (INFO cpu), -1 if unknown */
     meminfo before, after;
 } results;
 
@@ -619,11 +640,16 @@ static void print_report(const bench_opts *o, const results *r)
     printf("scratchpad-bench: %s at %s:%d, workload %s, %d agents, %d thread%s, seed %llu, think %.1f ms\n",
            o->redis ? "redis (baseline)" : "scratchpad", o->host, o->port, o->workload ? o->workload : "custom",
            o->agents, o->threads, o->threads > 1 ? "s" : "", (unsigned long long)o->seed, o->think_ms);
-    printf("measured %.2f s: %llu operations, %.1f ops/s, %llu errors; sent %.1f MB, received %.1f MB; "
-           "client CPU %.0f%%\n",
+    printf("measured %.2f s: %llu operations, %.1f ops/s, %llu errors; sent %.1f MB, received %.1f MB\n",
            r->elapsed, (unsigned long long)r->ops, r->elapsed > 0 ? (double)r->ops / r->elapsed : 0.0,
-           (unsigned long long)r->errors, (double)r->sent / 1048576.0, (double)r->recv / 1048576.0,
-           r->elapsed > 0 ? 100.0 * r->cpu / r->elapsed : 0.0);
+           (unsigned long long)r->errors, (double)r->sent / 1048576.0, (double)r->recv / 1048576.0);
+    printf("CPU (share of a core): client %.0f%%, server %s", r->window > 0 ? 100.0 * r->cpu / r->window : 0.0,
+           r->server_cpu < 0 ? "unknown" : "");
+    if (r->server_cpu >= 0)
+        printf("%.0f%% (%.0f operations per server CPU-second)",
+               r->window > 0 ? 100.0 * r->server_cpu / r->window : 0.0,
+               r->server_cpu > 0 ? (double)r->ops / r->server_cpu : 0.0);
+    printf("\n");
     printf("used_memory: before %.1f MB, after %.1f MB (used_memory_rss after %.1f MB)\n",
            (double)r->before.used / 1048576.0, (double)r->after.used / 1048576.0, (double)r->after.rss / 1048576.0);
     if (r->connect_failed || r->conn_lost)
@@ -688,9 +714,11 @@ static void json_range(FILE *f, const char *name, size_range r, int comma)
  *   tool, format, target ("scratchpad" | "redis"), host, port, workload, agents,
  *   threads, seed, think_ms, warmup_s, duration_s (0 with --requests), requests;
  *   settings: sizes as [min, max] bytes, the other knobs, and mix {op: weight};
- *   measured: elapsed_s, operations, ops_per_sec, errors, bytes_sent,
- *     bytes_received, client_cpu_s, latency_us {mean, p50, p95, p99, p99_9, max}
- *     over every operation;
+ *   measured: elapsed_s (start of the phase to its last completion),
+ *     operations, ops_per_sec, errors, bytes_sent, bytes_received,
+ *     cpu_window_s (start of the phase to the end of the drain), client_cpu_s
+ *     and server_cpu_s (INFO cpu; -1 if unknown) in that window, latency_us
+ *     {mean, p50, p95, p99, p99_9, max} over every operation;
  *   operations: {op: {count, ops_per_sec, errors, bytes_sent, bytes_received,
  *     latency_us}} for the measured phase, ops as in --mix plus "list";
  *   commands: the same per wire command, named as INFO commandstats does;
@@ -739,10 +767,11 @@ static int write_json(const bench_opts *o, const results *r)
     }
     fprintf(f, "}\n  },\n");
     fprintf(f, "  \"measured\": {\"elapsed_s\": %.4f, \"operations\": %llu, \"ops_per_sec\": %.2f, "
-               "\"errors\": %llu, \"bytes_sent\": %llu, \"bytes_received\": %llu, \"client_cpu_s\": %.3f, "
-               "\"latency_us\": ",
+               "\"errors\": %llu, \"bytes_sent\": %llu, \"bytes_received\": %llu, \"cpu_window_s\": %.4f, "
+               "\"client_cpu_s\": %.3f, \"server_cpu_s\": %.3f, \"latency_us\": ",
             r->elapsed, (unsigned long long)r->ops, r->elapsed > 0 ? (double)r->ops / r->elapsed : 0.0,
-            (unsigned long long)r->errors, (unsigned long long)r->sent, (unsigned long long)r->recv, r->cpu);
+            (unsigned long long)r->errors, (unsigned long long)r->sent, (unsigned long long)r->recv, r->window, r->cpu,
+            r->server_cpu);
     json_lat(f, &r->all.lat);
     fprintf(f, "},\n  \"operations\": {");
     for (k = 0, first = 1; k < OP_COUNT; k++) {
@@ -805,7 +834,7 @@ int main(int argc, char **argv)
     struct timeval tmo = {5, 0};
     struct sigaction sa;
     uint64_t t_start, t_phase, t_measure = 0, t_end, last_ops = 0, last_sent = 0, last_recv = 0, t_last;
-    double cpu0 = 0;
+    double cpu0 = 0, scpu0 = -1;
     size_t corpus_bytes;
     int rc = 1, i, started = 0, phase;
 
@@ -896,13 +925,15 @@ int main(int argc, char **argv)
             phase = o.warmup > 0 ? PHASE_WARMUP : PHASE_MEASURE;
             t_phase = now;
             if (phase == PHASE_MEASURE) {
-                t_measure = now;
+                scpu0 = read_server_cpu(ctl, &r->info_calls);
                 cpu0 = cpu_seconds();
+                t_phase = t_measure = bench_now_ns();
             }
             atomic_store(&sh.phase, phase);
         } else if (phase == PHASE_WARMUP && secs(now - t_phase) >= o.warmup) {
-            t_phase = t_measure = now;
+            scpu0 = read_server_cpu(ctl, &r->info_calls);
             cpu0 = cpu_seconds();
+            t_phase = t_measure = bench_now_ns();
             atomic_store(&sh.phase, PHASE_MEASURE);
         } else if (phase == PHASE_MEASURE &&
                    (o.requests ? atomic_load(&sh.measure_started) >= o.requests
@@ -950,9 +981,14 @@ int main(int argc, char **argv)
         if (w[i].last_done_ns > t_end)
             t_end = w[i].last_done_ns;
     }
+    r->server_cpu = -1;
     if (t_measure) {
+        double scpu1 = read_server_cpu(ctl, &r->info_calls);
         r->cpu = cpu_seconds() - cpu0;
+        r->window = secs(bench_now_ns() - t_measure);
         r->elapsed = t_end > t_measure ? secs(t_end - t_measure) : 0;
+        if (scpu0 >= 0 && scpu1 >= scpu0)
+            r->server_cpu = scpu1 - scpu0;
     }
     r->ops = r->all.lat.count;
     r->errors = r->all.errors;

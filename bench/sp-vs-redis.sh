@@ -2,7 +2,8 @@
 # sp-vs-redis.sh -- the SP.* performance targets of issue 3, measured next to
 # redis-server on the same machine, with the same client, in the same run.
 #
-# What it measures (every figure the median of ROUNDS rounds):
+# What it measures (ROUNDS rounds; rates are medians over the rounds, ratios
+# the median of the per-round ratios):
 #  1. Memory: a corpus of log-like text (bench/gen_logs.py; MEM_ENTRIES entries
 #     of about MEM_ENTRY_SIZE bytes, 200 x 0.5-1.5 MB by default) loaded into a fresh
 #     scratchpad-server as SP.WRITE entries, into another as SET strings, and into
@@ -42,7 +43,8 @@
 # server stopped by its PID on exit, Ctrl-C included. The report (Markdown) goes
 # to standard output and to RESULTS_FILE; progress to standard error.
 #
-# Needs a shell with `local` (dash, bash, busybox sh).
+# Needs a shell with `local` (dash, bash, busybox sh), and bash itself for the
+# streams (its /dev/tcp).
 #
 # Environment (all optional):
 #   QUICK=1           smoke run: 1 round, 20 MB corpus, short tests
@@ -51,7 +53,8 @@
 #   MEM_VARY          entry sizes spread over MEM_ENTRY_SIZE x (1 +- MEM_VARY) (0.5)
 #   BIG_SIZE, SMALL_SIZE  the read entries (10485760, 102400); WINDOW (2048)
 #   N_READ, N_READ16  requests per read test, -P 1 / -P 16 (60000 / 300000)
-#   N_APPEND          requests per append test, both -P (20000)
+#   N_APPEND, N_APPEND16  requests per append test, -P 1 / -P 16 (20000 / 40000;
+#                     each 1 KB, so the 10 MB values end at 30 / 50 MB)
 #   N_KV, N_KV16      requests per 1 KB test, -P 1 / -P 16 (60000 / 300000)
 #   KV_KEYS           names of the 1 KB test (10000)
 #   RAND_N            reads per stream of random or fixed windows (200000)
@@ -81,6 +84,7 @@ if [ "$QUICK" = 1 ]; then
     N_READ=${N_READ:-20000}
     N_READ16=${N_READ16:-80000}
     N_APPEND=${N_APPEND:-5000}
+    N_APPEND16=${N_APPEND16:-10000}
     N_KV=${N_KV:-20000}
     N_KV16=${N_KV16:-80000}
     RAND_N=${RAND_N:-40000}
@@ -99,6 +103,7 @@ WINDOW=${WINDOW:-2048}
 N_READ=${N_READ:-60000}
 N_READ16=${N_READ16:-300000}
 N_APPEND=${N_APPEND:-20000}
+N_APPEND16=${N_APPEND16:-40000}
 N_KV=${N_KV:-60000}
 N_KV16=${N_KV16:-300000}
 KV_KEYS=${KV_KEYS:-10000}
@@ -120,7 +125,7 @@ done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sp-vs-redis.XXXXXX") || die "cannot create a temporary directory"
 RESULTS="$WORK/results" # lines: test pipeline server round value
-MEMRES="$WORK/memory"   # lines: kind round baseline after
+MEMRES="$WORK/memory"   # lines: kind round baseline after stored
 : >"$RESULTS"
 : >"$MEMRES"
 PIDS=""
@@ -331,13 +336,22 @@ MID_S=$((SMALL_SIZE / 2))
 
 # ---- 1. memory ----
 mem_one() { # kind round: kind is sp-write, sp-set or redis
-    local base after
+    local base after stored=- ns v
     if [ "$1" = redis ]; then start_server redis; else start_server scratchpad; fi
     base=$(info_field "$SPORT" used_memory)
     if [ "$1" = sp-write ]; then load "$SPORT" "$WORK/corpus.sp"; else load "$SPORT" "$WORK/corpus.set"; fi
     [ "$1" = redis ] || wait_compressed "$SPORT"
     after=$(info_field "$SPORT" used_memory)
-    echo "$1 $2 $base $after" >>"$MEMRES"
+    if [ "$1" = sp-write ]; then
+        # The entries' own account of their bytes (compressed chunks and index).
+        stored=0
+        for ns in $(echo "$MEM_NS" | tr ',' ' '); do
+            v=$(cli "$SPORT" SP.INFO "$ns" | awk 'p == "stored_bytes" { print; exit } { p = $0 }')
+            case "$v" in '' | *[!0-9]*) stored=-; break ;; esac
+            stored=$((stored + v))
+        done
+    fi
+    echo "$1 $2 $base $after $stored" >>"$MEMRES"
     say "  memory $1: baseline $base, after $after"
     stop_server "$SPID"
 }
@@ -411,7 +425,7 @@ while [ "$r" -le "$ROUNDS" ]; do
     load "$RD_PORT" "$WORK/reads.set"
     wait_compressed "$SP_PORT"
     for pl in 1 16; do
-        if [ "$pl" = 1 ]; then nr=$N_READ nk=$N_KV; else nr=$N_READ16 nk=$N_KV16; fi
+        if [ "$pl" = 1 ]; then nr=$N_READ nk=$N_KV na=$N_APPEND; else nr=$N_READ16 nk=$N_KV16 na=$N_APPEND16; fi
         both range-mid "$pl" "$r" "$nr" rb "SP.RANGE ns big $MID $((MID + WINDOW))" \
             "GETRANGE ns:big $MID $((MID + WINDOW - 1))"
         both range-mid-100k "$pl" "$r" "$nr" rb "SP.RANGE ns small $MID_S $((MID_S + WINDOW))" -
@@ -419,7 +433,7 @@ while [ "$r" -le "$ROUNDS" ]; do
         both head-100k "$pl" "$r" "$nr" rb "SP.READ ns small HEAD $WINDOW" -
         both tail "$pl" "$r" "$nr" rb "SP.READ ns big TAIL $WINDOW" "GETRANGE ns:big -$WINDOW -1"
         both tail-100k "$pl" "$r" "$nr" rb "SP.READ ns small TAIL $WINDOW" -
-        both append "$pl" "$r" "$N_APPEND" rb "SP.APPEND ns app$pl @V@" "APPEND ns:app$pl @V@"
+        both append "$pl" "$r" "$na" rb "SP.APPEND ns app$pl @V@" "APPEND ns:app$pl @V@"
         both write "$pl" "$r" "$nk" rb "-r $KV_KEYS SP.WRITE ns k:__rand_int__ @V@" \
             "-r $KV_KEYS SET ns:k:__rand_int__ @V@"
         both read "$pl" "$r" "$nk" rb "-r $KV_KEYS SP.READ ns k:__rand_int__" "-r $KV_KEYS GET ns:k:__rand_int__"
@@ -454,6 +468,16 @@ spread() { # test pipeline server -> (max - min) / median, in %
 ratio() {
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'
 }
+# pratio test_a pipeline server_a test_b server_b: the median over the rounds of
+# a / b, each round's a and b having run back to back (a drift of the machine's
+# load between rounds cancels out, which a ratio of the medians does not do).
+pratio() {
+    awk -v ta="$1" -v p="$2" -v sa="$3" -v tb="$4" -v sb="$5" '
+        $2 == p && $5 != "" && $1 == ta && $3 == sa { a[$4] = $5 }
+        $2 == p && $5 != "" && $1 == tb && $3 == sb { b[$4] = $5 }
+        END { for (r in a) if ((r in b) && b[r] > 0) printf "%.4f\n", a[r] / b[r] }' "$RESULTS" | median |
+        awk '{ if ($1 == "") print "n/a"; else printf "%.2f\n", $1 } END { if (NR == 0) print "n/a" }'
+}
 meets() { # ratio target [le]
     awk -v r="$1" -v t="$2" -v le="${3:-}" 'BEGIN { if (r == "n/a") print "n/a";
         else if (le ? r <= t : r >= t) print "yes"; else print "**no**" }'
@@ -469,11 +493,12 @@ report() {
     echo "# SP.* performance targets: scratchpad-server vs redis-server"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: ${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') CPUs; run took $((T_END - T_START)) s"
-    echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1) (defaults${SERVER_ARGS:+ $SERVER_ARGS})"
+    echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1) (defaults${SERVER_ARGS:+ $SERVER_ARGS}); binary built $(date -u -r "$SERVER" '+%Y-%m-%d %H:%M UTC' 2>/dev/null)"
     echo "- redis: $("$REDIS_SERVER" --version 2>/dev/null | head -n 1) (--save '' --appendonly no${REDIS_ARGS:+ $REDIS_ARGS})"
     echo "- client: redis-benchmark -c $CLIENTS on 127.0.0.1; pinning: $PINNING"
     echo "- load average (1, 5, 15 min) at start: ${LOAD_START:-?}, at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-    echo "- $ROUNDS round(s); each figure is the median of the rounds; \"spread\" is (max - min) / median over the rounds"
+    echo "- $ROUNDS round(s); each rate is the median of the rounds; each ratio is the median of the per-round ratios (the"
+    echo "  two sides of a ratio run back to back in every round); \"spread\" is (max - min) / median of a rate over the rounds"
     [ "$QUICK" = 1 ] && echo "- **QUICK=1 smoke run: small sizes, one round; not a measurement**"
     echo
     echo "## 1. Memory (used_memory minus the empty server's, lower is better)"
@@ -498,6 +523,10 @@ report() {
             echo "| $what | $srv | $(mb "$v") | $per | $rt | $tg | $(meets "$rt" 0.35 le) |"
         fi
     done
+    st=$(awk '$1 == "sp-write" && $5 ~ /^[0-9]+$/ { print $5 }' "$MEMRES" | median)
+    echo
+    echo "SP.INFO stored_bytes summed over the namespaces (the compressed chunks and their index, without allocator"
+    echo "overhead): $(mb "$st") MB, $(ratio "$st" "$CORPUS_BYTES") of the logical bytes."
     echo
     echo "## 2. Window reads of $WINDOW bytes (requests per second, higher is better)"
     echo
@@ -519,8 +548,8 @@ report() {
             b=$(fig "$t" "$pl" scratchpad)
             s=$(fig "$t-100k" "$pl" scratchpad)
             rr=$(fig "$t" "$pl" redis)
-            r1=$(ratio "$b" "$s")
-            r2=$(ratio "$b" "$rr")
+            r1=$(pratio "$t" "$pl" scratchpad "$t-100k" scratchpad)
+            r2=$(pratio "$t" "$pl" scratchpad "$t" redis)
             echo "| $what | $pl | $(fmt_rate "$b") | $(fmt_rate "$s") | $r1 $(meets "$r1" 0.8) | $(fmt_rate "$rr") | $r2 $(meets "$r2" 0.8) | $(spread "$t" "$pl" scratchpad) / $(spread "$t" "$pl" redis) |"
         done
     done
@@ -532,22 +561,31 @@ report() {
     for t in append write read; do
         for pl in 1 16; do
             case $t in
-            append) what="SP.APPEND / APPEND"; tg=0.8; n=$N_APPEND ;;
+            append) what="SP.APPEND / APPEND"; tg=0.8; n=$N_APPEND; [ "$pl" = 16 ] && n=$N_APPEND16 ;;
             write) what="SP.WRITE / SET"; tg=0.9; n=$N_KV ;;
             read) what="SP.READ / GET"; tg=0.9; n=$N_KV ;;
             esac
             [ "$t" != append ] && [ "$pl" = 16 ] && n=$N_KV16
             a=$(fig "$t" "$pl" scratchpad)
             b=$(fig "$t" "$pl" redis)
-            rt=$(ratio "$a" "$b")
+            rt=$(pratio "$t" "$pl" scratchpad "$t" redis)
             echo "| $what | $pl | $n | $(fmt_rate "$a") | $(fmt_rate "$b") | $rt | >= $tg | $(meets "$rt" "$tg") | $(spread "$t" "$pl" scratchpad) / $(spread "$t" "$pl" redis) |"
         done
     done
     echo
+    echo "## Reading the figures"
+    echo
+    echo "- Rows with -P 1 / -P 16 at a fixed offset (and HEAD, TAIL) are served from scratchpad's chunk cache after the"
+    echo "  first request; the -P pipe rows at random offsets decompress on nearly every read (10 MB: 160 chunks of"
+    echo "  64 KB against an 8-chunk cache; 100 KB: 2 chunks, always cached). One connection, deepest pipeline: the"
+    echo "  server's own cost per read, with no system call per request to hide it; an upper bound of the penalty."
+    echo "- A shared machine makes single figures noisy (see the load average above, and the spread columns); the"
+    echo "  ratios compare runs made back to back and are steadier than the rates. Every round is listed at the end."
+    echo
     echo "## Commands"
     echo
     echo "Every test: \`taskset -c $BENCH_CPU redis-benchmark -h 127.0.0.1 -p PORT -c $CLIENTS -n N -P {1,16} --csv <command>\`;"
-    echo "N = $N_READ / $N_READ16 (reads, -P 1 / -P 16), $N_APPEND (appends), $N_KV / $N_KV16 (1 KB tests). \`<1KB>\` is 1024 bytes of log text."
+    echo "N = $N_READ / $N_READ16 (reads, -P 1 / -P 16), $N_APPEND / $N_APPEND16 (appends), $N_KV / $N_KV16 (1 KB tests). \`<1KB>\` is 1024 bytes of log text."
     echo "Rows with -P \"pipe\": see below."
     echo
     echo '```'
@@ -581,7 +619,7 @@ report() {
     echo "## Every round"
     echo
     echo '```'
-    echo "# memory: kind round used_memory_before used_memory_after"
+    echo "# memory: kind round used_memory_before used_memory_after SP.INFO_stored_bytes(sum)"
     cat "$MEMRES"
     echo "# throughput: test pipeline server round requests_per_second"
     cat "$RESULTS"
