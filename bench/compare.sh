@@ -116,11 +116,6 @@ while time.time() - t < 1: pass
 print("%.2f" % ((time.process_time() - c) / (time.time() - t)))' 2>/dev/null || echo "?"
 }
 
-# CPU seconds (user + system) a process has used so far.
-cpu_of() {
-    awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
-}
-
 # start_server KIND MODE: a fresh server on a free port; sets SPID, SPORT, SDIR.
 start_server() {
     kind=$1
@@ -204,25 +199,21 @@ for mode in $MODES; do
                 start_server "$kind" "$mode"
                 base=""
                 [ "$kind" = redis ] && base="--baseline redis"
-                c0=$(cpu_of "$SPID")
-                w0=$(date +%s.%N)
                 # shellcheck disable=SC2086 # word lists
                 $PIN_BENCH "$BENCH" --port "$SPORT" --workload "$wl" --agents "$AGENTS" --duration "$DURATION" \
                     --warmup "$WARMUP" --quiet --json "$json" $base $BENCH_ARGS >"$WORK/bench.out" 2>&1
                 rc=$?
-                w1=$(date +%s.%N)
-                c1=$(cpu_of "$SPID")
                 stop_server "$SPID"
                 if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
                     say "  run failed (status $rc):"
                     tail -n 5 "$WORK/bench.out" >&2
                     rm -f "$json"
                 else
-                    # server CPU: share of one core over the whole run (setup included)
-                    busy=$(awk -v a="$c0" -v b="$c1" -v s="$w0" -v e="$w1" 'BEGIN { printf "%.3f\n", (b - a) / (e - s) }')
-                    echo "$mode $wl $kind $r $json $busy" >>"$RUNS"
-                    ops=$($PY -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["measured"]["ops_per_sec"])' "$json")
-                    say "[$nruns/$total] $mode $wl round $r $kind: $ops ops/s, server busy $(awk -v b="$busy" 'BEGIN { printf "%.0f%%", 100 * b }')"
+                    echo "$mode $wl $kind $r $json" >>"$RUNS"
+                    say "[$nruns/$total] $mode $wl round $r $kind: $($PY -c 'import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+w = m["cpu_window_s"] or 1
+print("%.0f ops/s, server CPU %.0f%%, client CPU %.0f%%" % (m["ops_per_sec"], 100 * m["server_cpu_s"] / w, 100 * m["client_cpu_s"] / w))' "$json")"
                 fi
             done
             r=$((r + 1))
@@ -246,15 +237,27 @@ runs_file, work, out = sys.argv[1:4]
 env = os.environ
 runs = []
 for line in open(runs_file):
-    mode, wl, kind, rnd, path, busy = line.split()
-    runs.append((mode, wl, kind, int(rnd), json.load(open(path)), float(busy)))
+    mode, wl, kind, rnd, path = line.split()
+    runs.append((mode, wl, kind, int(rnd), json.load(open(path))))
 
 def med(vals):
     vals = [v for v in vals if v is not None]
     return statistics.median(vals) if vals else None
 
+def share(j, field):
+    m = j["measured"]
+    return m[field] / m["cpu_window_s"] if m.get(field, -1) >= 0 and m.get("cpu_window_s") else None
+
+def per_cpu(j, fields):
+    # operations per CPU-second of the given sides, over the measured phase
+    m = j["measured"]
+    if any(m.get(f, -1) < 0 for f in fields):
+        return None
+    cpu = sum(m[f] for f in fields)
+    return m["operations"] / cpu if cpu > 0 else None
+
 def pick(mode, wl, kind):
-    return [(r[4], r[5]) for r in runs if r[0] == mode and r[1] == wl and r[2] == kind]
+    return [(r[4], None) for r in runs if r[0] == mode and r[1] == wl and r[2] == kind]
 
 def ratio(a, b):
     return "n/a" if a is None or b is None or b == 0 else "%.2f" % (a / b)
@@ -288,13 +291,16 @@ for mode in modes:
                 "mem": m(lambda j, b: j["used_memory"]["after"]),
                 "mem_before": m(lambda j, b: j["used_memory"]["before"]),
                 "rss": m(lambda j, b: j["used_memory"]["rss_after"]),
-                "client": m(lambda j, b: j["measured"]["client_cpu_s"] / j["measured"]["elapsed_s"] if j["measured"]["elapsed_s"] else None),
-                "server": m(lambda j, b: b),
+                "client": m(lambda j, b: share(j, "client_cpu_s")),
+                "server": m(lambda j, b: share(j, "server_cpu_s")),
+                "per_server_cpu": m(lambda j, b: per_cpu(j, ("server_cpu_s",))),
+                "per_cpu": m(lambda j, b: per_cpu(j, ("server_cpu_s", "client_cpu_s"))),
                 "sent": m(lambda j, b: j["measured"]["bytes_sent"] / max(1, j["measured"]["operations"])),
                 "recv": m(lambda j, b: j["measured"]["bytes_received"] / max(1, j["measured"]["operations"])),
                 "errors": sum(j["measured"]["errors"] for j, b in rs),
                 "ops_spread": spread(lambda j, b: j["measured"]["ops_per_sec"]),
                 "p99_spread": spread(lambda j, b: j["measured"]["latency_us"]["p99"] / 1000.0),
+                "psc_spread": spread(lambda j, b: per_cpu(j, ("server_cpu_s",))),
             }
             for p in ("p50", "p95", "p99", "p99_9", "max"):
                 s[p] = m(lambda j, b, p=p: j["measured"]["latency_us"][p] / 1000.0)
@@ -329,7 +335,7 @@ w("- share of CPU %s / CPU %s a busy loop got (1.00 = quiet; less = other progra
   % (env.get("SERVER_CPU"), env.get("BENCH_CPU"), env.get("SHARE_START", "?"), env.get("SHARE_END", "?")))
 w("- raw JSON of every run: `%s/`" % os.path.relpath(env["RAW"], os.path.dirname(os.path.abspath(out))))
 w("")
-w("Latencies are per logical operation (an agent's step: `grep` is SP.GREP on scratchpad, GET plus a search in the client on Redis), from the first command sent to the last reply, over every agent, from one HDR-style histogram per run. \"server CPU\" is the share of one core the server process used over the whole run (setup included); \"client CPU\" the benchmark's, over the measured phase: a side near 100 % is the bottleneck.")
+w("Latencies are per logical operation (an agent's step: `grep` is SP.GREP on scratchpad, GET plus a search in the client on Redis), from the first command sent to the last reply, over every agent, from one HDR-style histogram per run. CPU figures cover the measured phase: the server's from its INFO cpu, the client's from getrusage. A side near 1.00 of a core is the bottleneck; when it is the client (the Redis runs, which receive whole values and grep them), the throughput is a lower bound of what the server could do, and \"operations per server CPU-second\" compares the servers' efficiency on the same work whoever is the bottleneck. \"per CPU-second, server + client\" counts the work the harness does too (on Redis, receiving whole values and searching them).")
 w("")
 for mode in modes:
     if len(modes) > 1:
@@ -357,8 +363,10 @@ for mode in modes:
             ("bytes sent by the client per op", a["sent"], b["sent"], 0),
             ("server CPU (share of a core)", a["server"], b["server"], 2),
             ("client CPU (share of a core)", a["client"], b["client"], 2),
+            ("operations per server CPU-second", a["per_server_cpu"], b["per_server_cpu"], 0),
+            ("operations per CPU-second, server + client", a["per_cpu"], b["per_cpu"], 0),
         ]
-        spreads = {0: "ops_spread", 3: "p99_spread"}
+        spreads = {0: "ops_spread", 3: "p99_spread", 12: "psc_spread"}
         first = True
         for i, (label, x, y, nd) in enumerate(rows):
             sa = sb = ""
@@ -380,6 +388,9 @@ for mode in modes:
     if a and b:
         t = a["ops"] / b["ops"] if b["ops"] else 0
         w("| agent-mix throughput >= 2x Redis | %.2fx | %s |" % (t, "yes" if t >= 2 else "no"))
+        if a["per_server_cpu"] and b["per_server_cpu"]:
+            w("| (for reference) agent-mix operations per server CPU-second vs Redis | %.2fx | |"
+              % (a["per_server_cpu"] / b["per_server_cpu"]))
         w("| agent-mix p99 no worse than Redis | %.3f ms vs %.3f ms | %s |" % (a["p99"], b["p99"], "yes" if a["p99"] <= b["p99"] else "no"))
         if a["mem"] and b["mem"]:
             mr = a["mem"] / b["mem"]

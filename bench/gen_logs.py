@@ -7,7 +7,7 @@ redis-benchmark's values (one byte repeated) compress absurdly well; random
 bytes not at all. Real service logs sit in between: a timestamp that moves a
 little each line, a handful of levels and services, a few hundred message
 templates, and in each line some high-entropy fields (request ids, trace ids,
-client ports, durations) next to low-entropy ones (user ids from a skewed
+session ids, durations) next to low-entropy ones (user ids from a skewed
 population, a few dozen paths, status codes), with the occasional multi-line
 stack trace. That is what this generator writes; it aims for realism, not for
 the best possible compression ratio.
@@ -40,9 +40,11 @@ Usage:
                  [--ns NS] [--name NAME]
       A RESP stream of COUNT reads of W bytes (default 2048) from a value of
       LENGTH bytes, at offsets drawn uniformly from [0, LENGTH - W] (or all at
-      offset O with --fixed), for `redis-cli --pipe`: redis-benchmark cannot
-      vary an integer argument (its __rand_int__ is zero-padded, which both
-      servers refuse as an integer).
+      offset O with --fixed), to be written to one connection (rb_pipe in
+      sp-vs-redis.sh; redis-cli --pipe works too, but its own reply parsing
+      is the bottleneck with 2 KB replies): redis-benchmark cannot vary an
+      integer argument (its __rand_int__ is zero-padded, which both servers
+      refuse as an integer).
       MODE sp  -> SP.READ <ns> <name> OFFSET o LIMIT W
       MODE set -> GETRANGE <ns>:<name> o o+W-1
   gen_logs.py stats SIZE [--seed S]
