@@ -83,6 +83,7 @@ asan: deps
 
 bench: all
 	sh bench/vs-redis.sh
+	$(MAKE) bench-compare
 
 clean:
 	rm -rf build build-asan

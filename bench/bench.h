@@ -1,5 +1,5 @@
-/* bench.h -- what scratchpad_bench.c (options, threads, phases, report) and
- * agent.c (one agent: its state and its operations) share.
+/* bench.h -- what scratchpad_bench.c (options, threads, phases, report),
+ * agent.c (an agent's life and accounting) and ops.c (its operations) share.
  *
  * Vocabulary. A *logical operation* (bench_op) is what an agent means to do:
  * "grep the tool output", "edit the plan". It is expressed as one or more *wire

@@ -30,6 +30,8 @@
 #   SERVER_ARGS, REDIS_ARGS   extra --directive value words for each server
 #   SERVER_CPU, BENCH_CPU     CPUs to pin to          (0 and 1)
 #   OUT         report path              (bench/results/compare-<date>.md)
+#   REPORT_FROM a raw-<date> directory: run nothing, write the report and the
+#               chart again from its JSON (and its meta.env)
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +51,7 @@ REDIS_ARGS=${REDIS_ARGS:-}
 SERVER_CPU=${SERVER_CPU:-0}
 BENCH_CPU=${BENCH_CPU:-1}
 STAMP=$(date '+%Y-%m-%d-%H%M')
+OUT_GIVEN=${OUT:+yes}
 OUT=${OUT:-$TOP/bench/results/compare-$STAMP.md}
 PY=/usr/bin/python3
 
@@ -68,10 +71,17 @@ fi
 # One descriptor per agent in the benchmark and in each server.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -H -n)" 2>/dev/null
 
+REPORT_FROM=${REPORT_FROM:-}
+if [ -n "$REPORT_FROM" ]; then
+    RAW=$(cd "$REPORT_FROM" 2>/dev/null && pwd) || die "no directory $REPORT_FROM"
+    STAMP=$(basename "$RAW")
+    STAMP=${STAMP#raw-}
+    [ -n "$OUT_GIVEN" ] || OUT="$(dirname "$RAW")/compare-$STAMP.md"
+fi
 OUTDIR=$(cd "$(dirname "$OUT")" 2>/dev/null && pwd) || { mkdir -p "$(dirname "$OUT")" && OUTDIR=$(cd "$(dirname "$OUT")" && pwd); }
 BASE=$(basename "$OUT" .md)
 PNG="$OUTDIR/$BASE.png"
-RAW="$OUTDIR/raw-${BASE#compare-}"
+[ -n "$REPORT_FROM" ] || RAW="$OUTDIR/raw-${BASE#compare-}"
 mkdir -p "$RAW" || die "cannot create $RAW"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/compare.XXXXXX") || die "cannot create a temporary directory"
 RUNS="$WORK/runs"
@@ -169,67 +179,109 @@ stop_server() {
     PIDS=$rest
 }
 
-# ---- which persistence modes both servers can run ----
-MODES="off"
-start_server scratchpad off
-if [ -n "$("$REDIS_CLI" -h 127.0.0.1 -p "$SPORT" config get appendonly 2>/dev/null | tr -d '\r\n')" ]; then
-    MODES="off everysec"
-    PERSIST_NOTE="persistence off, then appendonly everysec on both"
-else
-    PERSIST_NOTE="persistence off on both (Redis: --save '' --appendonly no). The everysec runs were skipped: this scratchpad-server does not answer CONFIG GET appendonly, so it has no append-only log to compare yet"
-fi
-SP_VERSION=$("$SERVER" --version 2>/dev/null | head -n 1)
-stop_server "$SPID"
+# shell-quote $1
+q() {
+    printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
 
-LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
-SHARE_START="$(cpu_share "$SERVER_CPU") / $(cpu_share "$BENCH_CPU")"
-T0=$(date +%s)
-nruns=0
-total=$(($(echo "$MODES" | wc -w) * $(echo "$WORKLOADS" | wc -w) * ROUNDS * 2))
+# run_all: every run, their list in $RUNS, the report's other facts in
+# $RAW/meta.env (for REPORT_FROM).
+run_all() {
+    # which persistence modes both servers can run
+    MODES="off"
+    start_server scratchpad off
+    if [ -n "$("$REDIS_CLI" -h 127.0.0.1 -p "$SPORT" config get appendonly 2>/dev/null | tr -d '\r\n')" ]; then
+        MODES="off everysec"
+        PERSIST_NOTE="persistence off, then appendonly everysec on both"
+    else
+        PERSIST_NOTE="persistence off on both (Redis: --save '' --appendonly no). The everysec runs were skipped: this scratchpad-server does not answer CONFIG GET appendonly, so it has no append-only log to compare yet"
+    fi
+    SP_VERSION=$("$SERVER" --version 2>/dev/null | head -n 1)
+    stop_server "$SPID"
 
-for mode in $MODES; do
-    for wl in $WORKLOADS; do
-        r=1
-        while [ "$r" -le "$ROUNDS" ]; do
-            order="scratchpad redis"
-            [ $((r % 2)) -eq 0 ] && order="redis scratchpad"
-            for kind in $order; do
-                nruns=$((nruns + 1))
-                json="$RAW/$mode-$wl-$kind-$r.json"
-                start_server "$kind" "$mode"
-                base=""
-                [ "$kind" = redis ] && base="--baseline redis"
-                # shellcheck disable=SC2086 # word lists
-                $PIN_BENCH "$BENCH" --port "$SPORT" --workload "$wl" --agents "$AGENTS" --duration "$DURATION" \
-                    --warmup "$WARMUP" --quiet --json "$json" $base $BENCH_ARGS >"$WORK/bench.out" 2>&1
-                rc=$?
-                stop_server "$SPID"
-                if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
-                    say "  run failed (status $rc):"
-                    tail -n 5 "$WORK/bench.out" >&2
-                    rm -f "$json"
-                else
-                    echo "$mode $wl $kind $r $json" >>"$RUNS"
-                    say "[$nruns/$total] $mode $wl round $r $kind: $($PY -c 'import json, sys
-m = json.load(open(sys.argv[1]))["measured"]
-w = m["cpu_window_s"] or 1
-print("%.0f ops/s, server CPU %.0f%%, client CPU %.0f%%" % (m["ops_per_sec"], 100 * m["server_cpu_s"] / w, 100 * m["client_cpu_s"] / w))' "$json")"
-                fi
+    LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+    SHARE_START="$(cpu_share "$SERVER_CPU") / $(cpu_share "$BENCH_CPU")"
+    T0=$(date +%s)
+    nruns=0
+    total=$(($(echo "$MODES" | wc -w) * $(echo "$WORKLOADS" | wc -w) * ROUNDS * 2))
+    for mode in $MODES; do
+        for wl in $WORKLOADS; do
+            r=1
+            while [ "$r" -le "$ROUNDS" ]; do
+                order="scratchpad redis"
+                [ $((r % 2)) -eq 0 ] && order="redis scratchpad"
+                for kind in $order; do
+                    nruns=$((nruns + 1))
+                    run_one "$mode" "$wl" "$kind" "$r"
+                done
+                r=$((r + 1))
             done
-            r=$((r + 1))
         done
     done
-done
-LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
-SHARE_END="$(cpu_share "$SERVER_CPU") / $(cpu_share "$BENCH_CPU")"
-ELAPSED=$(($(date +%s) - T0))
+    LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+    SHARE_END="$(cpu_share "$SERVER_CPU") / $(cpu_share "$BENCH_CPU")"
+    ELAPSED=$(($(date +%s) - T0))
+    RUN_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+    CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+    REDIS_VERSION=$("$REDIS_SERVER" --version 2>/dev/null | head -n 1)
+    for v in RUN_DATE LOAD_START LOAD_END SHARE_START SHARE_END ELAPSED PERSIST_NOTE SP_VERSION REDIS_VERSION \
+        CPU_MODEL ROUNDS DURATION WARMUP AGENTS WORKLOADS MODES BENCH_ARGS SERVER_ARGS REDIS_ARGS PINNING \
+        SERVER_CPU BENCH_CPU; do
+        eval "echo \"$v=\$(q \"\$$v\")\""
+    done >"$RAW/meta.env"
+}
+
+# run_one MODE WORKLOAD KIND ROUND: a fresh server, one benchmark run.
+run_one() {
+    json="$RAW/$1-$2-$3-$4.json"
+    start_server "$3" "$1"
+    base=""
+    [ "$3" = redis ] && base="--baseline redis"
+    # shellcheck disable=SC2086 # word lists
+    $PIN_BENCH "$BENCH" --port "$SPORT" --workload "$2" --agents "$AGENTS" --duration "$DURATION" \
+        --warmup "$WARMUP" --quiet --json "$json" $base $BENCH_ARGS >"$WORK/bench.out" 2>&1
+    rc=$?
+    stop_server "$SPID"
+    if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
+        say "  run failed (status $rc):"
+        tail -n 5 "$WORK/bench.out" >&2
+        rm -f "$json"
+        return
+    fi
+    echo "$1 $2 $3 $4 $json" >>"$RUNS"
+    say "[$nruns/$total] $1 $2 round $4 $3: $($PY -c 'import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+w = m["cpu_window_s"] or 1
+print("%.0f ops/s, server CPU %.0f%%, client CPU %.0f%%"
+      % (m["ops_per_sec"], 100 * m["server_cpu_s"] / w, 100 * m["client_cpu_s"] / w))' "$json")"
+}
+
+# load_runs: the list of runs from $RAW's file names, the facts from meta.env.
+load_runs() {
+    # shellcheck disable=SC1091 # written by run_all
+    [ -f "$RAW/meta.env" ] && . "$RAW/meta.env"
+    for f in "$RAW"/*.json; do
+        [ -e "$f" ] || continue
+        name=$(basename "$f" .json) # <mode>-<workload>-<kind>-<round>
+        mode=${name%%-*}
+        rest=${name#*-}
+        r=${rest##*-}
+        rest=${rest%-*}
+        kind=${rest##*-}
+        echo "$mode ${rest%-*} $kind $r $f"
+    done >"$RUNS"
+    MODES=${MODES:-$(awk '{ print $1 }' "$RUNS" | sort -u | tr '\n' ' ')}
+}
+
+if [ -z "$REPORT_FROM" ]; then
+    run_all
+else
+    load_runs
+fi
 
 # ---- report and chart data ----
-CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
-export LOAD_START LOAD_END SHARE_START SHARE_END SERVER_CPU BENCH_CPU ELAPSED CPU_MODEL PINNING PERSIST_NOTE SP_VERSION ROUNDS DURATION WARMUP AGENTS \
-    BENCH_ARGS SERVER_ARGS REDIS_ARGS PNG RAW
-REDIS_VERSION=$("$REDIS_SERVER" --version 2>/dev/null | head -n 1)
-export REDIS_VERSION
+export RUN_DATE WORKLOADS LOAD_START LOAD_END SHARE_START SHARE_END SERVER_CPU BENCH_CPU ELAPSED CPU_MODEL \
+    PINNING PERSIST_NOTE SP_VERSION REDIS_VERSION ROUNDS DURATION WARMUP AGENTS BENCH_ARGS SERVER_ARGS REDIS_ARGS PNG RAW
 $PY - "$RUNS" "$WORK" "$OUT" <<'EOF' || die "could not write the report"
 import json, os, statistics, sys, time
 
@@ -272,6 +324,10 @@ modes, workloads = [], []
 for r in runs:
     if r[0] not in modes: modes.append(r[0])
     if r[1] not in workloads: workloads.append(r[1])
+# in the order asked for (the presets' order otherwise), "off" first
+order = (env.get("WORKLOADS") or "agent-mix small-kv offload-heavy read-heavy").split()
+workloads.sort(key=lambda x: order.index(x) if x in order else len(order))
+modes.sort(key=lambda x: (x != "off", x))
 
 summary = {}  # (mode, wl, kind) -> dict of medians
 for mode in modes:
@@ -322,7 +378,7 @@ L = []
 w = L.append
 w("# scratchpad-server vs redis-server: the multi-agent benchmark")
 w("")
-w("- date: %s; machine: %s, %d CPUs" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), env.get("CPU_MODEL") or "unknown CPU", os.cpu_count() or 0))
+w("- date: %s; machine: %s, %d CPUs" % (env.get("RUN_DATE") or time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), env.get("CPU_MODEL") or "unknown CPU", os.cpu_count() or 0))
 w("- scratchpad: %s (defaults%s)" % (env.get("SP_VERSION", "?"), (" " + env["SERVER_ARGS"]) if env.get("SERVER_ARGS") else ""))
 w("- redis: %s (%s)" % (env.get("REDIS_VERSION", "?"), "--save ''" + ((" " + env["REDIS_ARGS"]) if env.get("REDIS_ARGS") else "")))
 w("- persistence: %s" % env.get("PERSIST_NOTE", ""))
@@ -460,7 +516,8 @@ if command -v gnuplot >/dev/null 2>&1 && [ -s "$WORK/tput.dat" ]; then
         echo "set style histogram clustered gap 1"
         echo "set style fill solid 0.85 border -1"
         echo "set boxwidth 0.9"
-        echo "set key top right"
+        echo "set key below horizontal"
+        echo "set format y '%g'"
         echo "set grid ytics"
         echo "set xtics nomirror font ',9'"
         echo "set tmargin 3"
@@ -468,16 +525,18 @@ if command -v gnuplot >/dev/null 2>&1 && [ -s "$WORK/tput.dat" ]; then
         echo "set logscale y"
         echo "set yrange [*:*]"
         echo "plot '$WORK/tput.dat' using 2:xtic(1) title 'scratchpad' lc rgb '#1f77b4', '' using 3 title 'redis' lc rgb '#d62728', \\"
-        echo "     '' using (\$0-1.0/6):(\$2*1.15):(sprintf('%.0f',\$2)) with labels font ',9' notitle, \\"
-        echo "     '' using (\$0+1.0/6):(\$3*1.15):(sprintf('%.0f',\$3)) with labels font ',9' notitle"
+        echo "     '' using (\$0-1.0/6):(\$2*1.15):(sprintf('%.0f',\$2)) with labels font ',8' notitle, \\"
+        echo "     '' using (\$0+1.0/6):(\$3*1.35):(sprintf('%.0f',\$3)) with labels font ',8' notitle"
         echo "unset logscale y"
         echo "set yrange [0:*]"
+        echo "set offsets 0, 0, graph 0.08, 0"
         echo "set title 'used\\_memory after the run (MB, lower is better)'"
         echo "plot '$WORK/mem.dat' using 2:xtic(1) title 'scratchpad' lc rgb '#1f77b4', '' using 3 title 'redis' lc rgb '#d62728', \\"
         echo "     '' using (\$0-1.0/6):(\$2):(sprintf(\$2 < 10 ? '%.1f' : '%.0f',\$2)) with labels offset 0,0.7 font ',9' notitle, \\"
         echo "     '' using (\$0+1.0/6):(\$3):(sprintf(\$3 < 10 ? '%.1f' : '%.0f',\$3)) with labels offset 0,0.7 font ',9' notitle"
         echo "set logscale y"
         echo "set yrange [*:*]"
+        echo "set offsets 0, 0, 0, 0"
         while read -r wl file; do
             echo "set title '$wl latency (ms, log scale, lower is better)'"
             echo "plot '$file' using 2:xtic(1) title 'scratchpad' lc rgb '#1f77b4', '' using 3 title 'redis' lc rgb '#d62728', \\"

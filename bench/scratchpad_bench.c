@@ -4,22 +4,28 @@
  *
  * One process, one connection per agent, hiredis async on libevent; --threads N
  * spreads the agents over N worker threads with an event base each, so that the
- * load generator is not the bottleneck. The agents' behaviour is in agent.c;
- * this file reads the options and presets, runs the phases (connect and set up,
- * warm up, measure, drain), prints a progress line every second and the report,
- * and writes the JSON.
+ * load generator is not the bottleneck. An agent's life and accounting are in
+ * agent.c, what its operations send in ops.c, its text in loggen.c; this file
+ * reads the options and presets, runs the phases (connect and set up, warm up,
+ * measure, drain), prints a progress line every second and the report, and
+ * writes the JSON.
  *
  * Phases. SETUP: every agent connects and writes the entries its mix reads
  * (plan, findings, tool outputs, log). WARMUP (--warmup s): the mix, not
  * measured. MEASURE (--duration s or --requests n operations): operations that
  * start in it are measured, whenever they finish. DRAIN: no new operations; the
- * run ends when every reply is in. The server's used_memory is read (INFO memory,
- * on a separate connection) before SETUP and after DRAIN.
+ * run ends when every reply is in. On a separate connection, the server's
+ * used_memory is read (INFO memory) before SETUP and after DRAIN, and its CPU
+ * time (INFO cpu) when MEASURE starts and after DRAIN, so that a report can
+ * tell a server-bound run from a client-bound one.
  *
  * Counting. "operations" and "commands" in the report and the JSON cover the
  * measured phase; "totals" in the JSON count every command sent in the whole
  * run (setup and warm-up included) and the INFO calls, so that they equal the
- * server's INFO commandstats exactly on a fresh server. */
+ * server's INFO commandstats exactly on a fresh server.
+ *
+ * Exit status: 0; 1 if nothing could be measured, a connection failed or was
+ * lost, or the JSON could not be written; 2 for bad options. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
