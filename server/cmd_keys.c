@@ -63,12 +63,6 @@ static dbent *key_write(db *d, const char *key, size_t klen)
     return key_lookup(d, key, klen, 0);
 }
 
-/* The time the earliest part of e's value is due (sub-expiry), -1 if none. */
-static int64_t subexpire_of(const db *d, const dbent *e)
-{
-    return db_get_subexpire(d, e);
-}
-
 /* Parse argv[i] as an int as Redis's getIntFromObjectOrReply does: a message of
  * its own for a number outside the int range. msg, if not NULL, replaces both
  * errors (SWAPDB's "invalid first DB index"). 0, or -1 after replying. */
@@ -304,7 +298,7 @@ static void cmd_copy(client *c)
         return;
     }
     when = db_get_expire(c->db, e);
-    swhen = subexpire_of(c->db, e);
+    swhen = db_get_subexpire(c->db, e);
     if (old)
         db_delete_entry(dst, old);
     n = value_copy(e, dst, dstkey->p, dstkey->len);
@@ -739,12 +733,9 @@ static void object_refcount(client *c)
         reply_int(c, 1);
 }
 
-/* Written out here rather than with reply_help so that the text is Redis's to
- * the byte (its closing line is "Prints this help."), less the IDLETIME entry. */
 static void object_help(client *c)
 {
     static const char *const lines[] = {
-        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "ENCODING <key>",
         "    Return the kind of internal representation used in order to store the value",
         "    associated with a <key>.",
@@ -754,14 +745,9 @@ static void object_help(client *c)
         "REFCOUNT <key>",
         "    Return the number of references of the value associated with the specified",
         "    <key>.",
-        "HELP",
-        "    Prints this help.",
+        NULL,
     };
-    size_t i, n = sizeof(lines) / sizeof(lines[0]);
-
-    reply_array(c, (long)n);
-    for (i = 0; i < n; i++)
-        reply_status(c, lines[i]);
+    reply_help(c, lines);
 }
 
 #define RO_SLOW "keyspace read slow"

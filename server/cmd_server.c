@@ -622,27 +622,6 @@ static void cmd_lastsave(client *c)
 
 /* ---- DEBUG and SHUTDOWN ---- */
 
-/* Reply a HELP listing as Redis 7.0 does: the usage line, lines[] (ended by
- * NULL), then "HELP" and "    Prints this help.". */
-static void reply_help_lines(client *c, const char *const *lines)
-{
-    char up[32], first[128];
-    size_t i, n = 0;
-
-    for (i = 0; i < c->argv[0].len && i < sizeof(up) - 1; i++)
-        up[i] = (char)(c->argv[0].p[i] >= 'a' && c->argv[0].p[i] <= 'z' ? c->argv[0].p[i] - 32 : c->argv[0].p[i]);
-    up[i] = '\0';
-    while (lines[n])
-        n++;
-    reply_array(c, (long)n + 3);
-    snprintf(first, sizeof(first), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", up);
-    reply_status(c, first);
-    for (i = 0; i < n; i++)
-        reply_status(c, lines[i]);
-    reply_status(c, "HELP");
-    reply_status(c, "    Prints this help.");
-}
-
 static void reply_subcommand_syntax(client *c)
 {
     char up[32];
@@ -683,7 +662,7 @@ static void cmd_debug(client *c)
         NULL,
     };
     if (c->argc == 2 && str_eq_ci(c->argv[1].p, c->argv[1].len, "help"))
-        reply_help_lines(c, help);
+        reply_help(c, help);
     else if (c->argc == 3 && str_eq_ci(c->argv[1].p, c->argv[1].len, "sleep"))
         debug_sleep(c);
     else if ((c->argc == 4 || c->argc == 5) && str_eq_ci(c->argv[1].p, c->argv[1].len, "lz4-corrupt"))
@@ -1438,7 +1417,7 @@ static void command_help(client *c)
         "    Return the keys and the access flags from a full Redis command.",
         NULL,
     };
-    reply_help_lines(c, lines);
+    reply_help(c, lines);
 }
 
 /* ---- CONFIG ---- */
@@ -1644,7 +1623,7 @@ static void config_help(client *c)
         "    Reset statistics reported by the INFO command.",
         NULL,
     };
-    reply_help_lines(c, lines);
+    reply_help(c, lines);
 }
 
 /* ---- SLOWLOG ---- */
@@ -1704,7 +1683,7 @@ static void slowlog_help(client *c)
         "    Reset the slowlog.",
         NULL,
     };
-    reply_help_lines(c, lines);
+    reply_help(c, lines);
 }
 
 static void cmd_container(client *c)

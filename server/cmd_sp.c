@@ -87,8 +87,8 @@ void sp_type_register(void)
 /* ---- lookups ---- */
 
 /* The scratchpad at argv[1] for reading, or NULL if absent (nothing replied) or
- * of another type (*replied = 1, WRONGTYPE sent). Entries due to expire are
- * removed first. */
+ * of another type (*replied = 1, WRONGTYPE sent). Entries due to expire were
+ * removed by the lookup (db_lookup applies the sub-expiry). */
 static sp *ns_read(client *c, dbent **out, int *replied)
 {
     dbent *e = db_lookup(c->db, c->argv[1].p, c->argv[1].len);
@@ -103,8 +103,6 @@ static sp *ns_read(client *c, dbent **out, int *replied)
         *replied = 1;
         return NULL;
     }
-    if (db_subexpire_due(c->db, e))
-        return NULL;
     if (out)
         *out = e;
     return dbent_ptr(e);
@@ -124,8 +122,6 @@ static sp *ns_write(client *c, dbent **out, int *replied)
         *replied = 1;
         return NULL;
     }
-    if (db_subexpire_due(c->db, e))
-        return NULL;
     *out = e;
     return dbent_ptr(e);
 }
@@ -241,6 +237,27 @@ static void reply_entry_bytes(client *c, const sp_entry *e, size_t b0, size_t b1
     else
         reply_bulk(c, tmp, b1 - b0);
     xfree(tmp);
+}
+
+/* The entry named by argv[2] of the scratchpad at argv[1], for reading; NULL
+ * after a reply was sent: an invalid name, WRONGTYPE, or nil for a missing
+ * entry or scratchpad (as GET on a missing key). */
+static sp_entry *entry_for_read(client *c)
+{
+    const sarg *name = &c->argv[2];
+    int replied;
+    sp_entry *e;
+    sp *s;
+
+    if (check_name(c, name) < 0)
+        return NULL;
+    s = ns_read(c, NULL, &replied);
+    if (replied)
+        return NULL;
+    e = s ? sp_find(s, name->p, name->len) : NULL;
+    if (!e)
+        reply_null(c);
+    return e;
 }
 
 static const char *kind_name(const sp_entry *e)
@@ -450,15 +467,13 @@ static int units_to_bytes(const sp_entry *e, int bytes, size_t u0, size_t u1, si
 
 static void cmd_sp_read(client *c)
 {
-    const sarg *name = &c->argv[2];
-    int mode = WIN_ALL, bytes = 0, withmeta = 0, i, replied, has_limit = 0;
+    int mode = WIN_ALL, bytes = 0, withmeta = 0, i, has_limit = 0;
     long long a = 0, b = 0, limit = 0;
     size_t len, u0, u1, b0, b1, lines = 0;
     long long meta_off, meta_next = -1;
     int truncated;
     sp_params pr = params();
     sp_entry *e;
-    sp *s;
 
     for (i = 3; i < c->argc; i++) {
         const sarg *o = &c->argv[i];
@@ -493,16 +508,8 @@ static void cmd_sp_read(client *c)
             return;
         }
     }
-    if (check_name(c, name) < 0)
+    if (!(e = entry_for_read(c)))
         return;
-    s = ns_read(c, NULL, &replied);
-    if (replied)
-        return;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
-    if (!e) {
-        reply_null(c);
-        return;
-    }
     len = bytes ? e->size : sp_entry_length(e);
     if (mode == WIN_LINES) {
         long long L = (long long)sp_entry_lines(e);
@@ -594,12 +601,10 @@ static void cmd_sp_read(client *c)
 
 static void cmd_sp_range(client *c)
 {
-    const sarg *name = &c->argv[2];
     long long start, end = LLONG_MAX, len;
-    int bytes = 0, has_end = 0, replied, i;
+    int bytes = 0, has_end = 0, i;
     size_t b0, b1;
     sp_entry *e;
-    sp *s;
 
     if (arg_ll(c, 3, &start) < 0)
         return;
@@ -615,16 +620,8 @@ static void cmd_sp_range(client *c)
             return;
         }
     }
-    if (check_name(c, name) < 0)
+    if (!(e = entry_for_read(c)))
         return;
-    s = ns_read(c, NULL, &replied);
-    if (replied)
-        return;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
-    if (!e) {
-        reply_null(c);
-        return;
-    }
     len = (long long)(bytes ? e->size : sp_entry_length(e));
     if (!has_end)
         end = len;
@@ -681,7 +678,7 @@ static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int i
 
 static void cmd_sp_grep(client *c)
 {
-    const sarg *name = &c->argv[2], *pat = &c->argv[3];
+    const sarg *pat = &c->argv[3];
     spgrep_opts o;
     spgrep_result res;
     grep_out g;
@@ -690,9 +687,8 @@ static void cmd_sp_grep(client *c)
     char *content = NULL;
     const char *buf;
     long long v;
-    int i, replied, withmeta = 0, rc;
+    int i, withmeta = 0, rc;
     sp_entry *e;
-    sp *s;
 
     memset(&o, 0, sizeof(o));
     o.max_matches = GREP_MAX_DEFAULT;
@@ -726,16 +722,8 @@ static void cmd_sp_grep(client *c)
             return;
         }
     }
-    if (check_name(c, name) < 0)
+    if (!(e = entry_for_read(c)))
         return;
-    s = ns_read(c, NULL, &replied);
-    if (replied)
-        return;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
-    if (!e) {
-        reply_null(c);
-        return;
-    }
     if ((long long)e->size > srv.cfg.sp_grep_max_scan) {
         reply_errorf(c, "ERR entry is %zu bytes, over sp-grep-max-scan (%lld): narrow the search with SP.READ LINES "
                      "or raise the limit", e->size, srv.cfg.sp_grep_max_scan);
@@ -1133,21 +1121,10 @@ static void cmd_sp_del(client *c)
 
 static void cmd_sp_stat(client *c)
 {
-    const sarg *name = &c->argv[2];
-    int replied;
     sp_entry *e;
-    sp *s;
 
-    if (check_name(c, name) < 0)
+    if (!(e = entry_for_read(c)))
         return;
-    s = ns_read(c, NULL, &replied);
-    if (replied)
-        return;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
-    if (!e) {
-        reply_null(c);
-        return;
-    }
     reply_entry_meta_map(c, e, 0, 1);
 }
 
@@ -1234,11 +1211,9 @@ static void reply_preview(client *c, sp_entry *e, size_t head, size_t tail)
 
 static void cmd_sp_peek(client *c)
 {
-    const sarg *name = &c->argv[2];
     long long head = PEEK_DEFAULT, tail = PEEK_DEFAULT;
-    int i, replied;
+    int i;
     sp_entry *e;
-    sp *s;
 
     for (i = 3; i < c->argc; i++) {
         if (arg_is(&c->argv[i], "head") && i + 1 < c->argc) {
@@ -1254,16 +1229,8 @@ static void cmd_sp_peek(client *c)
             return;
         }
     }
-    if (check_name(c, name) < 0)
+    if (!(e = entry_for_read(c)))
         return;
-    s = ns_read(c, NULL, &replied);
-    if (replied)
-        return;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
-    if (!e) {
-        reply_null(c);
-        return;
-    }
     reply_preview(c, e, (size_t)head, (size_t)tail);
 }
 
