@@ -28,6 +28,7 @@
 #include "commands.h"
 #include "lzval.h"
 #include "mem.h"
+#include "persist.h"
 #include "multi.h"
 #include "reply.h"
 #include "util.h"
@@ -600,11 +601,25 @@ static void expire_generic(client *c, int64_t basetime, int seconds)
         reply_int(c, 0);
         return;
     }
-    if (when <= db_now)
+    /* While the log is replayed a past time only sets the expiry: the key
+     * expired later than that replay's clock says, and the log holds its DEL. */
+    if (when <= db_now && !db_expiry_paused)
         db_delete_entry(c->db, e);
     else
         db_set_expire(c->db, e, when);
     key_modified(c->db, key->p, key->len);
+    if (plog) {
+        plog_begin(c->dbid);
+        if (when <= db_now && !db_expiry_paused) {
+            plog_str("DEL");
+            plog_arg(key);
+        } else {
+            plog_str("PEXPIREAT");
+            plog_arg(key);
+            plog_ll(when);
+        }
+        plog_end();
+    }
     reply_int(c, 1);
     return;
 
@@ -808,13 +823,13 @@ const cmd_def cmd_table_keys[] = {
      "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to "
      "return back to 0. N is the number of elements inside the collection.",
      "keyspace read slow", NULL, NULL, NULL},
-    {"expire", cmd_expire, -3, WF, 1, 1, 1, "generic", "Set a key's time to live in seconds", "1.0.0", "O(1)",
+    {"expire", cmd_expire, -3, WF | CMD_OWN_EFFECT, 1, 1, 1, "generic", "Set a key's time to live in seconds", "1.0.0", "O(1)",
      W_FAST, NULL, NULL, NULL},
-    {"pexpire", cmd_pexpire, -3, WF, 1, 1, 1, "generic", "Set a key's time to live in milliseconds", "2.6.0",
+    {"pexpire", cmd_pexpire, -3, WF | CMD_OWN_EFFECT, 1, 1, 1, "generic", "Set a key's time to live in milliseconds", "2.6.0",
      "O(1)", W_FAST, NULL, NULL, NULL},
-    {"expireat", cmd_expireat, -3, WF, 1, 1, 1, "generic", "Set the expiration for a key as a UNIX timestamp",
+    {"expireat", cmd_expireat, -3, WF | CMD_OWN_EFFECT, 1, 1, 1, "generic", "Set the expiration for a key as a UNIX timestamp",
      "1.2.0", "O(1)", W_FAST, NULL, NULL, NULL},
-    {"pexpireat", cmd_pexpireat, -3, WF, 1, 1, 1, "generic",
+    {"pexpireat", cmd_pexpireat, -3, WF | CMD_OWN_EFFECT, 1, 1, 1, "generic",
      "Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "O(1)", W_FAST, NULL,
      NULL, NULL},
     {"ttl", cmd_ttl, 2, RF, 1, 1, 1, "generic", "Get the time to live for a key in seconds", "1.0.0", "O(1)",

@@ -35,6 +35,7 @@
 #include "config.h"
 #include "mem.h"
 #include "multi.h"
+#include "persist.h"
 #include "reply.h"
 #include "stats.h"
 #include "util.h"
@@ -333,38 +334,55 @@ static void info_memory(sbuf *b)
 
 static void info_persistence(sbuf *b)
 {
+    persist_info pi;
+
+    persist_get_info(&pi);
     sb_catf(b,
             "loading:%d\r\n"
             "async_loading:0\r\n"
-            "current_cow_peak:0\r\n"
-            "current_cow_size:0\r\n"
-            "current_cow_size_age:0\r\n"
+            "current_cow_peak:%lld\r\n"
+            "current_cow_size:%lld\r\n"
             "current_fork_perc:0.00\r\n"
-            "current_save_keys_processed:0\r\n"
-            "current_save_keys_total:0\r\n"
             "rdb_changes_since_last_save:%lld\r\n"
             "rdb_bgsave_in_progress:0\r\n"
             "rdb_last_save_time:%lld\r\n"
             "rdb_last_bgsave_status:ok\r\n"
-            "rdb_last_bgsave_time_sec:-1\r\n"
-            "rdb_current_bgsave_time_sec:-1\r\n"
             "rdb_saves:0\r\n"
-            "rdb_last_cow_size:0\r\n"
-            "rdb_last_load_keys_expired:0\r\n"
-            "rdb_last_load_keys_loaded:0\r\n"
-            "aof_enabled:0\r\n"
-            "aof_rewrite_in_progress:0\r\n"
-            "aof_rewrite_scheduled:0\r\n"
-            "aof_last_rewrite_time_sec:-1\r\n"
-            "aof_current_rewrite_time_sec:-1\r\n"
-            "aof_last_bgrewrite_status:ok\r\n"
-            "aof_rewrites:0\r\n"
-            "aof_rewrites_consecutive_failures:0\r\n"
-            "aof_last_write_status:ok\r\n"
-            "aof_last_cow_size:0\r\n"
-            "module_fork_in_progress:0\r\n"
-            "module_fork_last_cow_size:0\r\n",
-            srv.loading ? 1 : 0, srv.dirty, (long long)srv.last_save);
+            "aof_enabled:%d\r\n"
+            "aof_rewrite_in_progress:%d\r\n"
+            "aof_rewrite_scheduled:%d\r\n"
+            "aof_last_rewrite_time_sec:%lld\r\n"
+            "aof_current_rewrite_time_sec:%lld\r\n"
+            "aof_last_bgrewrite_status:%s\r\n"
+            "aof_rewrites:%lld\r\n"
+            "aof_rewrites_consecutive_failures:%lld\r\n"
+            "aof_last_write_status:%s\r\n"
+            "aof_last_write_error:%s\r\n"
+            "aof_last_cow_size:%lld\r\n"
+            "aof_last_fork_usec:%lld\r\n"
+            "aof_fsync:%s\r\n"
+            "aof_dir:%s\r\n"
+            "aof_last_load_records:%lld\r\n"
+            "aof_last_load_bytes:%lld\r\n"
+            "aof_last_load_time_ms:%lld\r\n"
+            "aof_last_load_truncated_bytes:%lld\r\n",
+            srv.loading ? 1 : 0, pi.current_cow_size, pi.current_cow_size, srv.dirty, (long long)srv.last_save,
+            pi.enabled, pi.rewrite_in_progress, pi.rewrite_scheduled, pi.last_rewrite_time_sec,
+            pi.current_rewrite_time_sec, pi.last_rewrite_ok ? "ok" : "err", pi.rewrites,
+            pi.rewrite_failures_in_a_row, pi.last_write_ok ? "ok" : "err", pi.last_write_error, pi.last_cow_size,
+            pi.fork_usec, pi.fsync_policy, pi.dir, pi.load_records, pi.load_bytes, pi.load_ms,
+            pi.load_truncated_bytes);
+    if (pi.enabled)
+        sb_catf(b,
+                "aof_current_size:%lld\r\n"
+                "aof_base_size:%lld\r\n"
+                "aof_pending_rewrite:%d\r\n"
+                "aof_buffer_length:%lld\r\n"
+                "aof_pending_bio_fsync:%d\r\n"
+                "aof_delayed_fsync:%lld\r\n"
+                "aof_held_clients:%lld\r\n",
+                pi.current_size, pi.base_size, pi.rewrite_scheduled, pi.buffer_length, pi.fsync_in_progress,
+                pi.delayed_fsync, pi.held_clients);
 }
 
 static void info_stats(sbuf *b)
@@ -618,6 +636,15 @@ static void cmd_time(client *c)
 static void cmd_lastsave(client *c)
 {
     reply_int(c, (long long)srv.last_save);
+}
+
+static void cmd_bgrewriteaof(client *c)
+{
+    const char *err;
+    if (persist_bgrewrite(&err) < 0)
+        reply_error(c, err);
+    else
+        reply_status(c, "Background append only file rewriting started");
 }
 
 /* ---- DEBUG and SHUTDOWN ---- */
@@ -1754,6 +1781,8 @@ const cmd_def cmd_table_server[] = {
      NULL},
     {"time", cmd_time, 1, LS | CMD_FAST, 0, 0, 0, "server", "Return the current server time", "2.6.0", "O(1)",
      "fast", NULL, NULL, NULL},
+    {"bgrewriteaof", cmd_bgrewriteaof, 1, ADM | CMD_NOSCRIPT, 0, 0, 0, "server",
+     "Asynchronously rewrite the append-only file", "1.0.0", "O(1)", "admin slow dangerous", NULL, NULL, NULL},
     {"lastsave", cmd_lastsave, 1, LS | CMD_FAST, 0, 0, 0, "server",
      "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "O(1)", "admin fast dangerous", NULL,
      NULL, NULL},

@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "mem.h"
+#include "persist.h"
 #include "reply.h"
 #include "sp.h"
 #include "spgrep.h"
@@ -63,7 +64,26 @@ static uint32_t *type_subidx(void *p)
 static int64_t type_subexpire(db *d, dbent *e, int64_t now)
 {
     sp *s = dbent_ptr(e);
-    (void)d;
+
+    if (plog) {
+        /* The log gets the entries that expire as one SP.DEL. */
+        size_t i;
+        int any = 0;
+        for (i = 0; i < s->n; i++) {
+            const sp_entry *x = s->e[i];
+            if (x->expire >= 0 && x->expire <= now) {
+                if (!any) {
+                    plog_begin(d->id);
+                    plog_str("SP.DEL");
+                    plog_bytes(dbent_key(e), dbent_klen(e));
+                    any = 1;
+                }
+                plog_bytes(x->name, x->nlen);
+            }
+        }
+        if (any)
+            plog_end();
+    }
     sp_expire_due(s, now);
     if (s->n == 0)
         return -2;
@@ -145,6 +165,14 @@ static void ns_changed(client *c, dbent *e, sp *s)
     else
         db_set_subexpire(c->db, e, sp_next_expire(s));
     key_modified(c->db, c->argv[1].p, c->argv[1].len);
+}
+
+/* Log the full state of entry e (WRITE, OFFLOAD, EDIT, INSERT, a new entry of
+ * APPEND): _SPENTRY, its content in the chunks it is stored in. */
+static void log_entry(client *c, const sp *s, const sp_entry *e)
+{
+    if (plog)
+        plog_sp_entry(c->dbid, c->argv[1].p, c->argv[1].len, s, e);
 }
 
 /* Check an entry name, replying the rule if it is invalid. 0 / -1. */
@@ -393,6 +421,7 @@ static void cmd_sp_write(client *c)
     else if (!(o.flags & W_KEEPTTL))
         sp_set_expire(s, e, default_expire());
     ns_changed(c, ke, s);
+    log_entry(c, s, e);
     reply_int(c, (long long)e->version);
 }
 
@@ -406,7 +435,7 @@ static void cmd_sp_append(client *c)
     dbent *ke;
     sp_entry *e;
     sp *s;
-    int replied;
+    int replied, created = 0;
 
     if (c->argc == 6 && arg_is(&c->argv[4], "ifversion")) {
         if (arg_nonneg(c, 5, "IFVERSION", &ifversion) < 0)
@@ -437,6 +466,7 @@ static void cmd_sp_append(client *c)
         e = sp_add(s, name->p, name->len, db_now);
         sp_entry_set(s, e, val->p, val->len, sp_detect_kind(val->p, val->len), &pr);
         sp_set_expire(s, e, default_expire());
+        created = 1;
     } else if (sp_entry_append(s, e, val->p, val->len, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
         return;
@@ -444,6 +474,18 @@ static void cmd_sp_append(client *c)
     e->version++;
     e->updated = db_now;
     ns_changed(c, ke, s);
+    if (created) {
+        log_entry(c, s, e);
+    } else if (plog) {
+        plog_begin(c->dbid);
+        plog_str("_SPAPPEND");
+        plog_arg(&c->argv[1]);
+        plog_arg(name);
+        plog_ll((long long)e->version);
+        plog_ll(e->updated);
+        plog_arg(val);
+        plog_end();
+    }
     reply_int(c, (long long)sp_entry_length(e));
 }
 
@@ -1025,6 +1067,7 @@ static void cmd_sp_edit(client *c)
     }
     if (commit_content(c, s, e, out, outlen) == 0) {
         ns_changed(c, ke, s);
+        log_entry(c, s, e);
         reply_array(c, 2);
         reply_int(c, (long long)count);
         reply_int(c, (long long)e->version);
@@ -1084,6 +1127,7 @@ static void cmd_sp_insert(client *c)
     memcpy(out + pos, content + at, e->size - at);
     if (commit_content(c, s, e, out, outlen) == 0) {
         ns_changed(c, ke, s);
+        log_entry(c, s, e);
         reply_int(c, (long long)e->version);
     }
     xfree(out);
@@ -1304,6 +1348,7 @@ static void cmd_sp_offload(client *c)
     e->version = 1;
     sp_set_expire(s, e, o.expire >= 0 ? o.expire : default_expire());
     ns_changed(c, ke, s);
+    log_entry(c, s, e);
     reply_map(c, 6);
     reply_bulk_cstr(c, "stored");
     reply_int(c, 1);
@@ -1364,6 +1409,15 @@ static void expire_generic(client *c, int seconds)
     if (!e) {
         reply_int(c, 0);
         return;
+    }
+    if (plog) {
+        plog_begin(c->dbid);
+        plog_str(v <= 0 ? "SP.DEL" : "_SPEXPIREAT");
+        plog_arg(&c->argv[1]);
+        plog_arg(&c->argv[2]);
+        if (v > 0)
+            plog_ll(db_now + v);
+        plog_end();
     }
     if (v <= 0)
         sp_remove(s, e);
@@ -1469,7 +1523,7 @@ void debug_lz4_corrupt(client *c)
     reply_ok(c);
 }
 
-#define SPW (CMD_WRITE | CMD_DENYOOM)
+#define SPW (CMD_WRITE | CMD_DENYOOM | CMD_OWN_EFFECT)
 #define SPR (CMD_READONLY)
 const cmd_def cmd_table_sp[] = {
     {"sp.write", cmd_sp_write, -4, SPW, 1, 1, 1, "scratchpad",
@@ -1504,9 +1558,9 @@ const cmd_def cmd_table_sp[] = {
     {"sp.offload", cmd_sp_offload, -3, SPW, 1, 1, 1, "scratchpad",
      "Stores content above a threshold under a generated name and replies a preview; returns it as is otherwise.",
      "0.1.0", "O(N) where N is the size of the content", "write scratchpad slow", NULL, NULL, NULL},
-    {"sp.expire", cmd_sp_expire, 4, CMD_WRITE | CMD_FAST, 1, 1, 1, "scratchpad",
+    {"sp.expire", cmd_sp_expire, 4, CMD_WRITE | CMD_FAST | CMD_OWN_EFFECT, 1, 1, 1, "scratchpad",
      "Sets an entry's time to live in seconds.", "0.1.0", "O(log(N))", "write scratchpad fast", NULL, NULL, NULL},
-    {"sp.pexpire", cmd_sp_pexpire, 4, CMD_WRITE | CMD_FAST, 1, 1, 1, "scratchpad",
+    {"sp.pexpire", cmd_sp_pexpire, 4, CMD_WRITE | CMD_FAST | CMD_OWN_EFFECT, 1, 1, 1, "scratchpad",
      "Sets an entry's time to live in milliseconds.", "0.1.0", "O(log(N))", "write scratchpad fast", NULL, NULL, NULL},
     {"sp.ttl", cmd_sp_ttl, 3, SPR | CMD_FAST, 1, 1, 1, "scratchpad", "Returns an entry's time to live in seconds.",
      "0.1.0", "O(log(N))", "read scratchpad fast", NULL, NULL, NULL},

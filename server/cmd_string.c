@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "mem.h"
+#include "persist.h"
 #include "reply.h"
 #include "util.h"
 #include "value.h"
@@ -159,6 +160,19 @@ static void set_generic(client *c, const sarg *key, const sarg *val, int flags, 
     if (flags & SET_EXPIRE)
         db_set_expire(c->db, e, when);
     key_modified(c->db, key->p, key->len);
+    if (plog) {
+        plog_begin(c->dbid);
+        plog_str("SET");
+        plog_arg(key);
+        plog_arg(val);
+        if (flags & SET_EXPIRE) {
+            plog_str("PXAT");
+            plog_ll(when);
+        } else if (flags & SET_KEEPTTL) {
+            plog_str("KEEPTTL");
+        }
+        plog_end();
+    }
     if (reply_int_mode)
         reply_int(c, 1);
     else if (!(flags & SET_GET))
@@ -234,6 +248,16 @@ static void cmd_getex(client *c)
         key_modified(c->db, c->argv[1].p, c->argv[1].len);
     } else if ((flags & SET_PERSIST) && db_persist(c->db, e)) {
         key_modified(c->db, c->argv[1].p, c->argv[1].len);
+    } else {
+        return;
+    }
+    if (plog) {
+        plog_begin(c->dbid);
+        plog_str(flags & SET_EXPIRE ? "PEXPIREAT" : "PERSIST");
+        plog_arg(&c->argv[1]);
+        if (flags & SET_EXPIRE)
+            plog_ll(when);
+        plog_end();
     }
 }
 
@@ -505,6 +529,15 @@ static void cmd_incrbyfloat(client *c)
     else
         sv_set(c->db, key->p, key->len, buf, n, 0);
     key_modified(c->db, key->p, key->len);
+    if (plog) {
+        /* The result, not the increment: float arithmetic is not replayed. */
+        plog_begin(c->dbid);
+        plog_str("SET");
+        plog_arg(key);
+        plog_bytes(buf, n);
+        plog_str("KEEPTTL");
+        plog_end();
+    }
     reply_bulk(c, buf, n);
 }
 
@@ -513,26 +546,26 @@ static void cmd_incrbyfloat(client *c)
 const cmd_def cmd_table_string[] = {
     {"get", cmd_get, 2, R | CMD_FAST, 1, 1, 1, "string", "Returns the string value of a key.", "1.0.0", "O(1)",
      "read string fast", NULL, NULL, NULL},
-    {"set", cmd_set, -3, W, 1, 1, 1, "string",
+    {"set", cmd_set, -3, W | CMD_OWN_EFFECT, 1, 1, 1, "string",
      "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", "1.0.0",
      "O(1)", "write string slow", NULL, NULL, NULL},
-    {"setnx", cmd_setnx, 3, W | CMD_FAST, 1, 1, 1, "string",
+    {"setnx", cmd_setnx, 3, W | CMD_OWN_EFFECT | CMD_FAST, 1, 1, 1, "string",
      "Set the string value of a key only when the key doesn't exist.", "1.0.0", "O(1)", "write string fast",
      NULL, NULL, NULL},
-    {"setex", cmd_setex, 4, W, 1, 1, 1, "string",
+    {"setex", cmd_setex, 4, W | CMD_OWN_EFFECT, 1, 1, 1, "string",
      "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", "2.0.0",
      "O(1)", "write string slow", NULL, NULL, NULL},
-    {"psetex", cmd_psetex, 4, W, 1, 1, 1, "string",
+    {"psetex", cmd_psetex, 4, W | CMD_OWN_EFFECT, 1, 1, 1, "string",
      "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't "
      "exist.",
      "2.6.0", "O(1)", "write string slow", NULL, NULL, NULL},
-    {"getset", cmd_getset, 3, W | CMD_FAST, 1, 1, 1, "string",
+    {"getset", cmd_getset, 3, W | CMD_OWN_EFFECT | CMD_FAST, 1, 1, 1, "string",
      "Returns the previous string value of a key after setting it to a new value.", "1.0.0", "O(1)",
      "write string fast", NULL, NULL, NULL},
     {"getdel", cmd_getdel, 2, CMD_WRITE | CMD_FAST, 1, 1, 1, "string",
      "Returns the string value of a key after deleting the key.", "6.2.0", "O(1)", "write string fast", NULL,
      NULL, NULL},
-    {"getex", cmd_getex, -2, CMD_WRITE | CMD_FAST, 1, 1, 1, "string",
+    {"getex", cmd_getex, -2, CMD_WRITE | CMD_OWN_EFFECT | CMD_FAST, 1, 1, 1, "string",
      "Returns the string value of a key after setting its expiration time.", "6.2.0", "O(1)",
      "write string fast", NULL, NULL, NULL},
     {"mget", cmd_mget, -2, R | CMD_FAST, 1, -1, 1, "string", "Atomically returns the string values of one or more keys.",
@@ -574,7 +607,7 @@ const cmd_def cmd_table_string[] = {
     {"decrby", cmd_decrby, 3, W | CMD_FAST, 1, 1, 1, "string",
      "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
      "1.0.0", "O(1)", "write string fast", NULL, NULL, NULL},
-    {"incrbyfloat", cmd_incrbyfloat, 3, W | CMD_FAST, 1, 1, 1, "string",
+    {"incrbyfloat", cmd_incrbyfloat, 3, W | CMD_OWN_EFFECT | CMD_FAST, 1, 1, 1, "string",
      "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
      "2.6.0", "O(1)", "write string fast", NULL, NULL, NULL},
     {0},

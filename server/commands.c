@@ -10,6 +10,7 @@
 #include "log.h"
 #include "mem.h"
 #include "multi.h"
+#include "persist.h"
 #include "net.h"
 #include "reply.h"
 #include "stats.h"
@@ -397,6 +398,20 @@ static void dispatch(client *c)
             return;
         }
     }
+    if ((cmd->flags & CMD_WRITE) || (cmd == srv.cmd_exec && multi_has_write(c))) {
+        const char *why = persist_refusing();
+        if (why) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "MISCONF Errors writing to the AOF file: %s", why);
+            if (cmd == srv.cmd_exec && (c->flags & CLIENT_MULTI)) {
+                multi_exec_abort(c, msg);
+                return;
+            }
+            reply_error(c, msg);
+            multi_flag_error(c);
+            return;
+        }
+    }
     if ((c->flags & CLIENT_MULTI) && !is_multi_control(cmd)) {
         multi_queue(c, cmd);
         return;
@@ -409,12 +424,22 @@ void cmd_call(client *c, const cmd_def *cmd)
     uint64_t start;
     int64_t dur;
     cmd_stats *st;
+    long long dirty = srv.dirty;
+    uint64_t mark = plog_mark();
 
     c->cmd = cmd;
     srv.current = c;
     in_call++;
     start = fast_ticks();
     cmd->proc(c);
+    if (plog) {
+        /* The log: a write that changed the dataset and does not log its own
+         * effect is logged as typed; the reply waits for what was logged. */
+        if ((cmd->flags & (CMD_WRITE | CMD_OWN_EFFECT)) == CMD_WRITE && srv.dirty != dirty)
+            plog_argv(c);
+        if (plog_mark() != mark)
+            c->aof_need = plog_mark();
+    }
     dur = fast_ticks_to_us(fast_ticks() - start);
     if (dur >= 1000)
         db_now = now_ms(); /* a slow command: later commands of the batch see the time move on */

@@ -15,12 +15,24 @@
 
 #include "log.h"
 #include "mem.h"
+#include "persist.h"
 #include "server.h"
 #include "util.h"
 #include "value.h"
 
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const maxmemory_policy_names[] = {"noeviction", NULL};
+static const char *const appendfsync_names[] = {"no", "everysec", "always", NULL};
+
+static int apply_appendonly(const char **err)
+{
+    return persist_apply_appendonly(err);
+}
+
+static int apply_appendfsync(const char **err)
+{
+    return persist_apply_fsync(err);
+}
 
 /* client-output-buffer-limit: "<class> <hard> <soft> <soft-seconds>" groups. Only
  * the normal class has clients here; the replica and pubsub classes are accepted
@@ -158,6 +170,12 @@ const cfg_def cfg_table[] = {
     {"sp-default-ttl", CFG_INT, 0, 0, 100LL * 365 * 24 * 3600, "0", C(sp_default_ttl), NULL, NULL, NULL, NULL},
     {"sp-grep-max-scan", CFG_MEMORY, 0, 1024, 1LL << 32, "64mb", C(sp_grep_max_scan), NULL, NULL, NULL, NULL},
     {"sp-grep-max-time", CFG_INT, 0, 1, 60000, "250", C(sp_grep_max_time), NULL, NULL, NULL, NULL},
+    {"dir", CFG_STRING, CFG_IMMUTABLE, 0, 0, "./data", C(dir), NULL, NULL, NULL, NULL},
+    {"appendonly", CFG_BOOL, 0, 0, 0, "yes", C(appendonly), NULL, NULL, NULL, apply_appendonly},
+    {"appendfsync", CFG_ENUM, 0, 0, 0, "everysec", C(appendfsync), appendfsync_names, NULL, NULL, apply_appendfsync},
+    {"aof-load-truncated", CFG_BOOL, 0, 0, 0, "yes", C(aof_load_truncated), NULL, NULL, NULL, NULL},
+    {"auto-aof-rewrite-percentage", CFG_INT, 0, 0, INT_MAX, "100", C(auto_aof_rewrite_percentage), NULL, NULL, NULL, NULL},
+    {"auto-aof-rewrite-min-size", CFG_MEMORY, 0, 0, LLONG_MAX, "64mb", C(auto_aof_rewrite_min_size), NULL, NULL, NULL, NULL},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
@@ -168,7 +186,7 @@ static int is_ll_field(const cfg_def *d)
 {
     return d->type == CFG_MEMORY || d->field == (void *)&srv.cfg.slowlog_slower_than ||
            d->field == (void *)&srv.cfg.sp_default_ttl || d->field == (void *)&srv.cfg.sp_grep_match_limit ||
-           d->field == (void *)&srv.cfg.sp_grep_max_time;
+           d->field == (void *)&srv.cfg.sp_grep_max_time || d->field == (void *)&srv.cfg.auto_aof_rewrite_percentage;
 }
 
 const cfg_def *cfg_find(const char *name, size_t len)

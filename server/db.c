@@ -181,9 +181,11 @@ int db_persist(db *d, dbent *e)
     return 1;
 }
 
+int db_expiry_paused;
+
 int db_is_expired(const db *d, const dbent *e)
 {
-    return e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now;
+    return !db_expiry_paused && e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now;
 }
 
 /* ---- entries ---- */
@@ -271,6 +273,8 @@ dbent *db_lookup_write(db *d, const char *key, size_t klen)
     dbent *e = db_find_raw(d, key, klen);
     if (!e)
         return NULL;
+    if (db_expiry_paused)
+        return e;
     if (e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now) {
         db_expire_entry(d, e);
         return NULL;
@@ -410,6 +414,8 @@ long long db_active_expire(db *d, int64_t now, int64_t budget_us)
     long long n = 0;
     int64_t saved = db_now;
 
+    if (db_expiry_paused)
+        return 0;
     db_now = now;
     while (d->nheap > 0 && d->heap[0].when <= now) {
         db_expire_entry(d, d->heap[0].e);
@@ -449,7 +455,8 @@ int db_subexpire_due(db *d, dbent *e)
     uint32_t i;
     int64_t next;
 
-    if (!has_subexpiry(e) || (i = *idx_of(e, 1)) == DB_NOEXPIRE || d->sheap[i].when > db_now)
+    if (db_expiry_paused || !has_subexpiry(e) || (i = *idx_of(e, 1)) == DB_NOEXPIRE ||
+        d->sheap[i].when > db_now)
         return 0;
     next = db_type_subexpire[e->type](d, e, db_now);
     if (next == -2) {

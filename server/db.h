@@ -75,6 +75,12 @@ static inline void dbent_set_ptr(dbent *e, void *p)
  * dispatcher so that a command sees one consistent instant. */
 extern int64_t db_now;
 
+/* While non-zero (the log is being replayed), nothing expires: lookups return
+ * keys and entries whose time has passed, db_is_expired answers 0 and the active
+ * cycle does nothing. The log holds a DEL for every expiry that happened, so
+ * the replay must not expire anything on its own. */
+extern int db_expiry_paused;
+
 /* Keyspace hits and misses counted by db_lookup (INFO stats). */
 extern long long db_stat_hits, db_stat_misses;
 

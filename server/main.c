@@ -19,6 +19,7 @@
 #include "mem.h"
 #include "multi.h"
 #include "net.h"
+#include "persist.h"
 #include "server.h"
 #include "util.h"
 
@@ -104,6 +105,11 @@ int main(int argc, char **argv)
     else
         log_warning("No config file specified, using the default config. In order to specify a config file use "
                     "scratchpad-server /path/to/scratchpad.conf");
+    /* The log is replayed before the port opens: a client never sees a
+     * half-loaded dataset, and one that connects early retries as it would
+     * for a server that is still starting (docs/aof.md). */
+    if (persist_start() < 0)
+        return 1;
     if (net_listen() < 0)
         return 1;
     log_notice("Running mode=standalone, port=%d.", srv.cfg.port);
@@ -123,6 +129,7 @@ int main(int argc, char **argv)
         event_add(srv.sig_ev[i], NULL);
 
     while (!srv.shutdown_asap) {
+        persist_before_replies();
         net_flush_pending();
         net_free_closed();
         if (srv.shutdown_asap)

@@ -1,5 +1,6 @@
 /* multi.c -- transactions and WATCH (see multi.h). */
 #include "multi.h"
+#include "persist.h"
 
 #include <string.h>
 
@@ -77,6 +78,15 @@ int multi_has_denyoom(const client *c)
     int i;
     for (i = 0; i < c->mcount; i++)
         if (c->mqueue[i].cmd->flags & CMD_DENYOOM)
+            return 1;
+    return 0;
+}
+
+int multi_has_write(const client *c)
+{
+    int i;
+    for (i = 0; i < c->mcount; i++)
+        if (c->mqueue[i].cmd->flags & CMD_WRITE)
             return 1;
     return 0;
 }
@@ -257,6 +267,7 @@ static void cmd_exec(client *c)
     int saved_argc = c->argc, i, n;
     sarg *saved_argv = c->argv;
     const cmd_def *saved_cmd = c->cmd;
+    aof_buf *rec;
     mcmd *queue;
 
     if (!(c->flags & CLIENT_MULTI)) {
@@ -282,12 +293,19 @@ static void cmd_exec(client *c)
     c->mcount = c->mcap = 0;
     c->flags &= ~CLIENT_MULTI;
     reply_array(c, n);
+    /* One log record for the whole transaction: the effects of its commands
+     * nest inside it, so a crash keeps all of them or none. */
+    rec = plog;
+    if (rec)
+        plog_begin(c->dbid);
     for (i = 0; i < n; i++) {
         c->argc = queue[i].argc;
         c->argv = queue[i].argv;
         db_now = now_ms();
         cmd_call(c, queue[i].cmd);
     }
+    if (rec && plog == rec)
+        plog_end();
     c->argc = saved_argc;
     c->argv = saved_argv;
     c->cmd = saved_cmd;

@@ -19,6 +19,8 @@ void multi_queue(client *c, const cmd_def *cmd);
 void multi_flag_error(client *c);
 /* 1 if a queued command is flagged denyoom. */
 int multi_has_denyoom(const client *c);
+/* 1 if a queued command is a write. */
+int multi_has_write(const client *c);
 /* Abort EXEC with "-EXECABORT Transaction discarded because of: <msg>". */
 void multi_exec_abort(client *c, const char *msg);
 /* Leave MULTI, dropping the queue (not the watches). */

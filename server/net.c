@@ -1,5 +1,6 @@
 /* net.c -- listeners and client connections (see net.h). */
 #include "net.h"
+#include "persist.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -636,6 +637,14 @@ static void write_cb(evutil_socket_t fd, short what, void *arg)
     (void)what;
     if (c->flags & CLIENT_CLOSE_ASAP)
         return;
+    if (!persist_acked(c->aof_need)) {
+        /* Replies to writes not yet logged: net_flush_pending sends them after
+         * the iteration's log flush. */
+        event_del(c->wev);
+        c->flags &= ~CLIENT_PROTECTED_WRITE;
+        net_mark_pending(c);
+        return;
+    }
     if (client_write(c) == 0)
         after_write(c);
 }
@@ -651,6 +660,10 @@ void net_flush_pending(void)
             continue;
         if (c->flags & CLIENT_PROTECTED_WRITE)
             continue; /* the write event will carry on */
+        if (!persist_acked(c->aof_need)) {
+            c->flags |= CLIENT_AOF_HELD; /* released by persist.c once the log is written */
+            continue;
+        }
         if (client_write(c) == 0)
             after_write(c);
     }

@@ -14,6 +14,7 @@
 #include "mem.h"
 #include "multi.h"
 #include "net.h"
+#include "persist.h"
 #include "server.h"
 #include "stats.h"
 #include "value.h"
@@ -25,6 +26,8 @@ static void on_expired(db *d, const char *key, size_t klen)
 {
     srv.stat_expired_keys++;
     multi_touch_key(d, key, klen);
+    if (plog)
+        plog_del(d->id, key, klen);
 }
 
 /* ---- dataset accounting ----
@@ -98,6 +101,7 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
     sv_compress_step(budget > 2000 ? budget : 2000);
     server_dataset_scan(1000);
     net_clients_cron();
+    persist_cron();
     stats_cron_sample();
     if (mem_used() > srv.peak_memory)
         srv.peak_memory = mem_used();
@@ -146,6 +150,7 @@ void server_shutdown(void)
 {
     int i;
     log_warning("User requested shutdown...");
+    persist_before_replies();
     net_flush_pending();
     net_close_listeners();
     while (srv.clients)
@@ -153,6 +158,7 @@ void server_shutdown(void)
     net_free_closed();
     if (srv.cfg.pidfile && srv.cfg.pidfile[0])
         unlink(srv.cfg.pidfile);
+    persist_stop();
     for (i = 0; i < srv.cfg.databases; i++)
         db_release(&srv.dbs[i]);
     log_warning("Scratchpad is now ready to exit, bye bye...");

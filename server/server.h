@@ -38,6 +38,7 @@
 #define CLIENT_EXECUTING         (1u << 11) /* inside its read callback */
 #define CLIENT_FAKE              (1u << 12) /* no connection (log replay) */
 #define CLIENT_PROTECTED_WRITE   (1u << 13) /* write event armed */
+#define CLIENT_AOF_HELD          (1u << 14) /* replies wait until the log is written up to aof_need */
 
 /* Command flags (also reported by COMMAND). */
 #define CMD_WRITE     (1u << 0)
@@ -57,6 +58,7 @@
 #define CMD_NO_MANDATORY_KEYS (1u << 14)
 #define CMD_SKIP_SLOWLOG (1u << 15)
 #define CMD_NOT_IN_MULTI (1u << 16) /* refused inside MULTI (WATCH, ...) with its own error */
+#define CMD_OWN_EFFECT (1u << 17)   /* logs its effect itself (persist.h); not reported by COMMAND */
 
 typedef struct client client;
 
@@ -134,6 +136,7 @@ struct client {
     size_t olist_bytes;      /* bytes in the block list */
     int odeferred;           /* blocks reserved by reply_defer not yet filled */
     int64_t soft_limit_since;/* ms when the soft output limit was first exceeded, 0 if not */
+    uint64_t aof_need;       /* log position (plog_mark) the replies so far depend on */
 
     /* Transactions. */
     mcmd *mqueue;
@@ -193,6 +196,11 @@ typedef struct server_config {
     long long sp_grep_max_scan;    /* bytes, the largest entry SP.GREP scans in one call */
     long long sp_grep_match_limit; /* PCRE2 match limit per line */
     long long sp_grep_max_time;    /* ms, the longest one SP.GREP call may run */
+    int appendonly;                /* the append-only log is on */
+    int appendfsync;               /* aof_fsync_policy: 0 no, 1 everysec, 2 always */
+    int aof_load_truncated;        /* start after cutting a torn last record */
+    long long auto_aof_rewrite_percentage; /* %, growth over the base that triggers a rewrite, 0 = never */
+    long long auto_aof_rewrite_min_size;   /* bytes, no automatic rewrite below this log size */
 } server_config;
 
 typedef struct server {

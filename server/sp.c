@@ -342,6 +342,26 @@ void sp_entry_set(sp *s, sp_entry *e, const char *p, size_t n, int kind, const s
     s->bytes += n;
 }
 
+void sp_entry_set_lz(sp *s, sp_entry *e, lzval *v, int kind)
+{
+    size_t n = lzval_len(v);
+    char last = 0;
+
+    s->bytes -= e->size;
+    content_free(e);
+    if (n > 0)
+        lzval_read(v, n - 1, 1, &last, NULL);
+    e->lz = v;
+    e->enc = SP_ENC_LZ4;
+    e->kind = (uint8_t)kind;
+    e->size = n;
+    e->chars = kind == SP_TEXT ? lzval_chars(v) : n;
+    e->newlines = lzval_newlines(v);
+    e->ends_nl = last == '\n';
+    e->has_sha = 0;
+    s->bytes += n;
+}
+
 int sp_entry_append(sp *s, sp_entry *e, const char *p, size_t n, const sp_params *pr)
 {
     size_t newsize = e->size + n;

@@ -118,6 +118,9 @@ int64_t sp_next_expire(sp *s);
 /* Replace e's content with p[0..n) of the given kind (counts recomputed,
  * encoding chosen by size, sha cache dropped). Does not touch version/times. */
 void sp_entry_set(sp *s, sp_entry *e, const char *p, size_t n, int kind, const sp_params *pr);
+/* Replace e's content with the compressed value v, which e takes over (the log
+ * loader). Counts come from v. */
+void sp_entry_set_lz(sp *s, sp_entry *e, lzval *v, int kind);
 /* Append p[0..n) (the caller checked UTF-8 validity for text). */
 int sp_entry_append(sp *s, sp_entry *e, const char *p, size_t n, const sp_params *pr);
 /* Copy bytes [off, off+n) into dst (off + n <= size). */

@@ -191,6 +191,24 @@ dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int 
     return sv_replace(d, e, p, n);
 }
 
+dbent *sv_set_lzval(db *d, const char *key, size_t klen, lzval *v)
+{
+    dbent *e = db_lookup_write(d, key, klen);
+
+    if (!e) {
+        e = db_add(d, key, klen, OBJ_STRING, sizeof(void *));
+    } else {
+        db_persist(d, e);
+        db_free_value(d, e);
+        e->type = OBJ_STRING;
+        e = db_resize_entry(d, e, sizeof(void *));
+    }
+    dbent_set_ptr(e, v);
+    e->enc = ENC_LZ4;
+    e->vlen = 0;
+    return e;
+}
+
 /* Growth policy for RAW buffers: double up to 1 MB, then add 1 MB. */
 static size_t grow_cap(size_t need)
 {

@@ -15,6 +15,8 @@
 
 #include "db.h"
 
+struct lzval;
+
 /* Thresholds, set from the configuration. */
 extern size_t sv_compress_threshold; /* bytes; values at or above it are compressed (0 = never) */
 extern size_t sv_compress_chunk;     /* raw bytes per chunk */
@@ -32,6 +34,10 @@ int sv_read(const dbent *e, size_t off, size_t n, char *dst);
 /* Set key to a string value (creating it or replacing any value of any type;
  * the TTL is removed unless keepttl). Returns the entry. */
 dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int keepttl);
+/* Set key to the compressed value v, which the entry takes over (the log
+ * loader: values are logged in their compressed chunks). The TTL is removed.
+ * Returns the entry. */
+dbent *sv_set_lzval(db *d, const char *key, size_t klen, struct lzval *v);
 /* Replace the value of an existing string entry; returns its (maybe new) address. */
 dbent *sv_replace(db *d, dbent *e, const char *p, size_t n);
 /* Append; returns the (maybe new) address via *e. */

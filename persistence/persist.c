@@ -1,0 +1,1050 @@
+/* persist.c -- the server's side of the append-only log (see persist.h):
+ * logging helpers, start-up replay, per-iteration flush with held replies, the
+ * fork()ed rewrite and its automatic trigger, run-time switches, INFO.
+ *
+ * State: one writer (NULL when the log is off), the manifest that describes the
+ * files on disk, and at most one rewrite child. plog points into the writer's
+ * buffer whenever the writer exists and the server is not loading. */
+#include "persist.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "aof_manifest.h"
+#include "aof_reader.h"
+#include "aof_writer.h"
+#include "commands.h"
+#include "log.h"
+#include "mem.h"
+#include "net.h"
+#include "sp.h"
+#include "util.h"
+#include "value.h"
+
+#define REWRITE_FLUSH_BYTES (4u << 20) /* bytes a rewrite child buffers before writing */
+#define LOAD_PROGRESS_MS 1000          /* a progress line this often during a long load */
+
+aof_buf *plog;
+uint64_t persist_flushed; /* log position written (and synced, `always`) */
+
+static struct {
+    int started;              /* persist_start ran (apply hooks act only after it) */
+    char dir[AOF_PATH_MAX];   /* absolute */
+    int lock_fd;              /* flock'ed dir/scratchpad.lock, -1 if none */
+    aof_manifest m;
+    aof_writer *w;
+    uint64_t consumed;        /* bytes of buffer written by past flushes */
+    int flush_failing;        /* the last flush failed: replies are held */
+    char last_error[128];
+    /* Sizes for the automatic rewrite: the base (at load or after a rewrite)
+     * and the incr files that precede the current one. */
+    uint64_t base_size, older_incr_size;
+    /* The rewrite. */
+    pid_t child;
+    aof_rewrite rw;
+    int64_t rewrite_start_ms;
+    int rewrite_scheduled;    /* run one as soon as no child is running */
+    long long last_rewrite_sec;
+    int last_rewrite_ok;
+    long long rewrites, rewrite_failures;
+    long long fork_usec;
+    long long last_cow;       /* bytes, the peak copied-on-write size of the last child */
+    long long cur_cow, peak_cow;
+    int64_t cow_sampled;      /* ms, the last sample of the child's private memory */
+    /* The last load. */
+    long long load_records, load_bytes, load_ms, load_truncated;
+} P = {.lock_fd = -1, .child = -1, .last_rewrite_sec = -1, .last_rewrite_ok = 1};
+
+/* ---- logging ---- */
+
+void plog_begin(int dbid)
+{
+    aof_rec_begin(plog, dbid);
+}
+
+void plog_end(void)
+{
+    if (aof_rec_end(plog) < 0)
+        log_warning("A write produced a log record over %u bytes; it was not logged", AOF_PAYLOAD_MAX);
+}
+
+void plog_argv(client *c)
+{
+    int i;
+    plog_begin(c->dbid);
+    for (i = 0; i < c->argc; i++)
+        plog_bytes(c->argv[i].p, c->argv[i].len);
+    plog_end();
+}
+
+void plog_del(int dbid, const char *key, size_t klen)
+{
+    plog_begin(dbid);
+    plog_str("DEL");
+    plog_bytes(key, klen);
+    plog_end();
+}
+
+/* The _SPENTRY arguments after the command name, into b (shared with the rewrite). */
+static void sp_entry_args(aof_buf *b, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
+{
+    aof_rec_arg_bytes(b, ns, nslen);
+    aof_rec_arg_bytes(b, e->name, e->nlen);
+    aof_rec_arg_ll(b, e->kind);
+    aof_rec_arg_ll(b, (long long)e->version);
+    aof_rec_arg_ll(b, e->created);
+    aof_rec_arg_ll(b, e->updated);
+    aof_rec_arg_ll(b, e->expire);
+    aof_rec_arg_ll(b, (long long)s->offload_seq);
+    if (e->enc == SP_ENC_LZ4)
+        aof_rec_arg_lzval(b, e->lz);
+    else
+        aof_rec_arg_bytes(b, e->raw, e->size);
+}
+
+void plog_sp_entry(int dbid, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
+{
+    plog_begin(dbid);
+    plog_str("_SPENTRY");
+    sp_entry_args(plog, ns, nslen, s, e);
+    plog_end();
+}
+
+uint64_t plog_mark(void)
+{
+    return plog ? P.consumed + plog->committed : 0;
+}
+
+/* ---- small helpers ---- */
+
+static void writer_log(void *ctx, int level, const char *msg)
+{
+    (void)ctx;
+    if (level == 0)
+        log_notice("%s", msg);
+    else
+        log_warning("%s", msg);
+}
+
+static aof_fsync_policy policy(void)
+{
+    return (aof_fsync_policy)srv.cfg.appendfsync;
+}
+
+static uint64_t file_size(const char *name)
+{
+    char path[AOF_PATH_MAX];
+    struct stat st;
+    if (aof_path(path, sizeof(path), P.dir, name) < 0 || stat(path, &st) < 0)
+        return 0;
+    return (uint64_t)st.st_size;
+}
+
+/* Sizes of the base and of the incr files before the last one. */
+static void measure_files(void)
+{
+    size_t i;
+    P.base_size = 0;
+    P.older_incr_size = 0;
+    for (i = 0; i < P.m.nfiles; i++) {
+        const aof_mfile *f = &P.m.files[i];
+        if (f->kind == AOF_KIND_BASE)
+            P.base_size = file_size(f->name);
+        else if (i + 1 < P.m.nfiles)
+            P.older_incr_size += file_size(f->name);
+    }
+}
+
+static uint64_t current_size(void)
+{
+    aof_writer_stats st;
+    if (!P.w)
+        return 0;
+    aof_writer_get_stats(P.w, &st);
+    return P.base_size + P.older_incr_size + st.file_size;
+}
+
+/* Resolve cfg.dir to an absolute path in P.dir, create it and lock it. */
+static int open_dir(void)
+{
+    char lock[AOF_PATH_MAX];
+    const char *d = srv.cfg.dir && srv.cfg.dir[0] ? srv.cfg.dir : ".";
+    char *abs;
+
+    if (P.lock_fd >= 0)
+        return 0;
+    if (mkdir(d, 0755) < 0 && errno != EEXIST) {
+        log_warning("Cannot create the log directory %s: %s", d, strerror(errno));
+        return -1;
+    }
+    if (!(abs = realpath(d, NULL))) {
+        log_warning("Cannot resolve the log directory %s: %s", d, strerror(errno));
+        return -1;
+    }
+    snprintf(P.dir, sizeof(P.dir), "%s", abs);
+    free(abs);
+    if (aof_path(lock, sizeof(lock), P.dir, "scratchpad.lock") < 0 ||
+        (P.lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+        log_warning("Cannot open the lock file in %s: %s", P.dir, strerror(errno));
+        return -1;
+    }
+    if (flock(P.lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        log_warning("The log directory %s is in use by another scratchpad-server (%s); "
+                    "give each server its own 'dir'",
+                    P.dir, strerror(errno));
+        close(P.lock_fd);
+        P.lock_fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+static void attach_writer(aof_writer *w)
+{
+    P.w = w;
+    aof_writer_set_log(w, writer_log, NULL);
+    plog = aof_writer_buf(w);
+    persist_flushed = P.consumed; /* positions stay monotonic across writers */
+    P.flush_failing = 0;
+}
+
+/* ---- replay ---- */
+
+typedef struct replay {
+    client *fake;
+    sarg *argv;
+    int cap;
+    char *scratch;          /* the bytes arguments, each followed by a NUL */
+    size_t scap;
+    aof_arg *args;          /* the effect's arguments as decoded */
+    int acap;
+    long long errors;
+    int64_t last_progress;
+    uint64_t total_bytes;
+    uint64_t done_bytes;    /* bytes of files completed */
+    const aof_mfile *cur;
+} replay;
+
+/* A BYTES argument as a long long. */
+static int arg_num(const aof_arg *a, long long *v)
+{
+    return a->kind == AOF_ARG_BYTES && str_to_ll(a->p, a->len, v) == 0 ? 0 : -1;
+}
+
+static int fail(char *why, size_t whylen, const char *msg, const aof_arg *cmd)
+{
+    snprintf(why, whylen, "%s (effect %.*s)", msg, (int)(cmd->len > 32 ? 32 : cmd->len), cmd->p);
+    return -1;
+}
+
+/* _SETSTR key value expire */
+static int apply_setstr(db *d, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+{
+    long long expire;
+    dbent *e;
+
+    if (argc != 4 || a[1].kind != AOF_ARG_BYTES || arg_num(&a[3], &expire) < 0)
+        return fail(why, whylen, "malformed arguments", &a[0]);
+    if (a[2].kind == AOF_ARG_LZVAL) {
+        lzval *v = aof_arg_lzval(&a[2]);
+        if (!v)
+            return fail(why, whylen, "a compressed value does not decode", &a[0]);
+        e = sv_set_lzval(d, a[1].p, a[1].len, v);
+    } else {
+        e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, 0);
+    }
+    if (expire >= 0)
+        db_set_expire(d, e, expire);
+    return 0;
+}
+
+/* The scratchpad at key a (created if absent). NULL if the key holds a string. */
+static sp *replay_ns(db *d, const aof_arg *a, dbent **out)
+{
+    dbent *e = db_find_raw(d, a->p, a->len);
+    sp *s;
+    if (e) {
+        *out = e;
+        return e->type == OBJ_SCRATCHPAD ? dbent_ptr(e) : NULL;
+    }
+    s = sp_new();
+    e = db_add(d, a->p, a->len, OBJ_SCRATCHPAD, sizeof(void *));
+    e->enc = ENC_PTR;
+    dbent_set_ptr(e, s);
+    *out = e;
+    return s;
+}
+
+static sp_params replay_params(void)
+{
+    sp_params p;
+    p.compress_threshold = sv_compress_threshold;
+    p.compress_chunk = sv_compress_chunk;
+    p.cache = sv_lzcache();
+    return p;
+}
+
+/* _SPENTRY ns name kind version created updated expire offload_seq content
+ * _SPAPPEND ns name version updated content
+ * _SPEXPIREAT ns name expire */
+static int apply_sp(db *d, int op, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+{
+    static const uint32_t want[3] = {10, 6, 4};
+    sp_params pr = replay_params();
+    long long n[6] = {0};
+    uint32_t i, nnum = op == 0 ? 6 : op == 1 ? 2 : 1;
+    dbent *ke;
+    sp_entry *e;
+    sp *s;
+
+    if (argc != want[op] || a[1].kind != AOF_ARG_BYTES || a[2].kind != AOF_ARG_BYTES ||
+        !sp_name_valid(a[2].p, a[2].len))
+        return fail(why, whylen, "malformed arguments", &a[0]);
+    for (i = 0; i < nnum; i++)
+        if (arg_num(&a[3 + i], &n[i]) < 0)
+            return fail(why, whylen, "malformed number", &a[0]);
+    if (!(s = replay_ns(d, &a[1], &ke)))
+        return fail(why, whylen, "the key holds a string", &a[0]);
+    e = sp_find(s, a[2].p, a[2].len);
+    if (op == 0) {
+        const aof_arg *content = &a[9];
+        if ((n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1)
+            return fail(why, whylen, "malformed entry", &a[0]);
+        if (!e)
+            e = sp_add(s, a[2].p, a[2].len, n[2]);
+        if (content->kind == AOF_ARG_LZVAL) {
+            lzval *v = aof_arg_lzval(content);
+            if (!v) {
+                if (e->version == 0)
+                    sp_remove(s, e);
+                if (s->n == 0)
+                    db_delete_entry(d, ke);
+                return fail(why, whylen, "a compressed value does not decode", &a[0]);
+            }
+            sp_entry_set_lz(s, e, v, (int)n[0]);
+        } else {
+            sp_entry_set(s, e, content->p, content->len, (int)n[0], &pr);
+        }
+        e->version = (uint64_t)n[1];
+        e->created = n[2];
+        e->updated = n[3];
+        sp_set_expire(s, e, n[4] >= 0 ? n[4] : -1);
+        if ((uint64_t)n[5] > s->offload_seq)
+            s->offload_seq = (uint64_t)n[5];
+    } else if (op == 1) {
+        const aof_arg *content = &a[5];
+        if (!e || content->kind != AOF_ARG_BYTES)
+            return fail(why, whylen, "append to a missing entry", &a[0]);
+        if (sp_entry_append(s, e, content->p, content->len, &pr) < 0)
+            return fail(why, whylen, "the entry is corrupt", &a[0]);
+        e->version = (uint64_t)n[0];
+        e->updated = n[1];
+    } else {
+        if (!e)
+            return fail(why, whylen, "expiry of a missing entry", &a[0]);
+        sp_set_expire(s, e, n[0] >= 0 ? n[0] : -1);
+    }
+    if (s->n == 0)
+        db_delete_entry(d, ke);
+    else
+        db_set_subexpire(d, ke, sp_next_expire(s));
+    return 0;
+}
+
+/* Run a logged command through the command table with the fake client. */
+static int apply_command(replay *r, db *d, int dbid, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+{
+    const cmd_def *cmd;
+    size_t need = 0, off = 0;
+    uint32_t i;
+    client *c = r->fake;
+
+    for (i = 0; i < argc; i++) {
+        if (a[i].kind != AOF_ARG_BYTES)
+            return fail(why, whylen, "a compressed argument to a command", &a[0]);
+        need += a[i].len + 1;
+    }
+    if (need > r->scap) {
+        r->scap = need * 2;
+        r->scratch = xrealloc(r->scratch, r->scap);
+    }
+    if ((int)argc > r->cap) {
+        r->cap = (int)argc * 2;
+        r->argv = xrealloc(r->argv, sizeof(sarg) * (size_t)r->cap);
+    }
+    for (i = 0; i < argc; i++) {
+        memcpy(r->scratch + off, a[i].p, a[i].len);
+        r->scratch[off + a[i].len] = '\0';
+        r->argv[i].p = r->scratch + off;
+        r->argv[i].len = a[i].len;
+        off += a[i].len + 1;
+    }
+    c->argc = (int)argc;
+    c->argv = r->argv;
+    c->db = d;
+    c->dbid = dbid;
+    if (!(cmd = cmd_lookup(a[0].p, a[0].len)))
+        return fail(why, whylen, "unknown command", &a[0]);
+    if ((cmd->arity > 0 && (int)argc != cmd->arity) || (cmd->arity < 0 && (int)argc < -cmd->arity))
+        return fail(why, whylen, "wrong number of arguments", &a[0]);
+    if (!(cmd->flags & CMD_WRITE))
+        return fail(why, whylen, "not a write command", &a[0]);
+    c->cmd = c->lastcmd = cmd;
+    srv.current = c;
+    cmd->proc(c);
+    c->argv = NULL;
+    c->argc = 0;
+    return 0;
+}
+
+static int is_name(const aof_arg *a, const char *name)
+{
+    size_t n = strlen(name);
+    return a->kind == AOF_ARG_BYTES && a->len == n && memcmp(a->p, name, n) == 0;
+}
+
+static int apply_record(void *ctx, const aof_mfile *f, const aof_record *rec, char *why, size_t whylen)
+{
+    replay *r = ctx;
+    aof_iter ei, ai;
+    aof_effect eff;
+
+    if (r->cur != f) {
+        if (r->cur)
+            r->done_bytes += file_size(r->cur->name);
+        r->cur = f;
+    }
+    aof_effects_begin(&ei, rec);
+    while (aof_effects_next(&ei, &eff)) {
+        uint32_t argc = 0;
+        db *d;
+        int rc;
+
+        if (eff.db >= srv.cfg.databases) {
+            snprintf(why, whylen, "database %u out of range (databases is %d)", eff.db, srv.cfg.databases);
+            return -1;
+        }
+        d = &srv.dbs[eff.db];
+        if ((int)eff.argc > r->acap) {
+            r->acap = (int)eff.argc * 2;
+            r->args = xrealloc(r->args, sizeof(aof_arg) * (size_t)r->acap);
+        }
+        aof_args_begin(&ai, &eff);
+        while (aof_args_next(&ai, &r->args[argc]))
+            argc++;
+        if (r->args[0].kind != AOF_ARG_BYTES) {
+            snprintf(why, whylen, "an effect's command name is a compressed value");
+            return -1;
+        }
+        if (is_name(&r->args[0], "_SETSTR"))
+            rc = apply_setstr(d, r->args, argc, why, whylen);
+        else if (is_name(&r->args[0], "_SPENTRY"))
+            rc = apply_sp(d, 0, r->args, argc, why, whylen);
+        else if (is_name(&r->args[0], "_SPAPPEND"))
+            rc = apply_sp(d, 1, r->args, argc, why, whylen);
+        else if (is_name(&r->args[0], "_SPEXPIREAT"))
+            rc = apply_sp(d, 2, r->args, argc, why, whylen);
+        else
+            rc = apply_command(r, d, eff.db, r->args, argc, why, whylen);
+        if (rc < 0)
+            return -1;
+    }
+    if ((rec->offset & 0xFFF) < 64 || rec->len > 65536) {
+        int64_t now = mono_us() / 1000;
+        if (now - r->last_progress >= LOAD_PROGRESS_MS) {
+            uint64_t at = r->done_bytes + rec->offset;
+            r->last_progress = now;
+            log_notice("Loading the log: %s at %llu, %.1f%% of %.1f MB", f->name, (unsigned long long)rec->offset,
+                       r->total_bytes ? 100.0 * (double)at / (double)r->total_bytes : 100.0,
+                       (double)r->total_bytes / 1e6);
+        }
+    }
+    return 0;
+}
+
+/* Replay the log the manifest names. 0, or -1 (the server must not start). */
+static int load(void)
+{
+    aof_load_result res;
+    replay r;
+    int64_t t0 = mono_us();
+    size_t i;
+    long long errs0 = cmd_total_errors();
+    int rc = 0;
+
+    memset(&r, 0, sizeof(r));
+    r.fake = client_new_fake();
+    r.last_progress = t0 / 1000;
+    for (i = 0; i < P.m.nfiles; i++)
+        r.total_bytes += file_size(P.m.files[i].name);
+    log_notice("Loading the log from %s: %zu file%s, %.1f MB", P.dir, P.m.nfiles, P.m.nfiles == 1 ? "" : "s",
+               (double)r.total_bytes / 1e6);
+    srv.loading = 1;
+    db_expiry_paused = 1;
+    db_now = now_ms();
+    aof_load(P.dir, &P.m, apply_record, &r, &res);
+    db_expiry_paused = 0;
+    srv.loading = 0;
+    P.load_records = (long long)res.records;
+    P.load_bytes = (long long)res.bytes;
+    P.load_ms = (mono_us() - t0) / 1000;
+    switch (res.status) {
+    case AOF_END:
+        break;
+    case AOF_TORN:
+        if (!srv.cfg.aof_load_truncated) {
+            log_warning("The log ends in a torn record: %s/%s at offset %llu (%llu bytes to drop). "
+                        "aof-load-truncated is no: refusing to start. Run 'scratchpad-check-aof --fix "
+                        "%s/" AOF_MANIFEST_NAME "' or set aof-load-truncated yes",
+                        P.dir, res.file, (unsigned long long)res.offset, (unsigned long long)res.dropped, P.dir);
+            rc = -1;
+            break;
+        }
+        {
+            char path[AOF_PATH_MAX], err[256];
+            if (aof_path(path, sizeof(path), P.dir, res.file) < 0 ||
+                aof_file_truncate(path, res.offset, err, sizeof(err)) < 0) {
+                log_warning("Cannot truncate the torn tail of %s/%s: %s", P.dir, res.file, err);
+                rc = -1;
+                break;
+            }
+        }
+        P.load_truncated = (long long)res.dropped;
+        log_warning("!!! Warning: the log ended in a torn record (a crash in the middle of a write). "
+                    "%s/%s truncated at offset %llu: %llu bytes dropped; every record before it was loaded",
+                    P.dir, res.file, (unsigned long long)res.offset, (unsigned long long)res.dropped);
+        break;
+    default:
+        log_warning("Bad log: %s/%s at offset %llu: %s (%s). Scratchpad refuses to start rather than lose or "
+                    "invent data. To repair it, cutting the log at that offset (%llu bytes lost), run: "
+                    "scratchpad-check-aof --fix %s/" AOF_MANIFEST_NAME,
+                    P.dir, res.file, (unsigned long long)res.offset, res.why, aof_status_name(res.status),
+                    (unsigned long long)res.dropped, P.dir);
+        rc = -1;
+        break;
+    }
+    r.errors = cmd_total_errors() - errs0;
+    if (rc == 0) {
+        double secs = (double)(mono_us() - t0) / 1e6;
+        log_notice("DB loaded from the log: %llu records, %.1f MB in %.3f seconds (%.0f MB/s)",
+                   (unsigned long long)res.records, (double)res.bytes / 1e6, secs,
+                   secs > 0 ? (double)res.bytes / 1e6 / secs : 0.0);
+        if (r.errors)
+            log_warning("%lld logged commands answered an error during the load", r.errors);
+    }
+    client_free(r.fake);
+    xfree(r.argv);
+    xfree(r.scratch);
+    xfree(r.args);
+    return rc;
+}
+
+/* ---- start and stop ---- */
+
+int persist_start(void)
+{
+    char err[512];
+    aof_writer *w;
+    int rc;
+
+    P.started = 1;
+    aof_manifest_init(&P.m);
+    if (!srv.cfg.appendonly)
+        return 0;
+    if (open_dir() < 0)
+        return -1;
+    rc = aof_manifest_load(P.dir, &P.m, err, sizeof(err));
+    if (rc < 0) {
+        log_warning("Cannot read %s/" AOF_MANIFEST_NAME ": %s", P.dir, err);
+        return -1;
+    }
+    if (rc == 0 && load() < 0)
+        return -1;
+    if (rc == 1)
+        log_notice("No log in %s yet: starting with an empty dataset", P.dir);
+    aof_dir_clean(P.dir, &P.m);
+    if (!(w = aof_dir_start(P.dir, &P.m, policy(), NULL, err, sizeof(err)))) {
+        log_warning("Cannot open the log in %s: %s", P.dir, err);
+        return -1;
+    }
+    attach_writer(w);
+    measure_files();
+    return 0;
+}
+
+static void stop_child(void)
+{
+    int status;
+    if (P.child <= 0)
+        return;
+    kill(P.child, SIGKILL);
+    while (waitpid(P.child, &status, 0) < 0 && errno == EINTR)
+        ;
+    aof_rewrite_abort(&P.rw);
+    P.child = -1;
+    log_notice("Killed the log rewrite child");
+}
+
+static void close_writer(void)
+{
+    if (!P.w)
+        return;
+    P.consumed += plog->len; /* written by the close, or lost with the log switched off */
+    if (aof_writer_close(P.w) < 0)
+        log_warning("Writing the last records of the log failed: %s", P.last_error);
+    P.w = NULL;
+    plog = NULL;
+    persist_flushed = UINT64_MAX; /* no log: nothing to wait for */
+}
+
+void persist_stop(void)
+{
+    stop_child();
+    if (P.w) {
+        log_notice("Writing and syncing the log before exiting");
+        aof_writer_flush(P.w);
+        close_writer();
+    }
+    aof_manifest_free(&P.m);
+    if (P.lock_fd >= 0) {
+        close(P.lock_fd);
+        P.lock_fd = -1;
+    }
+}
+
+/* ---- per iteration ---- */
+
+/* Clients whose replies were held: put them back on the pending list. */
+static void release_held(void)
+{
+    client *c;
+    for (c = srv.clients; c; c = c->next)
+        if ((c->flags & CLIENT_AOF_HELD) && persist_acked(c->aof_need)) {
+            c->flags &= ~CLIENT_AOF_HELD;
+            net_mark_pending(c);
+        }
+}
+
+static void do_flush(void)
+{
+    size_t before = plog->committed;
+    int rc = aof_writer_flush(P.w);
+
+    P.consumed += before - plog->committed;
+    if (rc == AOF_FLUSH_OK) {
+        persist_flushed = P.consumed + plog->committed;
+        if (P.flush_failing) {
+            P.flush_failing = 0;
+            log_notice("The log is writable again: held replies go out, writes are accepted");
+            release_held();
+        }
+    } else if (rc == AOF_FLUSH_ERR && !P.flush_failing) {
+        P.flush_failing = 1;
+        log_warning("Writing the log failed (%s): replies to the writes it holds wait, new writes are refused "
+                    "with -MISCONF, and the write is retried",
+                    persist_refusing() ? persist_refusing() : "unknown error");
+    }
+}
+
+void persist_before_replies(void)
+{
+    if (P.w && (plog->committed > 0 || P.flush_failing))
+        do_flush();
+}
+
+const char *persist_refusing(void)
+{
+    aof_writer_stats st;
+    if (!P.w || aof_writer_ok(P.w))
+        return NULL;
+    aof_writer_get_stats(P.w, &st);
+    snprintf(P.last_error, sizeof(P.last_error), "%s", strerror(st.err_no));
+    return P.last_error;
+}
+
+/* ---- rewrite ---- */
+
+/* Bytes of memory the rewrite child no longer shares with the server (pages
+ * copied on write), from /proc/<pid>/smaps_rollup; -1 if unreadable. */
+static long long child_private_bytes(pid_t pid)
+{
+    char path[64], line[256];
+    long long kb = -1, v;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+    if (!(f = fopen(path, "r")))
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "Private_Dirty: %lld kB", &v) == 1)
+            kb = v;
+    fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+typedef struct rewrite_ctx {
+    aof_writer *bw;
+    int dbid;
+    int64_t now;
+    int failed;
+} rewrite_ctx;
+
+static void rewrite_string(aof_buf *b, int dbid, const dbent *e, int64_t expire)
+{
+    aof_rec_begin(b, dbid);
+    aof_rec_arg_str(b, "_SETSTR");
+    aof_rec_arg_bytes(b, dbent_key(e), dbent_klen(e));
+    if (e->enc == ENC_LZ4)
+        aof_rec_arg_lzval(b, dbent_ptr(e));
+    else
+        aof_rec_arg_bytes(b, sv_ptr(e), sv_len(e));
+    aof_rec_arg_ll(b, expire);
+    aof_rec_end(b);
+}
+
+static void rewrite_sp(rewrite_ctx *x, aof_buf *b, const dbent *e, int64_t expire)
+{
+    const sp *s = dbent_ptr(e);
+    size_t i, written = 0;
+
+    for (i = 0; i < s->n; i++) {
+        const sp_entry *en = s->e[i];
+        if (en->expire >= 0 && en->expire <= x->now)
+            continue;
+        aof_rec_begin(b, x->dbid);
+        aof_rec_arg_str(b, "_SPENTRY");
+        sp_entry_args(b, dbent_key(e), dbent_klen(e), s, en);
+        aof_rec_end(b);
+        written++;
+        if (b->len >= REWRITE_FLUSH_BYTES && aof_writer_flush(x->bw) != AOF_FLUSH_OK)
+            x->failed = 1;
+    }
+    if (written && expire >= 0) {
+        aof_rec_begin(b, x->dbid);
+        aof_rec_arg_str(b, "PEXPIREAT");
+        aof_rec_arg_bytes(b, dbent_key(e), dbent_klen(e));
+        aof_rec_arg_ll(b, expire);
+        aof_rec_end(b);
+    }
+}
+
+static void rewrite_visit(void *ctx, ht_node *n)
+{
+    rewrite_ctx *x = ctx;
+    const dbent *e = (const dbent *)n;
+    db *d = &srv.dbs[x->dbid];
+    aof_buf *b = aof_writer_buf(x->bw);
+    int64_t expire = db_get_expire(d, e);
+
+    if (x->failed || (expire >= 0 && expire <= x->now))
+        return;
+    if (e->type == OBJ_STRING)
+        rewrite_string(b, x->dbid, e, expire);
+    else if (e->type == OBJ_SCRATCHPAD)
+        rewrite_sp(x, b, e, expire);
+    if (b->len >= REWRITE_FLUSH_BYTES && aof_writer_flush(x->bw) != AOF_FLUSH_OK)
+        x->failed = 1;
+}
+
+/* In the child: write the dataset into the temporary base. Never returns. */
+static void rewrite_child(void)
+{
+    char err[256];
+    rewrite_ctx x;
+    int i;
+
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    memset(&x, 0, sizeof(x));
+    x.now = now_ms();
+    if (!(x.bw = aof_rewrite_base_create(&P.rw, err, sizeof(err)))) {
+        fprintf(stderr, "log rewrite: %s\n", err);
+        _exit(1);
+    }
+    for (i = 0; i < srv.cfg.databases && !x.failed; i++) {
+        uint64_t cursor = 0;
+        x.dbid = i;
+        do
+            cursor = ht_scan(&srv.dbs[i].keys, cursor, rewrite_visit, &x);
+        while (cursor != 0 && !x.failed);
+    }
+    if (x.failed || aof_writer_sync(x.bw) < 0 || aof_writer_close(x.bw) < 0)
+        _exit(1);
+    _exit(0);
+}
+
+static int rewrite_start(const char **errmsg)
+{
+    static char msg[600];
+    char err[512];
+    int64_t t0;
+    pid_t pid;
+
+    if (P.w && P.flush_failing) {
+        *errmsg = "ERR Background append only file rewriting is not possible while the log cannot be written";
+        return -1;
+    }
+    if (aof_rewrite_start(P.dir, &P.m, &P.w, policy(), NULL, &P.rw, err, sizeof(err)) < 0) {
+        snprintf(msg, sizeof(msg), "ERR Can't start the log rewrite: %s", err);
+        log_warning("%s", msg + 4);
+        *errmsg = msg;
+        return -1;
+    }
+    if (!plog)
+        attach_writer(P.w);
+    else
+        plog = aof_writer_buf(P.w);
+    measure_files();
+    t0 = mono_us();
+    pid = fork();
+    if (pid == 0)
+        rewrite_child();
+    P.fork_usec = mono_us() - t0;
+    if (pid < 0) {
+        snprintf(msg, sizeof(msg), "ERR Can't rewrite the log in the background: fork: %s", strerror(errno));
+        log_warning("%s", msg + 4);
+        aof_rewrite_abort(&P.rw);
+        *errmsg = msg;
+        return -1;
+    }
+    P.child = pid;
+    P.rewrite_start_ms = now_ms();
+    P.cur_cow = P.peak_cow = 0;
+    P.cow_sampled = 0;
+    P.rewrite_scheduled = 0;
+    log_notice("Background append only file rewriting started by pid %d (fork took %lld us)", (int)pid,
+               P.fork_usec);
+    return 0;
+}
+
+typedef struct remove_job {
+    char dir[AOF_PATH_MAX];
+    aof_manifest files;
+} remove_job;
+
+static void *remove_thread(void *arg)
+{
+    remove_job *j = arg;
+    aof_dir_remove(j->dir, &j->files);
+    aof_manifest_free(&j->files);
+    xfree(j);
+    return NULL;
+}
+
+static void rewrite_done(int ok)
+{
+    char err[512];
+    remove_job *j;
+    pthread_t t;
+
+    P.last_rewrite_sec = (now_ms() - P.rewrite_start_ms + 500) / 1000;
+    P.child = -1;
+    P.last_cow = P.peak_cow;
+    if (ok) {
+        j = xcalloc(1, sizeof(*j));
+        if (aof_rewrite_finish(P.dir, &P.m, &P.rw, &j->files, err, sizeof(err)) < 0) {
+            log_warning("Finishing the log rewrite failed: %s", err);
+            xfree(j);
+            ok = 0;
+        } else {
+            snprintf(j->dir, sizeof(j->dir), "%s", P.dir);
+            if (pthread_create(&t, NULL, remove_thread, j) == 0)
+                pthread_detach(t);
+            else
+                remove_thread(j);
+        }
+    } else {
+        aof_rewrite_abort(&P.rw);
+    }
+    P.last_rewrite_ok = ok;
+    if (ok) {
+        P.rewrites++;
+        P.rewrite_failures = 0;
+        measure_files();
+        log_notice("Background AOF rewrite finished successfully: base %.1f MB",
+                   (double)P.base_size / 1e6);
+    } else {
+        P.rewrite_failures++;
+        log_warning("Background AOF rewrite failed; the log stays as it was and a later rewrite starts again");
+    }
+}
+
+static void reap_child(void)
+{
+    int status;
+    pid_t r;
+
+    if (P.child <= 0)
+        return;
+    r = waitpid(P.child, &status, WNOHANG);
+    if (r == 0) {
+        int64_t now = now_ms();
+        if (now - P.cow_sampled >= 1000) {
+            long long b = child_private_bytes(P.child);
+            P.cow_sampled = now;
+            if (b >= 0) {
+                P.cur_cow = b;
+                if (b > P.peak_cow)
+                    P.peak_cow = b;
+            }
+        }
+        return;
+    }
+    if (r < 0) {
+        log_warning("waitpid on the rewrite child: %s", strerror(errno));
+        rewrite_done(0);
+        return;
+    }
+    if (WIFSIGNALED(status))
+        log_warning("The log rewrite child was killed by signal %d", WTERMSIG(status));
+    rewrite_done(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+int persist_bgrewrite(const char **err)
+{
+    if (P.child > 0) {
+        *err = "ERR Background append only file rewriting already in progress";
+        return -1;
+    }
+    if (!P.w) {
+        *err = "ERR Background append only file rewriting is not possible: appendonly is no";
+        return -1;
+    }
+    return rewrite_start(err);
+}
+
+void persist_cron(void)
+{
+    if (P.w) {
+        if (plog->committed > 0 || P.flush_failing)
+            do_flush();
+        else
+            aof_writer_flush(P.w); /* starts a due everysec fsync, retries a failed one */
+    }
+    reap_child();
+    if (!P.w || P.child > 0)
+        return;
+    if (P.rewrite_scheduled) {
+        const char *err;
+        rewrite_start(&err);
+        return;
+    }
+    if (srv.cfg.auto_aof_rewrite_percentage > 0 && P.rewrite_failures < 3) {
+        uint64_t cur = current_size(), base = P.base_size ? P.base_size : 1;
+        if (cur >= (uint64_t)srv.cfg.auto_aof_rewrite_min_size &&
+            (cur - (cur > base ? base : cur)) * 100 / base >= (uint64_t)srv.cfg.auto_aof_rewrite_percentage) {
+            const char *err;
+            log_notice("Starting automatic rewriting of AOF on %llu%% growth",
+                       (unsigned long long)((cur - (cur > base ? base : cur)) * 100 / base));
+            rewrite_start(&err);
+        }
+    }
+}
+
+/* ---- run-time switches ---- */
+
+int persist_apply_appendonly(const char **err)
+{
+    if (!P.started)
+        return 0;
+    if (!srv.cfg.appendonly && P.w) {
+        stop_child();
+        aof_writer_flush(P.w);
+        close_writer();
+        release_held();
+        log_notice("The log is off (appendonly no)");
+        return 0;
+    }
+    if (srv.cfg.appendonly && !P.w) {
+        uint64_t next = P.m.next_seq;
+        if (open_dir() < 0) {
+            *err = "cannot use the log directory (see the server log)";
+            srv.cfg.appendonly = 0;
+            return -1;
+        }
+        /* The files of an earlier log do not hold the writes made while it was
+         * off: the new log starts from a new base of the whole dataset, and no
+         * manifest names the new files until that base is complete. */
+        aof_manifest_free(&P.m);
+        aof_manifest_init(&P.m);
+        P.m.next_seq = next > 1 ? next : 1;
+        {
+            aof_manifest old;
+            aof_manifest_init(&old);
+            if (aof_manifest_load(P.dir, &old, NULL, 0) == 0) {
+                size_t i;
+                for (i = 0; i < old.nfiles; i++)
+                    if (old.files[i].seq >= P.m.next_seq)
+                        P.m.next_seq = old.files[i].seq + 1;
+            }
+            aof_manifest_free(&old);
+        }
+        if (rewrite_start(err) < 0) {
+            srv.cfg.appendonly = 0;
+            return -1;
+        }
+        log_notice("The log is on (appendonly yes): writing the dataset to a new base");
+    }
+    return 0;
+}
+
+int persist_apply_fsync(const char **err)
+{
+    (void)err;
+    if (P.w)
+        aof_writer_set_policy(P.w, policy());
+    return 0;
+}
+
+/* ---- INFO ---- */
+
+void persist_get_info(persist_info *pi)
+{
+    aof_writer_stats st;
+    const char *why;
+
+    memset(pi, 0, sizeof(*pi));
+    pi->enabled = P.w != NULL;
+    pi->rewrite_in_progress = P.child > 0;
+    pi->rewrite_scheduled = P.rewrite_scheduled;
+    pi->last_rewrite_time_sec = P.last_rewrite_sec;
+    pi->current_rewrite_time_sec = P.child > 0 ? (now_ms() - P.rewrite_start_ms) / 1000 : -1;
+    pi->last_rewrite_ok = P.last_rewrite_ok;
+    pi->rewrites = P.rewrites;
+    pi->current_cow_size = P.child > 0 ? P.cur_cow : 0;
+    pi->rewrite_failures_in_a_row = P.rewrite_failures;
+    pi->last_cow_size = P.last_cow;
+    pi->fork_usec = P.fork_usec;
+    pi->load_records = P.load_records;
+    pi->load_bytes = P.load_bytes;
+    pi->load_ms = P.load_ms;
+    pi->load_truncated_bytes = P.load_truncated;
+    pi->fsync_policy = aof_fsync_policy_name(policy());
+    pi->dir = P.dir[0] ? P.dir : (srv.cfg.dir ? srv.cfg.dir : "");
+    why = persist_refusing();
+    pi->last_write_ok = why == NULL && !P.flush_failing;
+    pi->last_write_error = why ? why : "";
+    if (P.w) {
+        client *c;
+        aof_writer_get_stats(P.w, &st);
+        pi->current_size = (long long)current_size();
+        pi->base_size = (long long)P.base_size;
+        pi->buffer_length = (long long)(plog->len);
+        pi->fsync_in_progress = st.fsync_in_progress;
+        pi->delayed_fsync = (long long)st.delayed_fsync;
+        for (c = srv.clients; c; c = c->next)
+            if (c->flags & CLIENT_AOF_HELD)
+                pi->held_clients++;
+    }
+}

@@ -1,0 +1,128 @@
+/* persist.h -- the server's side of the append-only log: the narrow interface
+ * through which the server logs its writes, loads the log at start-up, holds
+ * replies until the writes they acknowledge are logged, and compacts the log.
+ *
+ * Why: the log modules (aof.h, aof_reader.h, aof_writer.h, aof_manifest.h) know
+ * nothing of the server; this module joins them to it. It owns the writer, the
+ * manifest, the rewrite child and the directory lock, and it is the only place
+ * that knows which files make up the log.
+ *
+ * Logging: a write command logs its *effect* after it ran, in one go, through
+ * the plog_* functions below (when plog is not NULL). Commands whose effect is
+ * the command as typed (DEL, INCR, MSET, RENAME, ...) do nothing: cmd_call logs
+ * their arguments when they changed the dataset. Commands flagged CMD_OWN_EFFECT
+ * (SET with an expiry, EXPIRE, INCRBYFLOAT, the SP.* writes, ...) log what they
+ * did themselves: absolute times, chosen names, resulting values and the full
+ * state of a scratchpad entry. Expiry deletions log a DEL / SP.DEL. EXEC wraps
+ * its commands in one record (aof.h nesting), so a transaction is atomic.
+ *
+ * Internal effects (never accepted from clients; only the loader runs them):
+ *   _SETSTR key value expire_ms                    a string, value bytes or compressed
+ *   _SPENTRY ns name kind version created updated expire_ms offload_seq content
+ *   _SPAPPEND ns name version updated content     append to an existing entry
+ *   _SPEXPIREAT ns name expire_ms                 -1 removes the entry's expiry
+ * (times in ms since the epoch, expire_ms -1 for none; see docs/aof.md).
+ *
+ * Acknowledgement: every command that logged something records, on its client,
+ * the log position its reply depends on (c->aof_need). Once per loop iteration
+ * persist_before_replies() writes the buffered records (and with `always`,
+ * fdatasyncs them: one fdatasync for every write of the iteration); a client's
+ * replies go out only once the log is written up to its aof_need. When the disk
+ * says no, those replies wait (the records stay buffered and are retried from
+ * the cron), and new writes are refused with -MISCONF until the log is writable
+ * again; reads go on.
+ *
+ * Start-up: persist_start() locks the log directory, replays the log (the port
+ * opens only afterwards), cuts a torn tail or refuses a corrupt log, and opens
+ * the writer. Rewrite: a fork()ed child writes a new base of the dataset while
+ * the parent appends to a new incr file (aof_manifest.h). */
+#ifndef SP_PERSIST_H
+#define SP_PERSIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aof.h"
+#include "server.h"
+
+struct sp;
+struct sp_entry;
+struct lzval;
+
+/* Where effects are encoded; NULL when the log is off (or while loading). */
+extern aof_buf *plog;
+
+/* ---- logging an effect (only when plog != NULL) ---- */
+
+/* Open an effect in database db (a record, or an effect of EXEC's record). */
+void plog_begin(int dbid);
+static inline void plog_bytes(const void *p, size_t n) { aof_rec_arg_bytes(plog, p, n); }
+static inline void plog_str(const char *s) { aof_rec_arg_str(plog, s); }
+static inline void plog_ll(long long v) { aof_rec_arg_ll(plog, v); }
+static inline void plog_arg(const sarg *a) { aof_rec_arg_bytes(plog, a->p, a->len); }
+static inline void plog_lzval(const struct lzval *v) { aof_rec_arg_lzval(plog, v); }
+/* Close the effect (and the record, at the outermost level). */
+void plog_end(void);
+/* Log c's command as typed, in c's database. */
+void plog_argv(client *c);
+/* Log "DEL key" in database db (an expired key). */
+void plog_del(int dbid, const char *key, size_t klen);
+/* Log the full state of scratchpad entry e of s at key ns: _SPENTRY. */
+void plog_sp_entry(int dbid, const char *ns, size_t nslen, const struct sp *s, const struct sp_entry *e);
+/* The log position after everything logged so far (bytes, monotonic). */
+uint64_t plog_mark(void);
+
+/* ---- the lifecycle ---- */
+
+/* At start-up, before the listeners open: when appendonly is yes, lock dir,
+ * replay the log, open the writer. Returns 0, or -1 after logging why (the
+ * server must not start: corrupt log, directory in use, I/O error). */
+int persist_start(void);
+/* At shut-down: stop a rewrite child, write and sync what is buffered, close. */
+void persist_stop(void);
+/* Once per loop iteration, before replies are written: write the buffered
+ * records under the fsync policy. */
+void persist_before_replies(void);
+/* 1 if a reply that depends on log position `need` may go out. */
+static inline int persist_acked(uint64_t need)
+{
+    extern uint64_t persist_flushed;
+    return need <= persist_flushed;
+}
+/* NULL if writes are accepted, else the reason (strerror of the last failure):
+ * the caller answers -MISCONF. */
+const char *persist_refusing(void);
+/* Cron: retry a failed flush (releasing held replies), start due fsyncs, reap
+ * the rewrite child, start an automatic rewrite when due. */
+void persist_cron(void);
+/* BGREWRITEAOF: 0, or -1 with *err set to the error reply (without '-'). */
+int persist_bgrewrite(const char **err);
+/* CONFIG SET hooks: appendonly (switching on writes the whole dataset first,
+ * through a rewrite) and appendfsync. 0, or -1 with *err. */
+int persist_apply_appendonly(const char **err);
+int persist_apply_fsync(const char **err);
+
+/* ---- INFO persistence ---- */
+typedef struct persist_info {
+    int enabled;
+    int rewrite_in_progress, rewrite_scheduled;
+    long long last_rewrite_time_sec, current_rewrite_time_sec;
+    int last_rewrite_ok;
+    long long rewrites, rewrite_failures_in_a_row;
+    int last_write_ok;
+    const char *last_write_error;  /* "" if none */
+    long long last_cow_size;       /* bytes, copied on write by the last child (peak, sampled each second) */
+    long long current_cow_size;    /* bytes, of the running child */
+    long long current_size, base_size; /* bytes of log */
+    long long buffer_length;       /* bytes waiting to be written */
+    int fsync_in_progress;
+    long long delayed_fsync;
+    long long fork_usec;           /* the last fork's duration */
+    long long held_clients;        /* clients whose replies wait for the log */
+    long long load_records, load_bytes, load_ms, load_truncated_bytes;
+    const char *fsync_policy;
+    const char *dir;
+} persist_info;
+void persist_get_info(persist_info *pi);
+
+#endif
