@@ -67,20 +67,22 @@ class Server:
     RuntimeError (with the end of the log) if the server exits or does not
     answer within start_timeout seconds."""
 
-    def __init__(self, *extra_args, start_timeout=10.0, stop_timeout=10.0):
+    def __init__(self, *extra_args, start_timeout=10.0, stop_timeout=10.0, workdir=None):
         self.extra_args = [str(a) for a in extra_args]
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
         self.proc = None
         self.port = None
-        self.dir = None
+        self.dir = workdir
+        self.own_dir = workdir is None
         self.log_path = None
         self._log = None
 
     def start(self):
-        self.dir = tempfile.mkdtemp(prefix="sp-test-")
+        if self.dir is None:
+            self.dir = tempfile.mkdtemp(prefix="sp-test-")
         self.log_path = os.path.join(self.dir, "server.log")
-        self._log = open(self.log_path, "wb")
+        self._log = open(self.log_path, "ab")
         for attempt in range(3):
             self.port = free_port()
             argv = [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1"] + self.extra_args
@@ -139,14 +141,48 @@ class Server:
 
     def stop(self):
         """Stop the server, close its log and remove its directory (kept when
-        $KEEP_TEST_DIRS is set). Returns the exit status, None if killed."""
+        $KEEP_TEST_DIRS is set, or when the caller gave it as workdir).
+        Returns the exit status, None if killed."""
         status = self._kill()
         if self._log:
             self._log.close()
             self._log = None
-        if self.dir and not os.environ.get("KEEP_TEST_DIRS"):
+        if self.dir and self.own_dir and not os.environ.get("KEEP_TEST_DIRS"):
             shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
         return status
+
+    def restart(self, *extra_args):
+        """Stop the process (SIGTERM: an orderly shut-down) and start a new one
+        in the same directory, so it loads the same log (./data there). New
+        extra_args replace the old ones when given. Returns self."""
+        self._kill()
+        if self._log:
+            self._log.close()
+            self._log = None
+        if extra_args:
+            self.extra_args = [str(a) for a in extra_args]
+        return self.start()
+
+    def kill9(self):
+        """SIGKILL the process by its PID (a crash), and wait for it."""
+        if self.proc is not None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=self.stop_timeout)
+            self.proc = None
+        if self._log:
+            self._log.close()
+            self._log = None
+
+    def try_start(self):
+        """Start in the same directory without raising: returns (True, "") once
+        PING answers, or (False, log tail) if the server exited or did not answer
+        (e.g. it refused a corrupt log)."""
+        try:
+            self.start()
+            return True, ""
+        except RuntimeError as e:
+            return False, str(e)
 
     def __enter__(self):
         return self.start()
