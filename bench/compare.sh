@@ -137,8 +137,8 @@ start_server() {
         SDIR="$WORK/$kind-$SPORT"
         mkdir -p "$SDIR"
         if [ "$kind" = scratchpad ]; then
-            persist=""
-            [ "$mode" = everysec ] && persist="--appendonly yes --appendfsync everysec --dir $SDIR"
+            persist="--appendonly no"
+            [ "$mode" = everysec ] && persist="--appendonly yes --appendfsync everysec --dir $SDIR/data"
             # shellcheck disable=SC2086 # word lists
             (cd "$SDIR" && exec $PIN_SERVER "$SERVER" --port "$SPORT" --bind 127.0.0.1 $persist $SERVER_ARGS \
                 >server.log 2>&1) &

@@ -176,7 +176,7 @@ start_server() {
         log="$WORK/$kind-$SPORT.log"
         if [ "$kind" = scratchpad ]; then
             # shellcheck disable=SC2086 # SERVER_ARGS is a list of words
-            (cd "$WORK" && exec $PIN_SERVER "$SERVER" --port "$SPORT" --bind 127.0.0.1 $SERVER_ARGS) >"$log" 2>&1 &
+            (cd "$WORK" && exec $PIN_SERVER "$SERVER" --port "$SPORT" --bind 127.0.0.1 --appendonly no $SERVER_ARGS) >"$log" 2>&1 &
         else
             # shellcheck disable=SC2086 # REDIS_ARGS is a list of words
             (cd "$WORK" && exec $PIN_SERVER "$REDIS_SERVER" --port "$SPORT" --bind 127.0.0.1 --save '' \
@@ -493,7 +493,7 @@ report() {
     echo "# SP.* performance targets: scratchpad-server vs redis-server"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: ${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') CPUs; run took $((T_END - T_START)) s"
-    echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1) (defaults${SERVER_ARGS:+ $SERVER_ARGS}); binary built $(date -u -r "$SERVER" '+%Y-%m-%d %H:%M UTC' 2>/dev/null)"
+    echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1) (--appendonly no${SERVER_ARGS:+ $SERVER_ARGS}); binary built $(date -u -r "$SERVER" '+%Y-%m-%d %H:%M UTC' 2>/dev/null)"
     echo "- redis: $("$REDIS_SERVER" --version 2>/dev/null | head -n 1) (--save '' --appendonly no${REDIS_ARGS:+ $REDIS_ARGS})"
     echo "- client: redis-benchmark -c $CLIENTS on 127.0.0.1; pinning: $PINNING"
     echo "- load average (1, 5, 15 min) at start: ${LOAD_START:-?}, at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"

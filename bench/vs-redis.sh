@@ -112,7 +112,7 @@ start_server() {
         log="$WORK/$kind-$SPORT.log"
         if [ "$kind" = scratchpad ]; then
             # shellcheck disable=SC2086 # SERVER_ARGS is a list of words
-            $PIN_SERVER "$SERVER" --port "$SPORT" --bind 127.0.0.1 $SERVER_ARGS >"$log" 2>&1 &
+            $PIN_SERVER "$SERVER" --port "$SPORT" --bind 127.0.0.1 --appendonly no $SERVER_ARGS >"$log" 2>&1 &
         else
             # shellcheck disable=SC2086 # REDIS_ARGS is a list of words
             $PIN_SERVER "$REDIS_SERVER" --port "$SPORT" --bind 127.0.0.1 --save '' --appendonly no \
@@ -244,7 +244,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 echo "# scratchpad-server vs redis-server"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: ${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') CPUs"
-echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1) (defaults${SERVER_ARGS:+ $SERVER_ARGS})"
+echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1) (--appendonly no${SERVER_ARGS:+ $SERVER_ARGS})"
 echo "- redis: $("$REDIS_SERVER" --version 2>/dev/null | head -n 1) (--save '' --appendonly no${REDIS_ARGS:+ $REDIS_ARGS})"
 echo "- client: redis-benchmark -c $CLIENTS, on 127.0.0.1; pinning: $PINNING"
 echo "- load average (1, 5, 15 min) at start: ${LOAD_START:-?}, at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"

@@ -496,6 +496,9 @@ static int load(void)
     aof_load(P.dir, &P.m, apply_record, &r, &res);
     db_expiry_paused = 0;
     srv.loading = 0;
+    /* The replay is not traffic: counters start from zero after it. */
+    srv.dirty = 0;
+    db_stat_hits = db_stat_misses = 0;
     P.load_records = (long long)res.records;
     P.load_bytes = (long long)res.bytes;
     P.load_ms = (mono_us() - t0) / 1000;
