@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -760,15 +761,38 @@ static void rewrite_visit(void *ctx, ht_node *n)
         x->failed = 1;
 }
 
+/* In the child: let go of what belongs to the server (so that a server
+ * restarted after a crash can bind its port and lock its directory while this
+ * child still runs), and die with the server. */
+static void child_detach(pid_t parent)
+{
+    client *c;
+    int i;
+
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(1);
+    for (i = 0; i < srv.tcp_nfds; i++)
+        close(srv.tcp_fds[i]);
+    if (srv.unix_fd >= 0)
+        close(srv.unix_fd);
+    for (c = srv.clients; c; c = c->next)
+        if (c->fd >= 0)
+            close(c->fd);
+    if (P.lock_fd >= 0)
+        close(P.lock_fd);
+}
+
 /* In the child: write the dataset into the temporary base. Never returns. */
-static void rewrite_child(void)
+static void rewrite_child(pid_t parent)
 {
     char err[256];
     rewrite_ctx x;
     int i;
 
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
+    child_detach(parent);
     memset(&x, 0, sizeof(x));
     x.now = now_ms();
     if (!(x.bw = aof_rewrite_base_create(&P.rw, err, sizeof(err)))) {
@@ -792,7 +816,7 @@ static int rewrite_start(const char **errmsg)
     static char msg[600];
     char err[512];
     int64_t t0;
-    pid_t pid;
+    pid_t pid, parent;
 
     if (P.w && P.flush_failing) {
         *errmsg = "ERR Background append only file rewriting is not possible while the log cannot be written";
@@ -810,9 +834,10 @@ static int rewrite_start(const char **errmsg)
         plog = aof_writer_buf(P.w);
     measure_files();
     t0 = mono_us();
+    parent = getpid();
     pid = fork();
     if (pid == 0)
-        rewrite_child();
+        rewrite_child(parent);
     P.fork_usec = mono_us() - t0;
     if (pid < 0) {
         snprintf(msg, sizeof(msg), "ERR Can't rewrite the log in the background: fork: %s", strerror(errno));
