@@ -529,6 +529,12 @@ static int load(void)
                     "%s/%s truncated at offset %llu: %llu bytes dropped; every record before it was loaded",
                     P.dir, res.file, (unsigned long long)res.offset, (unsigned long long)res.dropped);
         break;
+    case AOF_IOERR:
+        log_warning("Cannot read the log: %s/%s: %s. Scratchpad refuses to start without its whole log: restore "
+                    "the file, or fix %s/" AOF_MANIFEST_NAME " so that it names the files that exist",
+                    P.dir, res.file, res.why, P.dir);
+        rc = -1;
+        break;
     default:
         log_warning("Bad log: %s/%s at offset %llu: %s (%s). Scratchpad refuses to start rather than lose or "
                     "invent data. To repair it, cutting the log at that offset (%llu bytes lost), run: "
