@@ -44,6 +44,7 @@ static struct {
     char dir[AOF_PATH_MAX];   /* absolute */
     int lock_fd;              /* flock'ed dir/scratchpad.lock, -1 if none */
     aof_manifest m;
+    aof_manifest stale;       /* files of an earlier log, removed after the next rewrite */
     aof_writer *w;
     uint64_t consumed;        /* bytes of buffer written by past flushes */
     int flush_failing;        /* the last flush failed: replies are held */
@@ -570,6 +571,7 @@ int persist_start(void)
 
     P.started = 1;
     aof_manifest_init(&P.m);
+    aof_manifest_init(&P.stale);
     if (!srv.cfg.appendonly)
         return 0;
     if (open_dir() < 0)
@@ -627,6 +629,7 @@ void persist_stop(void)
         close_writer();
     }
     aof_manifest_free(&P.m);
+    aof_manifest_free(&P.stale);
     if (P.lock_fd >= 0) {
         close(P.lock_fd);
         P.lock_fd = -1;
@@ -864,14 +867,17 @@ static int rewrite_start(const char **errmsg)
 
 typedef struct remove_job {
     char dir[AOF_PATH_MAX];
-    aof_manifest files;
+    aof_manifest files;   /* the files the rewrite replaced */
+    aof_manifest stale;   /* the files of a log that was switched off, then on */
 } remove_job;
 
 static void *remove_thread(void *arg)
 {
     remove_job *j = arg;
     aof_dir_remove(j->dir, &j->files);
+    aof_dir_remove(j->dir, &j->stale);
     aof_manifest_free(&j->files);
+    aof_manifest_free(&j->stale);
     xfree(j);
     return NULL;
 }
@@ -893,6 +899,8 @@ static void rewrite_done(int ok)
             ok = 0;
         } else {
             snprintf(j->dir, sizeof(j->dir), "%s", P.dir);
+            j->stale = P.stale; /* moved: P.stale is empty again */
+            aof_manifest_init(&P.stale);
             if (pthread_create(&t, NULL, remove_thread, j) == 0)
                 pthread_detach(t);
             else
@@ -1013,16 +1021,18 @@ int persist_apply_appendonly(const char **err)
         aof_manifest_free(&P.m);
         aof_manifest_init(&P.m);
         P.m.next_seq = next > 1 ? next : 1;
-        {
-            aof_manifest old;
-            aof_manifest_init(&old);
-            if (aof_manifest_load(P.dir, &old, NULL, 0) == 0) {
-                size_t i;
-                for (i = 0; i < old.nfiles; i++)
-                    if (old.files[i].seq >= P.m.next_seq)
-                        P.m.next_seq = old.files[i].seq + 1;
-            }
-            aof_manifest_free(&old);
+        /* The files of the earlier log are removed once the new manifest is
+         * saved (rewrite_done); until then they stay the log on disk. */
+        aof_manifest_free(&P.stale);
+        aof_manifest_init(&P.stale);
+        if (aof_manifest_load(P.dir, &P.stale, NULL, 0) == 0) {
+            size_t i;
+            for (i = 0; i < P.stale.nfiles; i++)
+                if (P.stale.files[i].seq >= P.m.next_seq)
+                    P.m.next_seq = P.stale.files[i].seq + 1;
+        } else {
+            aof_manifest_free(&P.stale);
+            aof_manifest_init(&P.stale);
         }
         if (rewrite_start(err) < 0) {
             srv.cfg.appendonly = 0;

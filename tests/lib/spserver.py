@@ -93,7 +93,14 @@ class Server:
             self._kill()
             if attempt == 2 or "in use" not in self.log_tail():
                 break
-        raise RuntimeError("server did not answer PING on port %s; log:\n%s" % (self.port, self.log_tail()))
+        tail = self.log_tail()
+        if self._log:
+            self._log.close()
+            self._log = None
+        if self.own_dir and not os.environ.get("KEEP_TEST_DIRS"):
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+        raise RuntimeError("server did not answer PING on port %s; log:\n%s" % (self.port, tail))
 
     def _wait_ready(self):
         deadline = time.monotonic() + self.start_timeout
