@@ -248,6 +248,34 @@ static void test_detect_kind(void)
     CHECK(sp_count_chars("", 0) == 0);
 }
 
+/* The word-at-a-time character and newline counts agree with a byte-by-byte
+ * count on random bytes of every length and alignment. */
+static void test_counts_against_bytewise(void)
+{
+    static const unsigned char pool[] = {'a', '\n', 0xC3, 0xA9, 0xE4, 0xB8, 0xAD, 0xF0, 0x9F, 0x80, 0x00, 0xFF};
+    sp_params pr = {0, 1024, NULL};
+    unsigned char buf[80];
+    uint32_t rng = 12345;
+    int round;
+
+    for (round = 0; round < 4000; round++) {
+        size_t n = (size_t)(round % 72), off = (size_t)(round / 72) % 8, i, cont = 0, nl = 0;
+        sp *s = sp_new();
+        sp_entry *e;
+        for (i = 0; i < n; i++) {
+            rng = rng * 1103515245u + 12345u;
+            buf[off + i] = pool[(rng >> 16) % sizeof(pool)];
+            cont += (buf[off + i] & 0xC0) == 0x80;
+            nl += buf[off + i] == '\n';
+        }
+        CHECK(sp_count_chars((const char *)buf + off, n) == n - cont);
+        e = sp_add(s, "x", 1, 0);
+        sp_entry_set(s, e, (const char *)buf + off, n, SP_BINARY, &pr);
+        CHECK(e->newlines == nl);
+        sp_free(s);
+    }
+}
+
 /* ---- the sorted array ---- */
 
 static int names_sorted(const sp *s)
@@ -847,6 +875,7 @@ int main(void)
     RUN(test_names_valid, "names of 1 to 255 allowed bytes, dots inside segments included, are valid");
     RUN(test_names_invalid, "empty, 256-byte, '.', '..' or empty-segment names and any other byte are refused");
     RUN(test_utf8_valid, "UTF-8 from U+0000 to U+10FFFF, boundaries included, is valid");
+    RUN(test_counts_against_bytewise, "character and newline counts taken 8 bytes at a time match a byte-by-byte count at every length and alignment");
     RUN(test_utf8_invalid, "overlongs, surrogates, values past U+10FFFF, bad and truncated sequences are invalid");
     RUN(test_detect_kind, "content is text when valid UTF-8 without NUL, binary otherwise");
     RUN(test_sorted_insert_find_remove, "entries stay sorted by name bytes through inserts and removals, with "
