@@ -37,7 +37,8 @@
 #define LOAD_PROGRESS_MS 1000          /* a progress line this often during a long load */
 
 aof_buf *plog;
-uint64_t persist_flushed; /* log position written (and synced, `always`) */
+uint64_t persist_flushed;
+const char *persist_refusing_why; /* log position written (and synced, `always`) */
 
 static struct {
     int started;              /* persist_start ran (apply hooks act only after it) */
@@ -67,6 +68,8 @@ static struct {
     /* The last load. */
     long long load_records, load_bytes, load_ms, load_truncated;
 } P = {.lock_fd = -1, .child = -1, .last_rewrite_sec = -1, .last_rewrite_ok = 1};
+
+static void refresh_refusing(void);
 
 /* ---- logging ---- */
 
@@ -617,6 +620,7 @@ static void close_writer(void)
         log_warning("Writing the last records of the log failed: %s", P.last_error);
     P.w = NULL;
     plog = NULL;
+    persist_refusing_why = NULL;
     persist_flushed = UINT64_MAX; /* no log: nothing to wait for */
 }
 
@@ -655,6 +659,7 @@ static void do_flush(void)
     int rc = aof_writer_flush(P.w);
 
     P.consumed += before - plog->committed;
+    refresh_refusing();
     if (rc == AOF_FLUSH_OK) {
         persist_flushed = P.consumed + plog->committed;
         if (P.flush_failing) {
@@ -676,14 +681,19 @@ void persist_before_replies(void)
         do_flush();
 }
 
-const char *persist_refusing(void)
+/* Refresh persist_refusing_why from the writer's state, which changes only
+ * in a flush or when the fsync thread reports (collected by the writer's calls
+ * made here): so write commands read a variable, not the writer's lock. */
+static void refresh_refusing(void)
 {
     aof_writer_stats st;
-    if (!P.w || aof_writer_ok(P.w))
-        return NULL;
+    if (!P.w || aof_writer_ok(P.w)) {
+        persist_refusing_why = NULL;
+        return;
+    }
     aof_writer_get_stats(P.w, &st);
     snprintf(P.last_error, sizeof(P.last_error), "%s", strerror(st.err_no));
-    return P.last_error;
+    persist_refusing_why = P.last_error;
 }
 
 /* ---- rewrite ---- */
@@ -973,6 +983,7 @@ void persist_cron(void)
             do_flush();
         else
             aof_writer_flush(P.w); /* starts a due everysec fsync, retries a failed one */
+        refresh_refusing();
     }
     reap_child();
     if (!P.w || P.child > 0)

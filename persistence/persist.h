@@ -90,8 +90,12 @@ static inline int persist_acked(uint64_t need)
     return need <= persist_flushed;
 }
 /* NULL if writes are accepted, else the reason (strerror of the last failure):
- * the caller answers -MISCONF. */
-const char *persist_refusing(void);
+ * the caller answers -MISCONF. Refreshed at every flush and cron tick. */
+static inline const char *persist_refusing(void)
+{
+    extern const char *persist_refusing_why;
+    return persist_refusing_why;
+}
 /* Cron: retry a failed flush (releasing held replies), start due fsyncs, reap
  * the rewrite child, start an automatic rewrite when due. */
 void persist_cron(void);
