@@ -63,13 +63,12 @@ static struct {
     long long rewrites, rewrite_failures;
     long long fork_usec;
     long long last_cow;       /* bytes, the peak copied-on-write size of the last child */
-    long long cur_cow, peak_cow;
-    int64_t cow_sampled;      /* ms, the last sample of the child's private memory */
     /* The last load. */
     long long load_records, load_bytes, load_ms, load_truncated;
 } P = {.lock_fd = -1, .child = -1, .last_rewrite_sec = -1, .last_rewrite_ok = 1};
 
 static void refresh_refusing(void);
+static long long cow_stop(void);
 
 /* ---- logging ---- */
 
@@ -608,6 +607,7 @@ static void stop_child(void)
         ;
     aof_rewrite_abort(&P.rw);
     P.child = -1;
+    P.last_cow = cow_stop();
     log_notice("Killed the log rewrite child");
 }
 
@@ -714,6 +714,89 @@ static long long child_private_bytes(pid_t pid)
             kb = v;
     fclose(f);
     return kb < 0 ? -1 : kb * 1024;
+}
+
+/* The sampler: a detached thread that reads the child's private memory once a
+ * second. Reading smaps_rollup walks the child's page tables (50 ms for 1 GB
+ * here), so it must not run on the loop. A generation number ties each sample
+ * to its rewrite; the thread exits when the generation moves on. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    uint64_t gen;            /* the current rewrite's; bumped when it ends */
+    long long cur, peak;     /* bytes, of generation gen */
+} cow = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+
+typedef struct cow_job {
+    uint64_t gen;
+    pid_t pid;
+} cow_job;
+
+static void *cow_thread(void *arg)
+{
+    cow_job job = *(cow_job *)arg;
+    xfree(arg);
+    for (;;) {
+        long long b = child_private_bytes(job.pid);
+        struct timespec ts;
+        pthread_mutex_lock(&cow.lock);
+        if (cow.gen != job.gen) {
+            pthread_mutex_unlock(&cow.lock);
+            return NULL;
+        }
+        if (b >= 0) {
+            cow.cur = b;
+            if (b > cow.peak)
+                cow.peak = b;
+        }
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        while (cow.gen == job.gen && pthread_cond_timedwait(&cow.wake, &cow.lock, &ts) == 0)
+            ;
+        if (cow.gen != job.gen) {
+            pthread_mutex_unlock(&cow.lock);
+            return NULL;
+        }
+        pthread_mutex_unlock(&cow.lock);
+    }
+}
+
+static void cow_start(pid_t pid)
+{
+    cow_job *job = xmalloc(sizeof(*job));
+    pthread_t t;
+
+    pthread_mutex_lock(&cow.lock);
+    cow.gen++;
+    cow.cur = cow.peak = 0;
+    job->gen = cow.gen;
+    job->pid = pid;
+    pthread_mutex_unlock(&cow.lock);
+    if (pthread_create(&t, NULL, cow_thread, job) == 0)
+        pthread_detach(t);
+    else
+        xfree(job);
+}
+
+/* End the sampling; returns the peak (bytes). */
+static long long cow_stop(void)
+{
+    long long peak;
+    pthread_mutex_lock(&cow.lock);
+    peak = cow.peak;
+    cow.gen++;
+    pthread_cond_broadcast(&cow.wake);
+    pthread_mutex_unlock(&cow.lock);
+    return peak;
+}
+
+static long long cow_current(void)
+{
+    long long v;
+    pthread_mutex_lock(&cow.lock);
+    v = cow.cur;
+    pthread_mutex_unlock(&cow.lock);
+    return v;
 }
 
 typedef struct rewrite_ctx {
@@ -867,8 +950,7 @@ static int rewrite_start(const char **errmsg)
     }
     P.child = pid;
     P.rewrite_start_ms = now_ms();
-    P.cur_cow = P.peak_cow = 0;
-    P.cow_sampled = 0;
+    cow_start(pid);
     P.rewrite_scheduled = 0;
     log_notice("Background append only file rewriting started by pid %d (fork took %lld us)", (int)pid,
                P.fork_usec);
@@ -900,7 +982,7 @@ static void rewrite_done(int ok)
 
     P.last_rewrite_sec = (now_ms() - P.rewrite_start_ms + 500) / 1000;
     P.child = -1;
-    P.last_cow = P.peak_cow;
+    P.last_cow = cow_stop();
     if (ok) {
         j = xcalloc(1, sizeof(*j));
         if (aof_rewrite_finish(P.dir, &P.m, &P.rw, &j->files, err, sizeof(err)) < 0) {
@@ -940,19 +1022,8 @@ static void reap_child(void)
     if (P.child <= 0)
         return;
     r = waitpid(P.child, &status, WNOHANG);
-    if (r == 0) {
-        int64_t now = now_ms();
-        if (now - P.cow_sampled >= 1000) {
-            long long b = child_private_bytes(P.child);
-            P.cow_sampled = now;
-            if (b >= 0) {
-                P.cur_cow = b;
-                if (b > P.peak_cow)
-                    P.peak_cow = b;
-            }
-        }
+    if (r == 0)
         return;
-    }
     if (r < 0) {
         log_warning("waitpid on the rewrite child: %s", strerror(errno));
         rewrite_done(0);
@@ -1077,7 +1148,7 @@ void persist_get_info(persist_info *pi)
     pi->current_rewrite_time_sec = P.child > 0 ? (now_ms() - P.rewrite_start_ms) / 1000 : -1;
     pi->last_rewrite_ok = P.last_rewrite_ok;
     pi->rewrites = P.rewrites;
-    pi->current_cow_size = P.child > 0 ? P.cur_cow : 0;
+    pi->current_cow_size = P.child > 0 ? cow_current() : 0;
     pi->rewrite_failures_in_a_row = P.rewrite_failures;
     pi->last_cow_size = P.last_cow;
     pi->fork_usec = P.fork_usec;
