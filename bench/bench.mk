@@ -7,7 +7,10 @@
 #                                      generator (run by tests/run.sh)
 # Objects go to $(BUILD)/bench/. The end-to-end test is
 # tests/integration/bench_smoke.sh; `make bench-compare` runs bench/compare.sh,
-# the comparison with redis-server (report in bench/results/).
+# the comparison with redis-server (report in bench/results/); `make bench-aof`
+# runs bench/aof-vs-redis.sh, the persistence benchmark against redis-server
+# (report in bench/results/aof-<date>.md; about 10 minutes, ~3 GB of RAM and
+# disk under $TMPDIR).
 
 # The fragment comes before `all`: keep `all` the default goal.
 ifeq ($(.DEFAULT_GOAL),)
@@ -23,12 +26,16 @@ BENCH_LIBS   := $(HIREDIS_LIBS) $(LIBS)
 
 EXTRA_ALL += $(BENCH_BIN) $(BENCH_UNITS)
 
-.PHONY: bench-build bench-compare
+.PHONY: bench-build bench-compare bench-aof
 bench-build: $(BENCH_BIN)
 
 # The side-by-side report against redis-server (a few minutes; see compare.sh).
 bench-compare: $(BUILD)/scratchpad-server $(BENCH_BIN)
 	BUILD=$(BUILD) sh bench/compare.sh
+
+# The persistence benchmark (append-only log vs redis AOF; see aof-vs-redis.sh).
+bench-aof: $(BUILD)/scratchpad-server
+	BUILD=$(BUILD) sh bench/aof-vs-redis.sh
 
 # More specific than the top Makefile's $(BUILD)/%.o rule, so it wins.
 $(BUILD)/bench/%.o: bench/%.c
