@@ -8,7 +8,6 @@
 #include "persist.h"
 
 #include <errno.h>
-#include <event2/event.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -35,12 +34,11 @@
 #include "value.h"
 
 #define REWRITE_FLUSH_BYTES (4u << 20) /* bytes a rewrite child buffers before writing */
-#define POSTPONE_RETRY_US 1000         /* a postponed write is retried this often */
-#define LOAD_PROGRESS_MS 1000          /* a progress line this often during a long load */
+#define LOAD_PROGRESS_MS 1000
+#define CHILD_NICE 10                  /* the rewrite child's nice value */          /* a progress line this often during a long load */
 
 aof_buf *plog;
 uint64_t persist_flushed;
-int persist_holding;
 const char *persist_refusing_why; /* log position written (and synced, `always`) */
 
 static struct {
@@ -52,7 +50,6 @@ static struct {
     aof_writer *w;
     uint64_t consumed;        /* bytes of buffer written by past flushes */
     int flush_failing;        /* the last flush failed: replies are held */
-    struct event *retry_ev;   /* retries a postponed write */
     char last_error[128];
     /* Sizes for the automatic rewrite: the base (at load or after a rewrite)
      * and the incr files that precede the current one. */
@@ -222,11 +219,6 @@ static void attach_writer(aof_writer *w)
 {
     P.w = w;
     aof_writer_set_log(w, writer_log, NULL);
-    /* everysec: while the background fdatasync runs, a write() to the same
-     * file can block for tens of ms (ext4), stalling every client. So the
-     * records wait in the buffer instead (at most 2 s), and only the replies
-     * to those writes wait with them: readers go on. */
-    aof_writer_set_postpone(w, 1);
     plog = aof_writer_buf(w);
     persist_flushed = P.consumed; /* positions stay monotonic across writers */
     P.flush_failing = 0;
@@ -641,10 +633,6 @@ void persist_stop(void)
         aof_writer_flush(P.w);
         close_writer();
     }
-    if (P.retry_ev) {
-        event_free(P.retry_ev);
-        P.retry_ev = NULL;
-    }
     aof_manifest_free(&P.m);
     aof_manifest_free(&P.stale);
     if (P.lock_fd >= 0) {
@@ -659,34 +647,11 @@ void persist_stop(void)
 static void release_held(void)
 {
     client *c;
-    persist_holding = 0;
     for (c = srv.clients; c; c = c->next)
         if ((c->flags & CLIENT_AOF_HELD) && persist_acked(c->aof_need)) {
             c->flags &= ~CLIENT_AOF_HELD;
             net_mark_pending(c);
         }
-}
-
-static void do_flush(void);
-
-static void retry_cb(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    (void)arg;
-    if (P.w && plog->committed > 0)
-        do_flush();
-}
-
-/* A postponed write is retried after POSTPONE_RETRY_US, not at the next cron
- * tick, so the replies waiting for it wait for the fsync and no longer. */
-static void arm_retry(void)
-{
-    struct timeval tv = {0, POSTPONE_RETRY_US};
-    if (!P.retry_ev && srv.base)
-        P.retry_ev = evtimer_new(srv.base, retry_cb, NULL);
-    if (P.retry_ev && !evtimer_pending(P.retry_ev, NULL))
-        evtimer_add(P.retry_ev, &tv);
 }
 
 static void do_flush(void)
@@ -702,11 +667,7 @@ static void do_flush(void)
             P.flush_failing = 0;
             log_notice("The log is writable again: held replies go out, writes are accepted");
             release_held();
-        } else if (persist_holding) {
-            release_held();
         }
-    } else if (rc == AOF_FLUSH_POSTPONED) {
-        arm_retry();
     } else if (rc == AOF_FLUSH_ERR && !P.flush_failing) {
         P.flush_failing = 1;
         log_warning("Writing the log failed (%s): replies to the writes it holds wait, new writes are refused "
@@ -916,6 +877,10 @@ static void child_detach(pid_t parent)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(1);
+    /* Background work: where the child shares a CPU with the server (a small
+     * machine, or both pinned), the server keeps most of it. */
+    if (setpriority(PRIO_PROCESS, 0, CHILD_NICE) < 0)
+        fprintf(stderr, "log rewrite: setpriority: %s\n", strerror(errno));
     for (i = 0; i < srv.tcp_nfds; i++)
         close(srv.tcp_fds[i]);
     if (srv.unix_fd >= 0)
