@@ -34,8 +34,7 @@
 #include "value.h"
 
 #define REWRITE_FLUSH_BYTES (4u << 20) /* bytes a rewrite child buffers before writing */
-#define LOAD_PROGRESS_MS 1000
-#define CHILD_NICE 10                  /* the rewrite child's nice value */          /* a progress line this often during a long load */
+#define LOAD_PROGRESS_MS 1000          /* a progress line this often during a long load */
 
 aof_buf *plog;
 uint64_t persist_flushed;
@@ -877,10 +876,6 @@ static void child_detach(pid_t parent)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(1);
-    /* Background work: where the child shares a CPU with the server (a small
-     * machine, or both pinned), the server keeps most of it. */
-    if (setpriority(PRIO_PROCESS, 0, CHILD_NICE) < 0)
-        fprintf(stderr, "log rewrite: setpriority: %s\n", strerror(errno));
     for (i = 0; i < srv.tcp_nfds; i++)
         close(srv.tcp_fds[i]);
     if (srv.unix_fd >= 0)
