@@ -837,9 +837,9 @@ def t_scratchpads():
     eq(one.cmd("SP.READ", "pad:c", "plan"), b"changed")
     # A scratchpad whose only entry expires is gone for the key commands too.
     eq(raw.cmd("SP.WRITE", "pad:d", "tmp", "x"), 1)
-    eq(raw.cmd("SP.PEXPIRE", "pad:d", "tmp", "30"), 1)
+    eq(raw.cmd("SP.PEXPIRE", "pad:d", "tmp", "300"), 1)
     eq(raw.cmd("COPY", "pad:d", "pad:e"), 1)
-    time.sleep(0.06)
+    time.sleep(0.35)
     eq(raw.cmd("EXISTS", "pad:d", "pad:e"), 0, "scratchpads whose entries all expired")
     eq(raw.cmd("TYPE", "pad:e"), "none")
     eq(raw.cmd("DEL", "pad:a", "pad:str"), 2)
