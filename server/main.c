@@ -108,8 +108,14 @@ int main(int argc, char **argv)
     /* The log is replayed before the port opens: a client never sees a
      * half-loaded dataset, and one that connects early retries as it would
      * for a server that is still starting (docs/aof.md). */
-    if (persist_start() < 0)
+    if (persist_start() < 0) {
+        /* Refused (a corrupt log, a directory in use): release what the
+         * partial replay built, so that the exit is as clean as a shut-down. */
+        persist_stop();
+        for (i = 0; i < srv.cfg.databases; i++)
+            db_release(&srv.dbs[i]);
         return 1;
+    }
     if (net_listen() < 0)
         return 1;
     log_notice("Running mode=standalone, port=%d.", srv.cfg.port);
