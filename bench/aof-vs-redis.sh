@@ -129,6 +129,13 @@ done
 [ -f "$HELPER" ] || die "$HELPER missing"
 
 WORK=$(mktemp -d "${WORK_DIR:-${TMPDIR:-/tmp}}/aof-bench.XXXXXX") || die "cannot create a temporary directory"
+# A copy of the server binary: others may rebuild it during the run, and every
+# measurement must use the same one.
+SERVER_SRC=$SERVER
+cp "$SERVER" "$WORK/scratchpad-server" || die "cannot copy $SERVER"
+SERVER="$WORK/scratchpad-server"
+SERVER_MTIME=$(date -u -r "$SERVER_SRC" '+%Y-%m-%d %H:%M:%S UTC' 2>/dev/null)
+SERVER_SUM=$(sha256sum "$SERVER" 2>/dev/null | cut -c1-12)
 RESULTS="$WORK/results" # one line per measurement, see each part
 RAW="$WORK/raw.md"      # raw outputs, appended to the report
 REPORT="$WORK/report.md"
@@ -277,6 +284,19 @@ rps_of() {
     sed -n 's/^SET: \([0-9.]*\) requests per second.*/\1/p' | tail -n 1
 }
 
+proc_cpu() { # pid: "self children" CPU seconds (utime+stime of all its threads; of its reaped children)
+    sed 's/.*) //' "/proc/$1/stat" 2>/dev/null |
+        awk -v hz="$HZ" '{ printf "%.3f %.3f\n", ($12 + $13) / hz, ($14 + $15) / hz }'
+}
+
+steal_now() { # steal ticks of the server's CPU
+    awk -v c="cpu$SERVER_CPU" '$1 == c { print $9 }' /proc/stat 2>/dev/null
+}
+
+busy_now() { # CPU: "busy total" ticks (busy = all but idle, iowait and steal)
+    awk -v c="cpu$1" '$1 == c { t = $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; print t - $5 - $6 - $9, t }' /proc/stat 2>/dev/null
+}
+
 rewrites_in() { # server log: rewrites started
     grep -c 'Background append only file rewriting started' "$1" 2>/dev/null
 }
@@ -322,6 +342,7 @@ log_bytes() { # dir kind: bytes of log files
     fi
 }
 
+HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 STEAL_START=$(awk '/^cpu / { print $9 }' /proc/stat 2>/dev/null)
 T_BEGIN=$(date +%s)
@@ -330,6 +351,13 @@ FS_MOUNT=$(df -P "$WORK" 2>/dev/null | awk 'NR == 2 { print $6 }')
 FS_TYPE=$(awk -v m="$FS_MOUNT" '$2 == m { t = $3 } END { print t }' /proc/mounts 2>/dev/null)
 [ -n "$FS_TYPE" ] || FS_TYPE=$(stat -f -c %T "$WORK" 2>/dev/null)
 FS_OPTS=$(awk -v m="$FS_MOUNT" '$2 == m { o = $4 } END { print o }' /proc/mounts 2>/dev/null)
+FS_SRC=$(awk -v m="$FS_MOUNT" '$2 == m { d = $1 } END { print d }' /proc/mounts 2>/dev/null)
+if [ "$FS_TYPE" = ext4 ] && [ -r "/sys/fs/ext4/$(basename "$FS_SRC")/journal_task" ]; then
+    case $(cat "/sys/fs/ext4/$(basename "$FS_SRC")/journal_task") in
+    "<none>") FS_TYPE="ext4 without a journal" ;;
+    *) FS_TYPE="ext4 with a journal" ;;
+    esac
+fi
 say "work directory $WORK ($FS_TYPE, $FS_DEV)"
 
 # =============================================================================
@@ -350,15 +378,27 @@ part1() {
             redis-everysec) start_server redis "$dir" "$dir/server.log" --appendonly yes --appendfsync everysec ;;
             redis-off) start_server redis "$dir" "$dir/server.log" --appendonly no ;;
             esac
+            c0=$(proc_cpu "$SPID")
+            st0=$(steal_now)
+            b0=$(busy_now "$BENCH_CPU")
             out=$(rb_out "$SPORT" -t set -P 16 -c 50 -r 100000 -n "$P1_N")
+            b1=$(busy_now "$BENCH_CPU")
+            st1=$(steal_now)
+            c1=$(proc_cpu "$SPID")
+            # how busy the client's CPU was (1.00: the client limited the rate)
+            cbusy=$(echo "$b0 $b1" | awk '{ t = $4 - $2; if (t > 0) printf "%.2f", ($3 - $1) / t; else print "" }')
             rps=$(echo "$out" | rps_of)
             delayed=$(info_get "$SPORT" persistence aof_delayed_fsync)
             stop_server "$SPID"
             rw=$(rewrites_in "$dir/server.log")
-            echo "p1 $cfg $r ${rps:-} ${rw:-0}" >>"$RESULTS"
-            say "  round $r $cfg: ${rps:-failed} SET/s (rewrites started: ${rw:-0})"
+            # server CPU (its threads + reaped rewrite children) per SET, in us;
+            # CPU time stolen by the hypervisor from the server's CPU, in s
+            cpu=$(echo "$c0 $c1" | awk -v n="$P1_N" '{ printf "%.3f", (($3 + $4) - ($1 + $2)) * 1e6 / n }')
+            steal=$(awk -v a="${st0:-0}" -v b="${st1:-0}" -v hz="$HZ" 'BEGIN { printf "%.2f", (b - a) / hz }')
+            echo "p1 $cfg $r ${rps:-} ${rw:-0} $cpu $steal ${cbusy:-}" >>"$RESULTS"
+            say "  round $r $cfg: ${rps:-failed} SET/s, $cpu us of server CPU per SET, steal $steal s, client CPU busy ${cbusy:-?} (rewrites started: ${rw:-0})"
             {
-                echo "- round $r, $cfg: \`$(echo "$out" | tail -n 1)\` (log rewrites started during the run: ${rw:-0}; aof_delayed_fsync: ${delayed:-n/a})"
+                echo "- round $r, $cfg: \`$(echo "$out" | tail -n 1)\` (server CPU $cpu us/SET; CPU $SERVER_CPU stolen $steal s; CPU $BENCH_CPU busy ${cbusy:-?}; log rewrites started during the run: ${rw:-0}; aof_delayed_fsync: ${delayed:-n/a})"
             } | raw
             rm -rf "$dir"
         done
@@ -371,6 +411,9 @@ report1() {
     med() { awk -v c="$1" '$1 == "p1" && $2 == c && $4 != "" { print $4 }' "$RESULTS" | median; }
     rounds() { awk -v c="$1" '$1 == "p1" && $2 == c { printf "%s%s", (n++ ? ", " : ""), ($4 == "" ? "failed" : sprintf("%.0f", $4)) }' "$RESULTS"; }
     rws() { awk -v c="$1" '$1 == "p1" && $2 == c { printf "%s%s", (n++ ? "/" : ""), $5 }' "$RESULTS"; }
+    cpum() { awk -v c="$1" '$1 == "p1" && $2 == c && $6 != "" { print $6 }' "$RESULTS" | median; }
+    stl() { awk -v c="$1" '$1 == "p1" && $2 == c { printf "%s%s", (n++ ? "/" : ""), $7 }' "$RESULTS"; }
+    cb() { awk -v c="$1" '$1 == "p1" && $2 == c { printf "%s%s", (n++ ? "/" : ""), $8 }' "$RESULTS"; }
     off=$(med sp-off)
     es=$(med sp-everysec)
     res=$(med redis-everysec)
@@ -381,16 +424,24 @@ report1() {
     echo
     echo "\`redis-benchmark -t set -P 16 -c 50 -r 100000 -n $P1_N -q\`, a fresh server per run."
     echo
-    echo "| server | SET/s per round | median | rewrites started per run |"
-    echo "|---|---|---:|---|"
-    echo "| scratchpad --appendonly no | $(rounds sp-off) | $(fmt "$off") | - |"
-    echo "| scratchpad --appendonly yes --appendfsync everysec | $(rounds sp-everysec) | $(fmt "$es") | $(rws sp-everysec) |"
-    echo "| redis --appendonly yes --appendfsync everysec | $(rounds redis-everysec) | $(fmt "$res") | $(rws redis-everysec) |"
-    echo "| redis --appendonly no (context) | $(rounds redis-off) | $(fmt "$roff") | - |"
+    echo "| server | SET/s per round | median | server CPU us/SET (median) | CPU $SERVER_CPU stolen, s per run | client CPU busy per run | rewrites started per run |"
+    echo "|---|---|---:|---:|---|---|---|"
+    echo "| scratchpad --appendonly no | $(rounds sp-off) | $(fmt "$off") | $(cpum sp-off) | $(stl sp-off) | $(cb sp-off) | - |"
+    echo "| scratchpad --appendonly yes --appendfsync everysec | $(rounds sp-everysec) | $(fmt "$es") | $(cpum sp-everysec) | $(stl sp-everysec) | $(cb sp-everysec) | $(rws sp-everysec) |"
+    echo "| redis --appendonly yes --appendfsync everysec | $(rounds redis-everysec) | $(fmt "$res") | $(cpum redis-everysec) | $(stl redis-everysec) | $(cb redis-everysec) | $(rws redis-everysec) |"
+    echo "| redis --appendonly no (context) | $(rounds redis-off) | $(fmt "$roff") | $(cpum redis-off) | $(stl redis-off) | $(cb redis-off) | - |"
     echo
-    echo "- scratchpad everysec / scratchpad without log: **${r_off}x** (target >= 0.9: $(met "$r_off" '>=' 0.9))"
-    echo "- scratchpad everysec / redis everysec: **${r_red}x** (target >= 1.0: $(met "$r_red" '>=' 1.0))"
+    echo "- scratchpad everysec / scratchpad without log: **${r_off}x** (target >= 0.9: $(met "$r_off" '>=' 0.9));"
+    echo "  by server CPU per SET (the rate if the server alone limited it): $(ratio "$(cpum sp-off)" "$(cpum sp-everysec)")x"
+    echo "- scratchpad everysec / redis everysec: **${r_red}x** (target >= 1.0: $(met "$r_red" '>=' 1.0));"
+    echo "  by server CPU per SET: $(ratio "$(cpum redis-everysec)" "$(cpum sp-everysec)")x"
     echo "- (redis everysec / redis without log: $(ratio "$res" "$roff")x)"
+    echo
+    echo "Server CPU = utime + stime of the server's threads and of its reaped children (a rewrite"
+    echo "child), from /proc/<pid>/stat, over the run. Stolen: steal ticks of CPU $SERVER_CPU (/proc/stat)"
+    echo "during the run, time the hypervisor gave to other guests. Client CPU busy: share of CPU $BENCH_CPU's"
+    echo "non-stolen time that was busy during the run (redis-benchmark runs there alone; 1.00 = the client"
+    echo "was the limit)."
     echo
     echo "TARGET|1 everysec vs no log >= 0.9x|${r_off}x|$(met "$r_off" '>=' 0.9)" >>"$WORK/targets"
     echo "TARGET|1 everysec vs redis everysec >= 1.0x|${r_red}x|$(met "$r_red" '>=' 1.0)" >>"$WORK/targets"
@@ -401,27 +452,57 @@ report1() {
 # =============================================================================
 part2() {
     say "== part 2: SET with appendfsync always"
-    echo "## Part 2: appendfsync always; redis-benchmark -t set -c 50 -r 100000 (-n $P2_N1 at -P 1, -n $P2_N16 at -P 16) -q" | raw
-    echo | raw
+    {
+        echo "## Part 2: appendfsync always; redis-benchmark -t set -c 50 -r 100000 (-n $P2_N1 at -P 1, -n $P2_N16 at -P 16) -q"
+        echo
+    } | raw
+    HAVE_PERF=0
+    if command -v perf >/dev/null 2>&1 && perf stat -e syscalls:sys_enter_fdatasync true >/dev/null 2>&1; then
+        HAVE_PERF=1
+    fi
+    P2_DISK_START=$("$PYTHON" "$HELPER" fsync-lat "$WORK" 2)
     r=1
     while [ "$r" -le "$ROUNDS" ]; do
-        for kind in $(rotate "scratchpad redis" "$r"); do
+        # Both servers at once, fresh every round; each test runs on one then
+        # at once on the other, the order swapping every round.
+        for kind in scratchpad redis; do
             dir=$(mktemp -d "$WORK/p2-$kind.XXXXXX")
             start_server "$kind" "$dir" "$dir/server.log" --appendonly yes --appendfsync always
-            for p in 1 16; do
-                if [ "$p" = 1 ]; then n=$P2_N1; else n=$P2_N16; fi
-                out=$(rb_out "$SPORT" -t set -P "$p" -c 50 -r 100000 -n "$n")
+            eval "P2_PORT_$kind=\$SPORT; P2_PID_$kind=\$SPID; P2_DIR_$kind=\$dir"
+        done
+        for p in 1 16; do
+            if [ "$p" = 1 ]; then n=$P2_N1; else n=$P2_N16; fi
+            for kind in $(rotate "scratchpad redis" "$r"); do
+                eval "port=\$P2_PORT_$kind; pid=\$P2_PID_$kind"
+                spid=""
+                if [ "$HAVE_PERF" = 1 ]; then
+                    $PIN_BENCH perf stat -x, -e syscalls:sys_enter_fdatasync,syscalls:sys_enter_fsync -p "$pid" \
+                        -o "$WORK/p2-perfstat" 2>/dev/null &
+                    spid=$!
+                    sleep 0.3
+                fi
+                out=$(rb_out "$port" -t set -P "$p" -c 50 -r 100000 -n "$n")
+                syncs=""
+                if [ -n "$spid" ]; then
+                    kill -INT "$spid" 2>/dev/null
+                    wait "$spid" 2>/dev/null
+                    syncs=$(awk -F, '$3 ~ /sys_enter_f(data)?sync/ { s += $1 } END { print s + 0 }' "$WORK/p2-perfstat")
+                fi
                 rps=$(echo "$out" | rps_of)
-                echo "p2 $kind $p $r ${rps:-}" >>"$RESULTS"
-                say "  round $r $kind -P $p: ${rps:-failed} SET/s"
-                echo "- round $r, $kind, -P $p: \`$(echo "$out" | tail -n 1)\`" | raw
+                echo "p2 $kind $p $r ${rps:-} ${syncs:-} $n" >>"$RESULTS"
+                say "  round $r $kind -P $p: ${rps:-failed} SET/s, ${syncs:-?} fdatasyncs"
+                echo "- round $r, $kind, -P $p: \`$(echo "$out" | tail -n 1)\` (fdatasync + fsync calls: ${syncs:-n/a})" | raw
             done
-            stop_server "$SPID"
-            echo "  (rewrites started during the round: $(rewrites_in "$dir/server.log"))" | raw
+        done
+        for kind in scratchpad redis; do
+            eval "pid=\$P2_PID_$kind; dir=\$P2_DIR_$kind"
+            stop_server "$pid"
+            echo "  ($kind: log rewrites started during the round: $(rewrites_in "$dir/server.log"))" | raw
             rm -rf "$dir"
         done
         r=$((r + 1))
     done
+    P2_DISK_END=$("$PYTHON" "$HELPER" fsync-lat "$WORK" 2)
     echo | raw
 }
 
@@ -429,19 +510,31 @@ report2() {
     echo "## 2. appendfsync always"
     echo
     echo "\`redis-benchmark -t set -c 50 -r 100000 -P {1,16} -q\` (-n $P2_N1 / $P2_N16), both servers with"
-    echo "\`--appendonly yes --appendfsync always\`, a fresh server per round (the -P 1 run first, then -P 16)."
+    echo "\`--appendonly yes --appendfsync always\`, both running, fresh every round; each test runs on one"
+    echo "server then at once on the other, the order swapping every round. fdatasyncs: fdatasync + fsync"
+    echo "calls of the server during the test (\`perf stat -e syscalls:sys_enter_fdatasync,...\`)."
     echo
-    echo "| -P | scratchpad SET/s per round | median | redis SET/s per round | median | scratchpad/redis | target >= 1.0 |"
-    echo "|---:|---|---:|---|---:|---:|---|"
+    echo "| -P | scratchpad SET/s per round | median | SETs per fdatasync | redis SET/s per round | median | SETs per fdatasync | scratchpad/redis | target >= 1.0 |"
+    echo "|---:|---|---:|---:|---|---:|---:|---:|---|"
     for p in 1 16; do
         rd() { awk -v k="$1" -v p="$p" '$1 == "p2" && $2 == k && $3 == p { printf "%s%s", (n++ ? ", " : ""), ($5 == "" ? "failed" : sprintf("%.0f", $5)) }' "$RESULTS"; }
         md() { awk -v k="$1" -v p="$p" '$1 == "p2" && $2 == k && $3 == p && $5 != "" { print $5 }' "$RESULTS" | median; }
+        per() { awk -v k="$1" -v p="$p" '$1 == "p2" && $2 == k && $3 == p && $6 + 0 > 0 { printf "%.1f\n", $7 / $6 }' "$RESULTS" | median; }
         s=$(md scratchpad)
         d=$(md redis)
         rt=$(ratio "$s" "$d")
-        echo "| $p | $(rd scratchpad) | $(fmt "$s") | $(rd redis) | $(fmt "$d") | **${rt}x** | $(met "$rt" '>=' 1.0) |"
+        # the ratio of each round (same minute, same disk state), then their median
+        rr=$(awk -v p="$p" '$1 == "p2" && $3 == p && $5 != "" { v[$2 " " $4] = $5 } END {
+            for (k in v) { split(k, a, " "); if (a[1] == "scratchpad" && ("redis " a[2]) in v) printf "%.3f\n", v[k] / v["redis " a[2]] } }' "$RESULTS" | median)
+        echo "| $p | $(rd scratchpad) | $(fmt "$s") | $(per scratchpad) | $(rd redis) | $(fmt "$d") | $(per redis) | **${rt}x** (median of per-round ratios $(ratio "$rr" 1)x) | $(met "$rt" '>=' 1.0) |"
         echo "TARGET|2 always -P $p vs redis >= 1.0x|${rt}x|$(met "$rt" '>=' 1.0)" >>"$WORK/targets"
     done
+    echo
+    echo "Disk state, \`aof_bench.py fsync-lat\` (append 4 KB + fdatasync for 2 s, in the data directory's"
+    echo "filesystem): before the tests $(echo "${P2_DISK_START:-}" | awk '{ printf "%d syncs, p50 %s ms, p99 %s ms, max %s ms", $1, $2, $3, $4 }');"
+    echo "after $(echo "${P2_DISK_END:-}" | awk '{ printf "%d syncs, p50 %s ms, p99 %s ms, max %s ms", $1, $2, $3, $4 }')."
+    echo "With \`always\` a SET is answered only after an fdatasync covering it, so the rate is"
+    echo "(SETs per fdatasync) x (fdatasyncs per second): the disk's latency, which drifts on this shared VM."
     echo
 }
 
@@ -653,6 +746,8 @@ part4() {
             echo "p4 $kind $r" >>"$RESULTS"
             {
                 echo "- round $r, $kind: \`$(cat "$WORK/p4-$kind-$r.json")\`"
+                [ -f "$WORK/p4-$kind-traced.json" ] && [ "$r" = "$ROUNDS" ] &&
+                    echo "- traced rewrite, $kind: \`$(cat "$WORK/p4-$kind-traced.json")\`"
                 grep -E 'rewriting started|rewrite finished|rewrite.*(terminated|success)|fork' "$dir/server.log" |
                     sed 's/^/    - /' | tail -n 6
             } | raw
@@ -677,11 +772,14 @@ report4() {
     echo "until the rewrite is over, then $RW_AFTER s. *fork window*: the pings in flight while BGREWRITEAOF ran"
     echo "(fork and the start of the rewrite); *besides the fork*: all the other pings from BGREWRITEAOF"
     echo "to the end. Memory: server VmRSS + the child's Private_Clean + Private_Dirty (smaps_rollup), sampled"
-    echo "every 50 ms; steady state = the server's median VmRSS in the control seconds."
+    echo "every 50 ms; steady state = the server's median VmRSS in the control seconds. commands/s: all"
+    echo "commands processed (the load's SETs, plus the probe's PINGs) per second in the control and while"
+    echo "the child ran; held clients: scratchpad's INFO aof_held_clients at the end (clients whose replies"
+    echo "wait for the log; anything but 0 a while after the rewrite means stuck writers)."
     echo
-    echo "| server | round | used_memory MB | writes/s | fork ms | BGREWRITEAOF ms | rewrite s | control: max ms / >10 ms | besides the fork: max ms / >10 ms | steady RSS MB | peak MB | peak/steady | cow (INFO) MB |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|"
-    for f in $(ls "$WORK"/p4-scratchpad-[0-9]*.json "$WORK"/p4-redis-[0-9]*.json 2>/dev/null); do
+    echo "| server | round | used_memory MB | commands/s control -> rewrite | held clients | fork ms | BGREWRITEAOF ms | rewrite s | control: max ms / >10 ms | besides the fork: max ms / >10 ms | steady RSS MB | peak MB | peak/steady | cow (INFO) MB |"
+    echo "|---|---:|---:|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|"
+    for f in $(ls "$WORK"/p4-scratchpad-[0-9]*.json 2>/dev/null) $(ls "$WORK"/p4-redis-[0-9]*.json 2>/dev/null); do
         [ -f "$f" ] || continue
         b=$(basename "$f" .json)
         kind=$(echo "$b" | cut -d- -f2)
@@ -700,8 +798,10 @@ fork_ms = "%.1f" % (fork / 1000) if fork is not None else "n/a"
 cow = ia.get("aof_last_cow_size")
 cow_mb = "%.0f" % (int(cow) / 1048576) if cow else "n/a"
 mb = lambda kb: "%.0f" % (kb / 1024) if kb else "n/a"
-row = "| %s | %s | %.0f | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s | %s | %s |" % (
-    kind, r, um, g("server_cmds_per_sec", "n/a"), fork_ms, g("bgrewriteaof_latency_ms", "n/a"),
+held = ia.get("aof_held_clients", "-" if kind == "redis" else "n/a")
+row = "| %s | %s | %.0f | %s -> %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s | %s | %s |" % (
+    kind, r, um, g("cmds_per_sec_control", "n/a"), g("cmds_per_sec_rewrite", "n/a"), held, fork_ms,
+    g("bgrewriteaof_latency_ms", "n/a"),
     g("rewrite_seconds", "n/a"), g("baseline_ping_max_ms", "n/a"), g("baseline_over_10ms", "n/a"),
     g("other_ping_max_ms", "n/a"), g("other_pauses_over_10ms", "n/a"), mb(g("steady_rss_kb")),
     mb(g("peak_total_kb")), g("peak_ratio", "n/a"), cow_mb)
@@ -733,8 +833,9 @@ EOF
         [ -f "$tf" ] || continue
         echo "Traced rewrite ($kind, \`perf trace --duration 5 -p <server>\`, one more BGREWRITEAOF on the last round's"
         echo "server; the probe meanwhile: $("$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print("fork %s us, longest pause besides the fork %s ms" % (d.get("fork_usec"), d.get("other_ping_max_ms")))' "$WORK/p4-$kind-traced.json" 2>/dev/null)):"
-        echo "system calls of the server's threads lasting 5 ms or more, by thread and call (epoll_wait"
-        echo "left out: waiting for clients is not a pause):"
+        echo "system calls of the server's threads lasting 5 ms or more, by thread and call (waits --"
+        echo "epoll_wait, futex, sleeps -- left out: waiting for clients is not a pause; perf trace names a"
+        echo "descriptor after the last file it saw opened under that number, so a name can be stale):"
         echo
         "$PYTHON" "$HELPER" trace-summary "$tf" --pid "$(cat "$WORK/p4-$kind-trace.pid" 2>/dev/null || echo 0)"
         echo
@@ -757,14 +858,13 @@ done
 
 T_END=$(date +%s)
 STEAL_END=$(awk '/^cpu / { print $9 }' /proc/stat 2>/dev/null)
-HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 memtotal=$(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)
 {
     echo "# Persistence benchmark: scratchpad-server vs redis-server"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), $((T_END - T_BEGIN)) s; machine: ${cpu:-unknown CPU}, $(nproc) CPUs, $memtotal RAM, kernel $(uname -r)"
-    echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1)"
+    echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1); binary $SERVER_SRC built $SERVER_MTIME (sha256 $SERVER_SUM...), copied at the start so that a rebuild cannot change it mid-run"
     echo "- redis: $("$REDIS_SERVER" --version 2>/dev/null | head -n 1), \`--save ''\`"
     echo "- data directories: under $WORK (filesystem $FS_TYPE, $FS_DEV, options $FS_OPTS), the same for both servers"
     echo "- pinning: $PINNING"

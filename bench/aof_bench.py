@@ -45,6 +45,9 @@ Subcommands (all output on standard output; times are seconds):
       shares with the server (copied on write after the fork, or allocated by the
       child). server RSS + child private = the physical memory of the two, each
       shared page counted once. child_pid 0 when there is no child.
+  fsync-lat DIR SECONDS
+      The disk's state: appends 4 KB and fdatasyncs in a loop for SECONDS in
+      DIR; prints "count p50_ms p99_ms max_ms".
   trace-summary FILE [--pid PID]
       A Markdown table of the output of `perf trace --duration N -p PID -o FILE`:
       per thread, call and file, the count, longest and total ms (waits --
@@ -205,6 +208,8 @@ def cmd_probe(a):
     c1.setblocking(False)
 
     pings = []          # (start, latency)
+    cmds_bg = cmds_done = held_done = None
+    t_cmds_bg = None
     t0 = mono()
     t_bg_send = t_bg_reply = t_done = None
     bg_reply = None
@@ -225,12 +230,17 @@ def cmd_probe(a):
         if phase == "before" and now - t0 >= a.before and a.no_rewrite:
             break
         if phase == "before" and now - t0 >= a.before and pending2 is None:
+            # The write rate of the control: commands processed so far.
+            c2.setblocking(True)
+            cmds_bg = info_fields(blocking_cmd(c2, b"INFO stats\r\n")).get("total_commands_processed")
+            t_cmds_bg = mono()
+            c2.setblocking(False)
             c2.sendall(b"BGREWRITEAOF\r\n")
             t_bg_send = mono()
             pending2 = "bg"
             phase = "rewrite"
         elif phase == "rewrite" and pending2 is None and now >= next_info:
-            c2.sendall(b"INFO persistence\r\n")
+            c2.sendall(b"INFO\r\n")
             pending2 = "info"
             next_info = now + 0.1
         elif phase == "after" and now - t_done >= a.after:
@@ -280,6 +290,8 @@ def cmd_probe(a):
                     f = info_fields(val)
                     if f.get("aof_rewrite_in_progress") == "0" and f.get("aof_rewrite_scheduled", "0") == "0":
                         t_done = mono()
+                        cmds_done = f.get("total_commands_processed")
+                        held_done = f.get("aof_held_clients")
                         phase = "after"
                 pending2 = None
     c1.setblocking(True)
@@ -312,8 +324,17 @@ def cmd_probe(a):
             os.unlink(tsv)
     except OSError:
         pass
-    print(json.dumps(summarize(a, pings, rss, info0, info1, t0, t_bg_send, t_bg_reply, t_done, t_end,
-                               bg_reply, infos, error), sort_keys=True))
+    res = summarize(a, pings, rss, info0, info1, t0, t_bg_send, t_bg_reply, t_done, t_end, bg_reply, infos, error)
+    # Commands per second (the background load, plus the probe's own) in the
+    # control and while the child ran: a drop means writers were stalled.
+    try:
+        res["cmds_per_sec_control"] = round((int(cmds_bg) - int(info0["total_commands_processed"])) /
+                                            (t_cmds_bg - t0))
+        res["cmds_per_sec_rewrite"] = round((int(cmds_done) - int(cmds_bg)) / (t_done - t_cmds_bg))
+    except (TypeError, KeyError, ValueError, ZeroDivisionError):
+        pass
+    res["held_clients_at_end_of_rewrite"] = held_done
+    print(json.dumps(res, sort_keys=True))
 
 
 def summarize(a, pings, rss, info0, info1, t0, t_bg_send, t_bg_reply, t_done, t_end, bg_reply, infos, error):
@@ -373,7 +394,8 @@ def summarize(a, pings, rss, info0, info1, t0, t_bg_send, t_bg_reply, t_done, t_
             res["peak_ratio"] = round(res["peak_total_kb"] / res["steady_rss_kb"], 3)
     keep = ("used_memory", "used_memory_rss", "aof_last_fork_usec", "latest_fork_usec", "aof_last_cow_size",
             "aof_last_rewrite_time_sec", "aof_base_size", "aof_current_size", "aof_last_bgrewrite_status",
-            "aof_rewrites", "aof_delayed_fsync", "mem_fragmentation_ratio", "db0")
+            "aof_rewrites", "aof_delayed_fsync", "aof_held_clients", "connected_clients", "mem_fragmentation_ratio",
+            "db0")
     res["info_before"] = {k: info0[k] for k in keep if k in info0}
     res["info_after"] = {k: info1[k] for k in keep if k in info1}
     fu = info1.get("aof_last_fork_usec") or info1.get("latest_fork_usec")
@@ -481,6 +503,27 @@ def cmd_trace_summary(a):
         print("| %s | %s | %s | %d | %.1f | %.1f |" % (who, call, what or "-", n, mx, tot))
 
 
+def cmd_fsync_lat(a):
+    """fdatasync latency of this filesystem now: append 4 KB, fdatasync, for
+    SECONDS; prints 'n p50 p99 max' (ms)."""
+    path = os.path.join(a.dir, "fsync-lat.%d" % os.getpid())
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    lat = []
+    buf = b"x" * 4096
+    try:
+        end = mono() + a.seconds
+        while mono() < end:
+            os.write(fd, buf)
+            t = mono()
+            os.fdatasync(fd)
+            lat.append(mono() - t)
+    finally:
+        os.close(fd)
+        os.unlink(path)
+    lat.sort()
+    print("%d %.3f %.3f %.3f" % (len(lat), pct(lat, 0.5) * 1e3, pct(lat, 0.99) * 1e3, lat[-1] * 1e3))
+
+
 def main():
     ap = argparse.ArgumentParser(description="helpers of bench/aof-vs-redis.sh")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -516,12 +559,15 @@ def main():
     p.add_argument("pid", type=int)
     p.add_argument("--out", required=True)
     p.add_argument("--interval", type=float, default=0.05)
+    p = sub.add_parser("fsync-lat")
+    p.add_argument("dir")
+    p.add_argument("seconds", type=float)
     p = sub.add_parser("trace-summary")
     p.add_argument("file")
     p.add_argument("--pid", type=int, default=0, help="the server's PID (= its main thread)")
     a = ap.parse_args()
     {"gen-sets": cmd_gen_sets, "gen-big": cmd_gen_big, "waitping": cmd_waitping, "probe": cmd_probe,
-     "rss": cmd_rss, "trace-summary": cmd_trace_summary}[a.cmd](a)
+     "rss": cmd_rss, "trace-summary": cmd_trace_summary, "fsync-lat": cmd_fsync_lat}[a.cmd](a)
 
 
 if __name__ == "__main__":
