@@ -89,6 +89,14 @@ int sp_detect_kind(const char *p, size_t n)
     return memchr(p, '\0', n) == NULL && sp_utf8_valid(p, n) ? SP_TEXT : SP_BINARY;
 }
 
+/* Number of bytes of m with bit 7 set (m has no other bits): a multiply adds
+ * the bytes of m >> 7, each 0 or 1, into the top byte. (No popcount: without
+ * -mpopcnt it is a libgcc call.) */
+static inline size_t high_bits(uint64_t m)
+{
+    return (size_t)(((m >> 7) * 0x0101010101010101ULL) >> 56);
+}
+
 size_t sp_count_chars(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -99,7 +107,7 @@ size_t sp_count_chars(const char *s, size_t n)
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
-        cont += (size_t)__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL);
+        cont += high_bits(w & ~(w << 1) & 0x8080808080808080ULL);
     }
     for (; i < n; i++)
         cont += (p[i] & 0xC0) == 0x80;
@@ -118,7 +126,7 @@ static size_t count_newlines(const char *p, size_t n)
         uint64_t w, x;
         memcpy(&w, p + i, 8);
         x = w ^ nl;
-        c += 8 - (size_t)__builtin_popcountll((((x & lo7) + lo7) | x) & ~lo7);
+        c += 8 - high_bits((((x & lo7) + lo7) | x) & ~lo7);
     }
     for (; i < n; i++)
         c += p[i] == '\n';
