@@ -248,6 +248,13 @@ static void *aof_thread_main(void *arg)
 }
 
 /* Start the thread if needed. Returns 0, or -1 if it cannot be started. */
+static int aof_thread_start(aof_writer *w);
+
+int aof_writer_start_thread(aof_writer *w)
+{
+    return aof_thread_start(w);
+}
+
 static int aof_thread_start(aof_writer *w)
 {
     if (w->thread_started)

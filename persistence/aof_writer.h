@@ -149,6 +149,12 @@ int aof_writer_sync(aof_writer *w);
  * set (the writer still appends to the old file). */
 int aof_writer_switch(aof_writer *w, const char *path, char *err, size_t errlen);
 
+/* Start the background thread now rather than at its first job (a server that
+ * fork()s: a thread being born at the moment of a fork can hold allocator locks
+ * that the child then never sees released). 0, or -1 if it cannot start (jobs
+ * then run inline). */
+int aof_writer_start_thread(aof_writer *w);
+
 /* Change the policy (CONFIG SET appendfsync). */
 void aof_writer_set_policy(aof_writer *w, aof_fsync_policy policy);
 aof_fsync_policy aof_writer_policy(const aof_writer *w);

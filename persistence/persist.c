@@ -218,6 +218,7 @@ static void attach_writer(aof_writer *w)
 {
     P.w = w;
     aof_writer_set_log(w, writer_log, NULL);
+    aof_writer_start_thread(w); /* not while a rewrite forks (aof_writer.h) */
     plog = aof_writer_buf(w);
     persist_flushed = P.consumed; /* positions stay monotonic across writers */
     P.flush_failing = 0;
