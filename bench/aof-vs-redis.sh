@@ -473,6 +473,8 @@ part2() {
         for p in 1 16; do
             if [ "$p" = 1 ]; then n=$P2_N1; else n=$P2_N16; fi
             for kind in $(rotate "scratchpad redis" "$r"); do
+                port=""
+                pid=""
                 eval "port=\$P2_PORT_$kind; pid=\$P2_PID_$kind"
                 spid=""
                 if [ "$HAVE_PERF" = 1 ]; then
@@ -601,7 +603,7 @@ replay_rounds() { # variant
     rb=$(log_bytes "$RDD" redis)
     {
         echo
-        echo "### $v: scratchpad log files $(ls "$SPD" | grep aof | tr '\n' ' ')($sb bytes); redis $(ls "$RDD/appendonlydir" | tr '\n' ' ')($rb bytes)"
+        echo "### $v: scratchpad log files $(cd "$SPD" && echo scratchpad.aof.*) ($sb bytes); redis $(cd "$RDD/appendonlydir" && echo *) ($rb bytes)"
         echo
     } | raw
     r=1

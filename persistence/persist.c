@@ -38,6 +38,7 @@
 
 aof_buf *plog;
 uint64_t persist_flushed;
+int persist_holding;
 const char *persist_refusing_why; /* log position written (and synced, `always`) */
 
 static struct {
@@ -647,6 +648,7 @@ void persist_stop(void)
 static void release_held(void)
 {
     client *c;
+    persist_holding = 0;
     for (c = srv.clients; c; c = c->next)
         if ((c->flags & CLIENT_AOF_HELD) && persist_acked(c->aof_need)) {
             c->flags &= ~CLIENT_AOF_HELD;
@@ -666,6 +668,8 @@ static void do_flush(void)
         if (P.flush_failing) {
             P.flush_failing = 0;
             log_notice("The log is writable again: held replies go out, writes are accepted");
+            release_held();
+        } else if (persist_holding) {
             release_held();
         }
     } else if (rc == AOF_FLUSH_ERR && !P.flush_failing) {
@@ -921,6 +925,11 @@ static int rewrite_start(const char **errmsg)
     int64_t t0;
     pid_t pid, parent;
 
+    /* Write what this iteration logged through do_flush first, so that the
+     * log positions replies wait for advance (aof_rewrite_start would write
+     * it too, behind the counters' back, and those replies would wait forever). */
+    if (P.w && plog->committed > 0)
+        do_flush();
     if (P.w && P.flush_failing) {
         *errmsg = "ERR Background append only file rewriting is not possible while the log cannot be written";
         return -1;

@@ -83,6 +83,9 @@ void persist_stop(void);
 /* Once per loop iteration, before replies are written: write the buffered
  * records under the fsync policy. */
 void persist_before_replies(void);
+/* Set by the reply writer when it holds a client's replies (CLIENT_AOF_HELD);
+ * the next successful flush releases them. */
+extern int persist_holding;
 /* 1 if a reply that depends on log position `need` may go out. */
 static inline int persist_acked(uint64_t need)
 {

@@ -662,6 +662,7 @@ void net_flush_pending(void)
             continue; /* the write event will carry on */
         if (!persist_acked(c->aof_need)) {
             c->flags |= CLIENT_AOF_HELD; /* released by persist.c once the log is written */
+            persist_holding = 1;
             continue;
         }
         if (client_write(c) == 0)
