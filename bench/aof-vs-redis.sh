@@ -156,17 +156,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-PIN_SERVER=""
-PIN_BENCH=""
-if command -v taskset >/dev/null 2>&1 && taskset -c "$SERVER_CPU" true 2>/dev/null &&
-    taskset -c "$BENCH_CPU" true 2>/dev/null && [ "$SERVER_CPU" != "$BENCH_CPU" ]; then
-    PIN_SERVER="taskset -c $SERVER_CPU"
-    PIN_BENCH="taskset -c $BENCH_CPU"
-    PINNING="servers (and their rewrite children, which inherit it) on CPU $SERVER_CPU, clients on CPU $BENCH_CPU"
-else
-    PINNING="none (taskset or a second CPU missing): figures are noisier"
-    say "warning: running unpinned"
-fi
+. "$TOP/bench/lib.sh"
+bench_pin "clients"
 RT=""
 if command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null; then
     RT="chrt -f 10"
@@ -176,9 +167,6 @@ raw() { cat >>"$RAW"; }
 
 now() { date '+%s.%N'; }
 
-free_port() {
-    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 
 cli() { # port args...: one command, reply on stdout
     _p=$1

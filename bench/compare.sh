@@ -100,21 +100,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-PIN_SERVER=""
-PIN_BENCH=""
-if command -v taskset >/dev/null 2>&1 && taskset -c "$SERVER_CPU" true 2>/dev/null &&
-    taskset -c "$BENCH_CPU" true 2>/dev/null && [ "$SERVER_CPU" != "$BENCH_CPU" ]; then
-    PIN_SERVER="taskset -c $SERVER_CPU"
-    PIN_BENCH="taskset -c $BENCH_CPU"
-    PINNING="servers on CPU $SERVER_CPU, scratchpad-bench on CPU $BENCH_CPU (taskset)"
-else
-    PINNING="none (taskset or a second CPU missing): figures are noisier"
-    say "warning: running unpinned"
-fi
+. "$TOP/bench/lib.sh"
+bench_pin "scratchpad-bench (taskset)"
 
-free_port() {
-    $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 
 # cpu_share CPU: the share of that CPU a busy loop gets for one second (1.00 on
 # a quiet machine): what else runs there, other programs or the hypervisor.

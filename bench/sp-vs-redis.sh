@@ -39,7 +39,7 @@
 # control (cache hits).
 #
 # Servers on CPU SERVER_CPU, clients on CPU BENCH_CPU (taskset); redis with
-# --save '' --appendonly no; free ports found at run time (never 7399); every
+# --save '' --appendonly no; free ports found at run time; every
 # server stopped by its PID on exit, Ctrl-C included. The report (Markdown) goes
 # to standard output and to RESULTS_FILE; progress to standard error.
 #
@@ -138,24 +138,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-PIN_SERVER=""
-PIN_BENCH=""
-if command -v taskset >/dev/null 2>&1 && taskset -c "$SERVER_CPU" true 2>/dev/null &&
-    taskset -c "$BENCH_CPU" true 2>/dev/null && [ "$SERVER_CPU" != "$BENCH_CPU" ]; then
-    PIN_SERVER="taskset -c $SERVER_CPU"
-    PIN_BENCH="taskset -c $BENCH_CPU"
-    PINNING="servers on CPU $SERVER_CPU, clients on CPU $BENCH_CPU"
-else
-    PINNING="none (taskset or a second CPU missing): figures are noisier"
-    say "warning: running unpinned"
-fi
+. "$TOP/bench/lib.sh"
+bench_pin "clients"
 
-free_port() {
-    while :; do
-        p=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-        [ "$p" != 7399 ] && { echo "$p"; return; }
-    done
-}
 
 cli() { # port args...: one command, reply on stdout
     local port="$1"

@@ -80,26 +80,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-# Pinning: only when both CPUs exist.
-PIN_SERVER=""
-PIN_BENCH=""
-if command -v taskset >/dev/null 2>&1 && taskset -c "$SERVER_CPU" true 2>/dev/null &&
-    taskset -c "$BENCH_CPU" true 2>/dev/null && [ "$SERVER_CPU" != "$BENCH_CPU" ]; then
-    PIN_SERVER="taskset -c $SERVER_CPU"
-    PIN_BENCH="taskset -c $BENCH_CPU"
-    PINNING="servers on CPU $SERVER_CPU, redis-benchmark on CPU $BENCH_CPU"
-else
-    PINNING="none (taskset or a second CPU missing): results are noisier"
-    say "warning: running unpinned"
-fi
+. "$TOP/bench/lib.sh"
+bench_pin "redis-benchmark"
 
-free_port() {
-    if command -v python3 >/dev/null 2>&1; then
-        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-    else
-        echo $(($(od -An -N2 -tu2 /dev/urandom) % 30000 + 20000))
-    fi
-}
 
 # start_server scratchpad|redis: starts a fresh server on a free port, sets
 # SPID and SPORT. Retries on another port if the one picked was taken meanwhile.
