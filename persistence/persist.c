@@ -279,26 +279,11 @@ static int apply_setstr(db *d, aof_arg *a, uint32_t argc, char *why, size_t whyl
 static sp *replay_ns(db *d, const aof_arg *a, dbent **out)
 {
     dbent *e = db_find_raw(d, a->p, a->len);
-    sp *s;
     if (e) {
         *out = e;
         return e->type == OBJ_SCRATCHPAD ? dbent_ptr(e) : NULL;
     }
-    s = sp_new();
-    e = db_add(d, a->p, a->len, OBJ_SCRATCHPAD, sizeof(void *));
-    e->enc = ENC_PTR;
-    dbent_set_ptr(e, s);
-    *out = e;
-    return s;
-}
-
-static sp_params replay_params(void)
-{
-    sp_params p;
-    p.compress_threshold = sv_compress_threshold;
-    p.compress_chunk = sv_compress_chunk;
-    p.cache = sv_lzcache();
-    return p;
+    return sp_key_create(d, a->p, a->len, out);
 }
 
 /* _SPENTRY ns name kind version created updated expire offload_seq content
@@ -307,7 +292,7 @@ static sp_params replay_params(void)
 static int apply_sp(db *d, int op, aof_arg *a, uint32_t argc, char *why, size_t whylen)
 {
     static const uint32_t want[3] = {10, 6, 4};
-    sp_params pr = replay_params();
+    sp_params pr = sp_server_params();
     long long n[6] = {0};
     uint32_t i, nnum = op == 0 ? 6 : op == 1 ? 2 : 1;
     dbent *ke;

@@ -30,7 +30,7 @@
 
 static spgrep_cache *grep_cache;
 
-static sp_params params(void)
+sp_params sp_server_params(void)
 {
     sp_params p;
     p.compress_threshold = sv_compress_threshold;
@@ -146,14 +146,19 @@ static sp *ns_write(client *c, dbent **out, int *replied)
     return dbent_ptr(e);
 }
 
-static sp *ns_create(client *c, dbent **out)
+sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out)
 {
     sp *s = sp_new();
-    dbent *e = db_add(c->db, c->argv[1].p, c->argv[1].len, OBJ_SCRATCHPAD, sizeof(void *));
+    dbent *e = db_add(d, key, klen, OBJ_SCRATCHPAD, sizeof(void *));
     e->enc = ENC_PTR;
     dbent_set_ptr(e, s);
     *out = e;
     return s;
+}
+
+static sp *ns_create(client *c, dbent **out)
+{
+    return sp_key_create(c->db, c->argv[1].p, c->argv[1].len, out);
 }
 
 /* After a change to scratchpad s at key e: keep the sub-expiry heap exact, drop
@@ -232,7 +237,7 @@ static int arg_nonneg(client *c, int i, const char *what, long long *out)
  * the bytes before replying lets a corrupt chunk be a top-level error. */
 static int entry_bytes(const sp_entry *e, size_t b0, size_t b1, const char **out, char **tmp)
 {
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
 
     *tmp = NULL;
     if (e->enc == SP_ENC_RAW) {
@@ -252,7 +257,7 @@ static int entry_bytes(const sp_entry *e, size_t b0, size_t b1, const char **out
 /* Reply bytes [b0, b1) of an entry as a bulk string. */
 static void reply_entry_bytes(client *c, const sp_entry *e, size_t b0, size_t b1)
 {
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     char *tmp;
 
     if (e->enc == SP_ENC_RAW) {
@@ -361,7 +366,7 @@ static void cmd_sp_write(client *c)
 {
     const sarg *name = &c->argv[2], *val = &c->argv[3];
     wopts o = {0, -1, -1, -1};
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     dbent *ke;
     sp_entry *e;
     sp *s;
@@ -431,7 +436,7 @@ static void cmd_sp_append(client *c)
 {
     const sarg *name = &c->argv[2], *val = &c->argv[3];
     long long ifversion = -1;
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     dbent *ke;
     sp_entry *e;
     sp *s;
@@ -496,7 +501,7 @@ enum { WIN_ALL, WIN_OFFSET, WIN_HEAD, WIN_TAIL, WIN_LINES };
 /* Convert the unit range [u0, u1) of e to bytes. */
 static int units_to_bytes(const sp_entry *e, int bytes, size_t u0, size_t u1, size_t *b0, size_t *b1)
 {
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     if (bytes || e->kind != SP_TEXT) {
         *b0 = u0;
         *b1 = u1;
@@ -514,7 +519,7 @@ static void cmd_sp_read(client *c)
     size_t len, u0, u1, b0, b1, lines = 0;
     long long meta_off, meta_next = -1;
     int truncated;
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     sp_entry *e;
 
     for (i = 3; i < c->argc; i++) {
@@ -724,7 +729,7 @@ static void cmd_sp_grep(client *c)
     spgrep_opts o;
     spgrep_result res;
     grep_out g;
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     char err[256];
     char *content = NULL;
     const char *buf;
@@ -821,7 +826,7 @@ static void cmd_sp_grep(client *c)
 
 static void reply_entry_meta_map(client *c, const sp_entry *e, int with_name, int extended)
 {
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     int n = 7 + with_name + (extended ? 5 : 0);
     uint8_t sha[32];
 
@@ -948,7 +953,7 @@ static void cmd_sp_list(client *c)
  * The result of a text entry must stay valid UTF-8. */
 static int commit_content(client *c, sp *s, sp_entry *e, const char *p, size_t n)
 {
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     if (e->kind == SP_TEXT && !sp_utf8_valid(p, n)) {
         reply_error(c, "ERR the edit would make a text entry invalid UTF-8");
         return -1;
@@ -989,7 +994,7 @@ static void cmd_sp_edit(client *c)
     long long ifversion = -1;
     int all = 0, i;
     size_t count = 0, outlen, pos;
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     char *content, *out;
     const char *p;
     dbent *ke;
@@ -1082,7 +1087,7 @@ static void cmd_sp_insert(client *c)
     long long line, ifversion = -1;
     size_t at, lines, outlen, pos = 0;
     int lead_nl, trail_nl;
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     char *content, *out;
     dbent *ke;
     sp_entry *e;
@@ -1213,7 +1218,7 @@ static void cmd_sp_info(client *c)
 /* Reply the preview of e: text as head + marker + tail, binary as a summary. */
 static void reply_preview(client *c, sp_entry *e, size_t head, size_t tail)
 {
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     char marker[96];
     size_t len = sp_entry_length(e), hb, tb, ml, total;
     char *buf;
@@ -1285,7 +1290,7 @@ static void cmd_sp_offload(client *c)
     const char *prefix = "obs";
     size_t plen = 3;
     wopts o = {0, -1, -1, -1};
-    sp_params pr = params();
+    sp_params pr = sp_server_params();
     char name[SP_NAME_MAX + 32];
     size_t nlen;
     int i, replied, kind, ttl_given = 0;

@@ -22,6 +22,11 @@ extern const cmd_def cmd_table_memory[];
 
 /* Register the scratchpad type's hooks with the keyspace (cmd_sp.c). */
 void sp_type_register(void);
+/* The thresholds and chunk cache the scratchpad type uses (cmd_sp.c). */
+struct sp_params sp_server_params(void);
+/* Create key as an empty scratchpad (which must not exist) in d; sets *out to
+ * its entry and returns the scratchpad (cmd_sp.c). */
+struct sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out);
 /* Logical bytes of a scratchpad value (cmd_sp.c). */
 size_t sp_logical_bytes(const void *p);
 /* DEBUG LZ4-CORRUPT key [entry] chunk (cmd_sp.c): the corruption test hook. */
