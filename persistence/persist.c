@@ -34,6 +34,7 @@
 #include "value.h"
 
 #define REWRITE_FLUSH_BYTES (4u << 20) /* bytes a rewrite child buffers before writing */
+#define AUTO_REWRITE_MAX_FAILURES 3     /* failed rewrites in a row that stop the automatic trigger */
 #define LOAD_PROGRESS_MS 1000          /* a progress line this often during a long load */
 
 aof_buf *plog;
@@ -58,7 +59,6 @@ static struct {
     pid_t child;
     aof_rewrite rw;
     int64_t rewrite_start_ms;
-    int rewrite_scheduled;    /* run one as soon as no child is running */
     long long last_rewrite_sec;
     int last_rewrite_ok;
     long long rewrites, rewrite_failures;
@@ -946,7 +946,6 @@ static int rewrite_start(const char **errmsg)
     P.child = pid;
     P.rewrite_start_ms = now_ms();
     cow_start(pid);
-    P.rewrite_scheduled = 0;
     log_notice("Background append only file rewriting started by pid %d (fork took %lld us)", (int)pid,
                P.fork_usec);
     return 0;
@@ -1054,18 +1053,15 @@ void persist_cron(void)
     reap_child();
     if (!P.w || P.child > 0)
         return;
-    if (P.rewrite_scheduled) {
-        const char *err;
-        rewrite_start(&err);
-        return;
-    }
-    if (srv.cfg.auto_aof_rewrite_percentage > 0 && P.rewrite_failures < 3) {
+    /* The automatic trigger; after AUTO_REWRITE_MAX_FAILURES failures in a row
+     * it waits for a BGREWRITEAOF that succeeds. */
+    if (srv.cfg.auto_aof_rewrite_percentage > 0 && P.rewrite_failures < AUTO_REWRITE_MAX_FAILURES) {
         uint64_t cur = current_size(), base = P.base_size ? P.base_size : 1;
+        uint64_t growth = cur > base ? (cur - base) * 100 / base : 0;
         if (cur >= (uint64_t)srv.cfg.auto_aof_rewrite_min_size &&
-            (cur - (cur > base ? base : cur)) * 100 / base >= (uint64_t)srv.cfg.auto_aof_rewrite_percentage) {
+            growth >= (uint64_t)srv.cfg.auto_aof_rewrite_percentage) {
             const char *err;
-            log_notice("Starting automatic rewriting of AOF on %llu%% growth",
-                       (unsigned long long)((cur - (cur > base ? base : cur)) * 100 / base));
+            log_notice("Starting automatic rewriting of AOF on %llu%% growth", (unsigned long long)growth);
             rewrite_start(&err);
         }
     }
@@ -1138,7 +1134,6 @@ void persist_get_info(persist_info *pi)
     memset(pi, 0, sizeof(*pi));
     pi->enabled = P.w != NULL;
     pi->rewrite_in_progress = P.child > 0;
-    pi->rewrite_scheduled = P.rewrite_scheduled;
     pi->last_rewrite_time_sec = P.last_rewrite_sec;
     pi->current_rewrite_time_sec = P.child > 0 ? (now_ms() - P.rewrite_start_ms) / 1000 : -1;
     pi->last_rewrite_ok = P.last_rewrite_ok;

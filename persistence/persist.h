@@ -112,7 +112,7 @@ int persist_apply_fsync(const char **err);
 /* ---- INFO persistence ---- */
 typedef struct persist_info {
     int enabled;
-    int rewrite_in_progress, rewrite_scheduled;
+    int rewrite_in_progress;
     long long last_rewrite_time_sec, current_rewrite_time_sec;
     int last_rewrite_ok;
     long long rewrites, rewrite_failures_in_a_row;

@@ -350,7 +350,7 @@ static void info_persistence(sbuf *b)
             "rdb_saves:0\r\n"
             "aof_enabled:%d\r\n"
             "aof_rewrite_in_progress:%d\r\n"
-            "aof_rewrite_scheduled:%d\r\n"
+            "aof_rewrite_scheduled:0\r\n" /* a rewrite starts at once or fails: none is deferred */
             "aof_last_rewrite_time_sec:%lld\r\n"
             "aof_current_rewrite_time_sec:%lld\r\n"
             "aof_last_bgrewrite_status:%s\r\n"
@@ -367,7 +367,7 @@ static void info_persistence(sbuf *b)
             "aof_last_load_time_ms:%lld\r\n"
             "aof_last_load_truncated_bytes:%lld\r\n",
             srv.loading ? 1 : 0, pi.current_cow_size, pi.current_cow_size, srv.dirty, (long long)srv.last_save,
-            pi.enabled, pi.rewrite_in_progress, pi.rewrite_scheduled, pi.last_rewrite_time_sec,
+            pi.enabled, pi.rewrite_in_progress, pi.last_rewrite_time_sec,
             pi.current_rewrite_time_sec, pi.last_rewrite_ok ? "ok" : "err", pi.rewrites,
             pi.rewrite_failures_in_a_row, pi.last_write_ok ? "ok" : "err", pi.last_write_error, pi.last_cow_size,
             pi.fork_usec, pi.fsync_policy, pi.dir, pi.load_records, pi.load_bytes, pi.load_ms,
@@ -376,12 +376,12 @@ static void info_persistence(sbuf *b)
         sb_catf(b,
                 "aof_current_size:%lld\r\n"
                 "aof_base_size:%lld\r\n"
-                "aof_pending_rewrite:%d\r\n"
+                "aof_pending_rewrite:0\r\n"
                 "aof_buffer_length:%lld\r\n"
                 "aof_pending_bio_fsync:%d\r\n"
                 "aof_delayed_fsync:%lld\r\n"
                 "aof_held_clients:%lld\r\n",
-                pi.current_size, pi.base_size, pi.rewrite_scheduled, pi.buffer_length, pi.fsync_in_progress,
+                pi.current_size, pi.base_size, pi.buffer_length, pi.fsync_in_progress,
                 pi.delayed_fsync, pi.held_clients);
 }
 
