@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #define AOF_MANIFEST_TMP AOF_MANIFEST_NAME ".tmp"
+#define AOF_MANIFEST_REWRITE_TMP AOF_MANIFEST_NAME ".rewrite" /* written by a rewrite child */
 #define AOF_MANIFEST_MAX (1024 * 1024) /* bytes; a longer manifest is refused */
 #define AOF_MANIFEST_HEAD "scratchpad-manifest"
 
@@ -321,19 +322,13 @@ int aof_dir_fsync(const char *dir)
     return rc;
 }
 
-int aof_manifest_save(const char *dir, const aof_manifest *m, char *err, size_t errlen)
+/* Write m's text to tmp and fsync it. 0, or -1 (err set, tmp removed). */
+static int aof_manifest_write_temp(const char *tmp, const aof_manifest *m, char *err, size_t errlen)
 {
-    char tmp[AOF_PATH_MAX], path[AOF_PATH_MAX], *text;
-    size_t len, done = 0;
+    char *text = aof_manifest_format(m);
+    size_t len = strlen(text), done = 0;
     int fd, rc = -1;
 
-    if (aof_path(tmp, sizeof(tmp), dir, AOF_MANIFEST_TMP) < 0 ||
-        aof_path(path, sizeof(path), dir, AOF_MANIFEST_NAME) < 0) {
-        aof_errf(err, errlen, "log directory path too long");
-        return -1;
-    }
-    text = aof_manifest_format(m);
-    len = strlen(text);
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         aof_errf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
         goto done;
@@ -357,15 +352,6 @@ int aof_manifest_save(const char *dir, const aof_manifest *m, char *err, size_t 
         aof_errf(err, errlen, "cannot close %s: %s", tmp, strerror(errno));
         goto fail;
     }
-    fd = -1;
-    if (rename(tmp, path) < 0) {
-        aof_errf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        goto fail;
-    }
-    if (aof_dir_fsync(dir) < 0) {
-        aof_errf(err, errlen, "cannot fsync directory %s: %s", dir, strerror(errno));
-        goto done;
-    }
     rc = 0;
     goto done;
 fail:
@@ -375,6 +361,29 @@ fail:
 done:
     xfree(text);
     return rc;
+}
+
+int aof_manifest_save(const char *dir, const aof_manifest *m, char *err, size_t errlen)
+{
+    char tmp[AOF_PATH_MAX], path[AOF_PATH_MAX];
+
+    if (aof_path(tmp, sizeof(tmp), dir, AOF_MANIFEST_TMP) < 0 ||
+        aof_path(path, sizeof(path), dir, AOF_MANIFEST_NAME) < 0) {
+        aof_errf(err, errlen, "log directory path too long");
+        return -1;
+    }
+    if (aof_manifest_write_temp(tmp, m, err, errlen) < 0)
+        return -1;
+    if (rename(tmp, path) < 0) {
+        aof_errf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (aof_dir_fsync(dir) < 0) {
+        aof_errf(err, errlen, "cannot fsync directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int aof_file_truncate(const char *path, uint64_t size, char *err, size_t errlen)
@@ -496,7 +505,7 @@ int aof_dir_clean(const char *dir, const aof_manifest *m)
         return 0;
     while ((de = readdir(d)) != NULL) {
         if (strncmp(de->d_name, AOF_FILE_PREFIX, strlen(AOF_FILE_PREFIX)) != 0 &&
-            strcmp(de->d_name, AOF_MANIFEST_TMP) != 0)
+            strcmp(de->d_name, AOF_MANIFEST_TMP) != 0 && strcmp(de->d_name, AOF_MANIFEST_REWRITE_TMP) != 0)
             continue;
         if (aof_manifest_names(m, de->d_name))
             continue;
@@ -555,7 +564,9 @@ int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
     rw->incr_seq = aof_manifest_last(&t)->seq;
     rw->base_seq = aof_manifest_alloc_seq(&t);
     aof_file_name(name, sizeof(name), rw->base_seq, AOF_KIND_BASE);
-    if (snprintf(rw->temp_path, sizeof(rw->temp_path), "%s/%s.tmp", dir, name) >= (int)sizeof(rw->temp_path)) {
+    if (snprintf(rw->temp_path, sizeof(rw->temp_path), "%s/%s.tmp", dir, name) >= (int)sizeof(rw->temp_path) ||
+        aof_path(rw->base_path, sizeof(rw->base_path), dir, name) < 0 ||
+        aof_path(rw->manifest_temp, sizeof(rw->manifest_temp), dir, AOF_MANIFEST_REWRITE_TMP) < 0) {
         aof_errf(err, errlen, "log directory path too long");
         unlink(path);
         goto done;
@@ -591,56 +602,134 @@ aof_writer *aof_rewrite_base_create(const aof_rewrite *rw, char *err, size_t err
                              errlen);
 }
 
-int aof_rewrite_finish(const char *dir, aof_manifest *m, const aof_rewrite *rw,
-                       aof_manifest *obsolete, char *err, size_t errlen)
+/* The manifest a finished rewrite switches to: the new base, then the incr
+ * files from the one opened at its start on. The files left out go to *old
+ * (may be NULL). 0, or -1 (err set). */
+static int aof_rewrite_manifest(const aof_manifest *m, const aof_rewrite *rw, aof_manifest *t,
+                                aof_manifest *old, char *err, size_t errlen)
 {
-    char name[AOF_NAME_MAX + 1], path[AOF_PATH_MAX];
-    aof_manifest t, old;
+    char name[AOF_NAME_MAX + 1];
     size_t i;
-    int rc = -1;
 
-    aof_manifest_init(obsolete);
-    aof_manifest_init(&t);
-    aof_manifest_init(&old);
-    t.next_seq = old.next_seq = m->next_seq;
+    aof_manifest_init(t);
+    t->next_seq = m->next_seq;
     aof_file_name(name, sizeof(name), rw->base_seq, AOF_KIND_BASE);
-    if (aof_path(path, sizeof(path), dir, name) < 0) {
-        aof_errf(err, errlen, "log directory path too long");
-        unlink(rw->temp_path);
-        return -1;
-    }
-    if (rename(rw->temp_path, path) < 0) {
-        aof_errf(err, errlen, "cannot rename %s to %s: %s", rw->temp_path, path, strerror(errno));
-        unlink(rw->temp_path);
-        return -1;
-    }
-    if (aof_dir_fsync(dir) < 0) {
-        aof_errf(err, errlen, "cannot fsync directory %s: %s", dir, strerror(errno));
-        goto fail;
-    }
-    if (aof_manifest_add(&t, AOF_KIND_BASE, rw->base_seq, name, err, errlen) < 0)
+    if (aof_manifest_add(t, AOF_KIND_BASE, rw->base_seq, name, err, errlen) < 0)
         goto fail;
     for (i = 0; i < m->nfiles; i++) {
         const aof_mfile *f = &m->files[i];
         int keep = f->kind == AOF_KIND_INCR && f->seq >= rw->incr_seq;
-        if (aof_manifest_add(keep ? &t : &old, f->kind, f->seq, f->name, err, errlen) < 0)
+        if (!keep && !old)
+            continue;
+        if (aof_manifest_add(keep ? t : old, f->kind, f->seq, f->name, err, errlen) < 0)
             goto fail;
     }
-    if (aof_manifest_save(dir, &t, err, errlen) < 0)
-        goto fail;
+    return 0;
+fail:
+    aof_manifest_free(t);
+    return -1;
+}
+
+int aof_rewrite_child_finish(const aof_manifest *m, const aof_rewrite *rw, char *err, size_t errlen)
+{
+    aof_manifest t;
+    int rc;
+
+    if (rename(rw->temp_path, rw->base_path) < 0) {
+        aof_errf(err, errlen, "cannot rename %s to %s: %s", rw->temp_path, rw->base_path, strerror(errno));
+        return -1;
+    }
+    if (aof_dir_fsync(rw->dir) < 0) {
+        aof_errf(err, errlen, "cannot fsync directory %s: %s", rw->dir, strerror(errno));
+        return -1;
+    }
+    if (aof_rewrite_manifest(m, rw, &t, NULL, err, errlen) < 0)
+        return -1;
+    rc = aof_manifest_write_temp(rw->manifest_temp, &t, err, errlen);
+    aof_manifest_free(&t);
+    return rc;
+}
+
+/* 1 if path holds exactly text. */
+static int aof_file_is(const char *path, const char *text)
+{
+    size_t len = strlen(text);
+    char *buf = xmalloc(len + 1);
+    int fd = open(path, O_RDONLY | O_CLOEXEC), same = 0;
+    ssize_t k = -1;
+
+    if (fd >= 0) {
+        k = pread(fd, buf, len + 1, 0);
+        close(fd);
+    }
+    same = k == (ssize_t)len && memcmp(buf, text, len) == 0;
+    xfree(buf);
+    return same;
+}
+
+int aof_rewrite_finish(const char *dir, aof_manifest *m, const aof_rewrite *rw,
+                       aof_manifest *obsolete, int *held_fd, char *err, size_t errlen)
+{
+    char path[AOF_PATH_MAX], *text;
+    aof_manifest t, old;
+    int same;
+
+    *held_fd = -1;
+    aof_manifest_init(obsolete);
+    aof_manifest_init(&old);
+    if (aof_path(path, sizeof(path), dir, AOF_MANIFEST_NAME) < 0) {
+        aof_errf(err, errlen, "log directory path too long");
+        aof_rewrite_abort(rw);
+        return -1;
+    }
+    if (aof_rewrite_manifest(m, rw, &t, &old, err, errlen) < 0) {
+        aof_manifest_free(&old);
+        aof_rewrite_abort(rw);
+        return -1;
+    }
+    /* The child wrote the manifest from m as it was at the fork. m does not
+     * change while a child runs, but if it ever did, the child's file would
+     * name the wrong set: then write the right one here, as before the fork. */
+    text = aof_manifest_format(&t);
+    same = aof_file_is(rw->manifest_temp, text);
+    xfree(text);
+    if (same) {
+        /* Replacing the old manifest frees its blocks when its last reference
+         * goes, with a synchronous discard on some disks: keep a reference for
+         * the caller to drop off the loop. */
+        *held_fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (rename(rw->manifest_temp, path) < 0) {
+            aof_errf(err, errlen, "cannot rename %s to %s: %s", rw->manifest_temp, path, strerror(errno));
+            goto fail;
+        }
+    } else {
+        unlink(rw->manifest_temp);
+        if (aof_manifest_save(dir, &t, err, errlen) < 0)
+            goto fail;
+    }
     aof_manifest_free(m);
     *m = t;
     *obsolete = old;
     return 0;
 fail:
-    unlink(path);
+    /* The base stays: if a failed save got as far as its rename, the manifest
+     * on disk names it. Otherwise nothing names it, and the next start removes
+     * it with the other leftovers. */
+    if (*held_fd >= 0)
+        close(*held_fd);
+    *held_fd = -1;
+    unlink(rw->manifest_temp);
     aof_manifest_free(&t);
     aof_manifest_free(&old);
-    return rc;
+    return -1;
 }
 
 void aof_rewrite_abort(const aof_rewrite *rw)
 {
     if (rw->temp_path[0])
         unlink(rw->temp_path);
+    if (rw->base_path[0])
+        unlink(rw->base_path);
+    if (rw->manifest_temp[0])
+        unlink(rw->manifest_temp);
 }

@@ -122,10 +122,12 @@ int aof_dir_remove(const char *dir, const aof_manifest *files);
  *   child:   bw = aof_rewrite_base_create(&rw, ...); for each key: encode records
  *            into aof_writer_buf(bw), aof_writer_flush(bw) when the buffer passes
  *            a few MB; then aof_writer_sync(bw) == 0 && aof_writer_close(bw) == 0
- *            → _exit(0), else _exit(1). The child never touches the parent's
- *            writer w (its background thread does not exist in the child).
- *   parent, child exited 0:  aof_rewrite_finish(dir, &m, &rw, &old, ...), then
- *            aof_dir_remove(dir, &old) (now or on a background thread).
+ *            and aof_rewrite_child_finish(&m, &rw, ...) == 0 → _exit(0), else
+ *            _exit(1). The child never touches the parent's writer w (its
+ *            background thread does not exist in the child).
+ *   parent, child exited 0:  aof_rewrite_finish(dir, &m, &rw, &old, &fd, ...),
+ *            then aof_dir_fsync(dir), close(fd) and aof_dir_remove(dir, &old)
+ *            (now or on a background thread).
  *   parent, child failed:    aof_rewrite_abort(&rw); the log stays as it is (the
  *            new incr is already part of it); a later rewrite starts again. */
 typedef struct aof_rewrite {
@@ -133,6 +135,8 @@ typedef struct aof_rewrite {
     uint64_t base_seq;             /* the seq of the new base */
     char dir[AOF_PATH_MAX];
     char temp_path[AOF_PATH_MAX];  /* where the child writes the base */
+    char base_path[AOF_PATH_MAX];  /* the base's final name, given by the child */
+    char manifest_temp[AOF_PATH_MAX]; /* the manifest the child prepares */
 } aof_rewrite;
 
 /* Parent, before fork: flush *w and switch it to a new incr file that m names
@@ -147,14 +151,26 @@ int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
 /* Child: create the temporary base file (header: kind base, seq rw->base_seq),
  * with a writer of policy no. NULL on failure (err set). */
 aof_writer *aof_rewrite_base_create(const aof_rewrite *rw, char *err, size_t errlen);
-/* Parent, after the child succeeded: rename the temp base to its final name,
- * fsync dir, and save the manifest {new base, the incr files from rw->incr_seq
- * on}. The files no longer named are moved into *obsolete (initialised here) for
- * the caller to remove. Returns 0, or -1 (err set; m and the manifest on disk
- * unchanged, the temp base removed). */
+/* Child, after the base is synced and closed: rename the temp base to its final
+ * name, fsync dir, and write and fsync the manifest {new base, the incr files
+ * from rw->incr_seq on} (m as it was at the fork) under a temporary name. No file
+ * the current manifest names is touched: a crash leaves the old log whole. The
+ * child does these fsyncs so that the server's loop does not wait for them.
+ * Returns 0, or -1 (err set). */
+int aof_rewrite_child_finish(const aof_manifest *m, const aof_rewrite *rw, char *err, size_t errlen);
+/* Parent, after the child succeeded: switch to the child's manifest (a rename;
+ * if m changed since the fork, the right manifest is written and saved here)
+ * and make m describe it. The directory is not fsynced: the caller fsyncs it
+ * (off the loop) before it removes anything; until then a crash may bring back
+ * the old manifest, whose files are all still there. The files no longer named
+ * are moved into *obsolete (initialised here) for the caller to remove after
+ * that fsync. *held_fd is a descriptor of the replaced manifest (or -1) for the
+ * caller to close off the loop too. Returns 0, or -1 (err set; m unchanged;
+ * the new base may be left behind, named by nothing, for the next start's
+ * clean-up). */
 int aof_rewrite_finish(const char *dir, aof_manifest *m, const aof_rewrite *rw,
-                       aof_manifest *obsolete, char *err, size_t errlen);
-/* Parent, after the child failed: remove the temp base. */
+                       aof_manifest *obsolete, int *held_fd, char *err, size_t errlen);
+/* Parent, after the child failed: remove the files the rewrite made. */
 void aof_rewrite_abort(const aof_rewrite *rw);
 
 #endif

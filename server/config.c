@@ -34,6 +34,19 @@ static int apply_appendfsync(const char **err)
     return persist_apply_fsync(err);
 }
 
+/* aof-rewrite-cpulist: checked here so that a bad list stops the start, not
+ * a rewrite (persist.c applies it in the child). */
+static int apply_cpulist(const char **err)
+{
+    uint64_t mask[CPULIST_WORDS];
+
+    if (cpulist_parse(srv.cfg.aof_rewrite_cpulist, mask, CPULIST_WORDS) < 0) {
+        *err = "Invalid CPU list: expected CPU numbers and ranges such as 0-3,8,10-15:2";
+        return -1;
+    }
+    return 0;
+}
+
 /* client-output-buffer-limit: "<class> <hard> <soft> <soft-seconds>" groups. Only
  * the normal class has clients here; the replica and pubsub classes are accepted
  * (so stock redis.conf lines load) and kept, applying to no client. */
@@ -176,6 +189,7 @@ const cfg_def cfg_table[] = {
     {"aof-load-truncated", CFG_BOOL, 0, 0, 0, "yes", C(aof_load_truncated), NULL, NULL, NULL, NULL},
     {"auto-aof-rewrite-percentage", CFG_INT, 0, 0, INT_MAX, "100", C(auto_aof_rewrite_percentage), NULL, NULL, NULL, NULL},
     {"auto-aof-rewrite-min-size", CFG_MEMORY, 0, 0, LLONG_MAX, "64mb", C(auto_aof_rewrite_min_size), NULL, NULL, NULL, NULL},
+    {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL, apply_cpulist},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };

@@ -13,6 +13,7 @@ typedef enum { CFG_BOOL, CFG_INT, CFG_OCTAL, CFG_MEMORY, CFG_ENUM, CFG_STRING, C
 
 #define CFG_IMMUTABLE (1 << 0) /* start-up only */
 #define CFG_SENSITIVE (1 << 1) /* not echoed in logs */
+#define CPULIST_WORDS 16       /* CPU lists name CPUs 0 - 1023 */
 
 typedef struct cfg_def {
     const char *name;

@@ -201,6 +201,7 @@ typedef struct server_config {
     int aof_load_truncated;        /* start after cutting a torn last record */
     long long auto_aof_rewrite_percentage; /* %, growth over the base that triggers a rewrite, 0 = never */
     long long auto_aof_rewrite_min_size;   /* bytes, no automatic rewrite below this log size */
+    char *aof_rewrite_cpulist;     /* CPUs the rewrite child runs on; "" = the server's */
 } server_config;
 
 typedef struct server {

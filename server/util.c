@@ -252,6 +252,56 @@ int str_eq_ci(const char *p, size_t n, const char *w)
     return wl == n && strncasecmp(p, w, n) == 0;
 }
 
+/* One unsigned decimal number at *p (advanced past it); -1 if none. */
+static long cpulist_num(const char **p)
+{
+    long v = 0;
+
+    if (!isdigit((unsigned char)**p))
+        return -1;
+    while (isdigit((unsigned char)**p)) {
+        v = v * 10 + (**p - '0');
+        if (v > 1L << 20)
+            return -1;
+        (*p)++;
+    }
+    return v;
+}
+
+int cpulist_parse(const char *s, uint64_t *mask, size_t nwords)
+{
+    const char *p = s;
+    long a, b, step, i;
+
+    memset(mask, 0, nwords * sizeof(*mask));
+    if (*p == '\0')
+        return 0;
+    for (;;) {
+        if ((a = cpulist_num(&p)) < 0)
+            return -1;
+        b = a;
+        step = 1;
+        if (*p == '-') {
+            p++;
+            if ((b = cpulist_num(&p)) < 0 || b < a)
+                return -1;
+            if (*p == ':') {
+                p++;
+                if ((step = cpulist_num(&p)) <= 0)
+                    return -1;
+            }
+        }
+        if ((size_t)b >= nwords * 64)
+            return -1;
+        for (i = a; i <= b; i += step)
+            mask[i / 64] |= 1ULL << (i % 64);
+        if (*p == '\0')
+            return 0;
+        if (*p++ != ',')
+            return -1;
+    }
+}
+
 int str_to_memory(const char *s, long long *out)
 {
     static const struct { const char *suffix; long long mul; } units[] = {

@@ -34,6 +34,13 @@ int str_eq_ci(const char *p, size_t n, const char *w);
  * 0 on success, -1 if malformed or negative. */
 int str_to_memory(const char *s, long long *out);
 
+/* Parse a CPU list as redis.conf's *-cpulist settings take it: comma-separated
+ * items, each a CPU number, a range "a-b", or a range with a step "a-b:s" (every
+ * s-th CPU from a). Sets bit i of mask[i / 64] for each CPU i; CPUs at or above
+ * 64 * nwords are an error. 0 on success (an empty string is an empty list),
+ * -1 if malformed. */
+int cpulist_parse(const char *s, uint64_t *mask, size_t nwords);
+
 /* Milliseconds / microseconds since the epoch (wall clock). */
 int64_t now_ms(void);
 int64_t now_us(void);

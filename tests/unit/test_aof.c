@@ -1257,7 +1257,7 @@ static void test_rewrite_protocol(void)
     aof_manifest m, old;
     aof_rewrite rw;
     aof_writer *w, *bw;
-    int snapshot[NKEYS], k, removed;
+    int snapshot[NKEYS], k, removed, held;
 
     snprintf(dir, sizeof(dir), "%s/data/sub", tmpdir);
     memset(dataset, 0, sizeof(dataset));
@@ -1284,12 +1284,19 @@ static void test_rewrite_protocol(void)
     CHECK(disk_matches(dir));
     CHECK(aof_writer_sync(bw) == 0 && aof_writer_close(bw) == 0);
     CHECK(disk_matches(dir)); /* a finished temp base changes nothing yet */
+    /* The child's last step: the base under its name, the manifest prepared;
+     * the manifest in force still names the old, complete set. */
+    CHECK(aof_rewrite_child_finish(&m, &rw, err, sizeof(err)) == 0);
+    CHECK(file_exists(rw.base_path) && file_exists(rw.manifest_temp) && !file_exists(rw.temp_path));
+    CHECK(disk_matches(dir));
     do_writes(w, 10, 3);
     /* Finish: {new base, new incr}; the old files are obsolete. */
-    CHECK(aof_rewrite_finish(dir, &m, &rw, &old, err, sizeof(err)) == 0);
+    CHECK(aof_rewrite_finish(dir, &m, &rw, &old, &held, err, sizeof(err)) == 0);
+    CHECK(held >= 0 && close(held) == 0);
+    CHECK(aof_dir_fsync(dir) == 0);
     CHECK(m.nfiles == 2 && m.files[0].seq == rw.base_seq && m.files[1].seq == rw.incr_seq);
     CHECK(old.nfiles == 2 && old.files[0].kind == AOF_KIND_BASE);
-    CHECK(!file_exists(rw.temp_path));
+    CHECK(!file_exists(rw.temp_path) && !file_exists(rw.manifest_temp));
     CHECK(disk_matches(dir));
     CHECK(aof_dir_remove(dir, &old) == 0);
     aof_path(path, sizeof(path), dir, old.files[1].name);
@@ -1304,8 +1311,9 @@ static void test_rewrite_protocol(void)
     log_set(aof_writer_buf(bw), 0, 12345);
     aof_writer_flush(bw);
     aof_writer_close(bw);
+    CHECK(aof_rewrite_child_finish(&m, &rw, err, sizeof(err)) == 0);
     aof_rewrite_abort(&rw);
-    CHECK(!file_exists(rw.temp_path));
+    CHECK(!file_exists(rw.temp_path) && !file_exists(rw.base_path) && !file_exists(rw.manifest_temp));
     do_writes(w, 10, 5);
     CHECK(m.nfiles == 3 && disk_matches(dir));
     /* Restart: reload, open the last incr, go on. Leftovers are cleaned. */
@@ -1330,7 +1338,7 @@ static void test_rewrite_turning_the_log_on(void)
     aof_manifest m, old;
     aof_rewrite rw;
     aof_writer *w = NULL, *bw;
-    int k;
+    int k, held;
 
     snprintf(dir, sizeof(dir), "%s/on", tmpdir);
     memset(dataset, 0, sizeof(dataset));
@@ -1346,7 +1354,12 @@ static void test_rewrite_turning_the_log_on(void)
         log_set(aof_writer_buf(bw), k, k + 1);
     do_writes(w, 20, 7);
     CHECK(aof_writer_sync(bw) == 0 && aof_writer_close(bw) == 0);
-    CHECK(aof_rewrite_finish(dir, &m, &rw, &old, err, sizeof(err)) == 0);
+    CHECK(aof_rewrite_child_finish(&m, &rw, err, sizeof(err)) == 0);
+    /* The child saw m at the fork; a manifest that changed since (by hand
+     * here) is not the child's: the parent writes the right one itself. */
+    write_file(rw.manifest_temp, "stale", 5);
+    CHECK(aof_rewrite_finish(dir, &m, &rw, &old, &held, err, sizeof(err)) == 0);
+    CHECK(held == -1 && !file_exists(rw.manifest_temp));
     CHECK(old.nfiles == 0 && m.nfiles == 2);
     CHECK(disk_matches(dir));
     aof_writer_close(w);

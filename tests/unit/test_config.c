@@ -15,6 +15,7 @@
 #include "config.h"
 #include "server.h"
 #include "test.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -588,6 +589,54 @@ static void test_bad_command_line_fails_naming_the_directive(void)
 
 /* ---- values ---- */
 
+static void test_cpu_lists_follow_redis_conf(void)
+{
+    static const struct {
+        const char *in;
+        uint64_t w0, w1; /* CPUs 0-63, 64-127 */
+    } ok[] = {
+        {"", 0, 0},
+        {"0", 1, 0},
+        {"1", 2, 0},
+        {"0-3", 0xf, 0},
+        {"0,2,5", 0x25, 0},
+        {"0-7:2", 0x55, 0},
+        {"1-9:4", 0x222, 0},
+        {"3-3", 0x8, 0},
+        {"63-65", 1ULL << 63, 3},
+        {"2,0-1", 0x7, 0},
+    };
+    static const char *const bad[] = {"a", "-1", "1-", "3-1", "1,", ",1", "1 2", "0-3:0", "0-3:", "1:2",
+                                      "1024", "0-1024", " 1"};
+    uint64_t mask[CPULIST_WORDS];
+    size_t i;
+    char *w;
+    const char *err = NULL;
+
+    for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        int rc = cpulist_parse(ok[i].in, mask, CPULIST_WORDS);
+        if (rc != 0 || mask[0] != ok[i].w0 || mask[1] != ok[i].w1)
+            fprintf(stderr, "    cpulist \"%s\" gives %d %llx %llx\n", ok[i].in, rc, (unsigned long long)mask[0],
+                    (unsigned long long)mask[1]);
+        CHECK(rc == 0 && mask[0] == ok[i].w0 && mask[1] == ok[i].w1);
+    }
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        if (cpulist_parse(bad[i], mask, CPULIST_WORDS) == 0)
+            fprintf(stderr, "    cpulist \"%s\" accepted\n", bad[i]);
+        CHECK(cpulist_parse(bad[i], mask, CPULIST_WORDS) < 0);
+    }
+    /* The setting is checked when it is applied (at start-up), so a bad list
+     * stops the server there rather than failing each rewrite. */
+    cfg_defaults();
+    w = "2-x";
+    CHECK(cfg_set(row("aof-rewrite-cpulist"), 1, &w, &err) == 0);
+    CHECK(row("aof-rewrite-cpulist")->apply(&err) < 0 && err && strstr(err, "Invalid CPU list"));
+    w = "0-1";
+    CHECK(cfg_set(row("aof-rewrite-cpulist"), 1, &w, &err) == 0);
+    CHECK(row("aof-rewrite-cpulist")->apply(&err) == 0);
+    cfg_defaults();
+}
+
 static void test_memory_units_follow_redis_conf(void)
 {
     static const struct {
@@ -739,6 +788,7 @@ int main(void)
     RUN(test_output_buffer_limit_takes_several_classes, "client-output-buffer-limit takes several classes on one line and refuses an unknown class");
     RUN(test_command_line_overrides_the_file, "--name value arguments override the file, with zero or several words per directive");
     RUN(test_bad_command_line_fails_naming_the_directive, "an unknown --directive, a bare word or a bad value on the command line fails naming it");
+    RUN(test_cpu_lists_follow_redis_conf, "aof-rewrite-cpulist takes Redis's CPU lists (n, a-b, a-b:step, commas) and a bad list fails when applied");
     RUN(test_memory_units_follow_redis_conf, "memory units follow redis.conf: k=1000, kb=1024, m, mb, g, gb in any case, and malformed amounts fail");
     RUN(test_integer_bounds_are_inclusive, "integer bounds are accepted at both ends and refused one past them");
     RUN(test_memory_bounds_are_inclusive, "memory bounds are accepted at both ends and refused one past them");
