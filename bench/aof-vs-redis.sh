@@ -67,6 +67,9 @@
 #   RW_KEYS, RW_SIZE     part 4 dataset                (1000000, 1024)
 #   RW_CLIENTS           part 4 background load connections (20)
 #   RW_BEFORE, RW_AFTER  seconds of pings before BGREWRITEAOF / after it (5, 2)
+#   RW_CHILD_CPU aof-rewrite-cpulist of both servers in part 4: the rewrite
+#                child's CPU ($BENCH_CPU; "" leaves it on the server's CPU,
+#                where it takes half of that CPU from the server)
 #   PERF_TRACE   0: no traced rewrite in part 4       (1)
 #   SERVER, REDIS_SERVER, REDIS_BENCHMARK, REDIS_CLI, PYTHON   the binaries
 #   SERVER_CPU, BENCH_CPU  (0, 1)
@@ -115,6 +118,7 @@ RW_AFTER=${RW_AFTER:-2}
 PERF_TRACE=${PERF_TRACE:-1}
 SERVER_CPU=${SERVER_CPU:-0}
 BENCH_CPU=${BENCH_CPU:-1}
+RW_CHILD_CPU=${RW_CHILD_CPU-$BENCH_CPU}
 STAMP=$(date -u '+%Y-%m-%d-%H%M')
 OUT=${OUT-$TOP/bench/results/aof-$STAMP.md}
 KEEP=${KEEP:-0}
@@ -693,6 +697,7 @@ part4() {
         echo "dataset: $RW_KEYS x SET key:<n> <$RW_SIZE bytes of log text> ($(wc -c <"$kv") bytes of RESP);"
         echo "load: redis-benchmark -t set -c $RW_CLIENTS -P 1 -r $RW_KEYS -d $RW_SIZE -n 1000000000 -q;"
         echo "probe: aof_bench.py probe PORT --pid PID --before $RW_BEFORE --after $RW_AFTER (${RT:-no chrt})"
+        echo "rewrite child: ${RW_CHILD_CPU:+aof-rewrite-cpulist $RW_CHILD_CPU on both servers}${RW_CHILD_CPU:-on the server's CPU}"
         echo
     } | raw
     r=1
@@ -700,7 +705,7 @@ part4() {
         for kind in $(rotate "scratchpad redis" "$r"); do
             dir=$(mktemp -d "$WORK/p4-$kind.XXXXXX")
             start_server "$kind" "$dir" "$dir/server.log" --appendonly yes --appendfsync everysec \
-                --auto-aof-rewrite-percentage 0
+                --auto-aof-rewrite-percentage 0 ${RW_CHILD_CPU:+--aof-rewrite-cpulist "$RW_CHILD_CPU"}
             say "  round $r $kind: loading"
             pipe_file "$SPORT" "$kv"
             [ "$kind" = scratchpad ] && wait_lz4 "$SPORT"
