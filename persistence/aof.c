@@ -229,12 +229,19 @@ void aof_rec_arg_str(aof_buf *b, const char *s)
     aof_rec_arg_bytes(b, s, strlen(s));
 }
 
+/* Decimal, without snprintf: a rewrite formats one expiry per key, and
+ * snprintf took ~9 % of the rewrite child's time. */
 void aof_rec_arg_ll(aof_buf *b, long long v)
 {
-    char tmp[24];
-    int n = snprintf(tmp, sizeof(tmp), "%lld", v);
+    char tmp[24], *p = tmp + sizeof(tmp);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
 
-    aof_rec_arg_bytes(b, tmp, (size_t)n);
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--p = '-';
+    aof_rec_arg_bytes(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 void aof_rec_arg_lzval(aof_buf *b, const lzval *v)

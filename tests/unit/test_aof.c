@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,6 +525,27 @@ static void test_encoder_rules(void)
     aof_args_next(&ai, &a);
     aof_args_next(&ai, &a);
     CHECK(aof_args_next(&ai, &a) && a.len == 13 && memcmp(a.p, "1700000000123", 13) == 0);
+    /* Integers are written in decimal as %lld writes them, at the edges too. */
+    {
+        static const long long vals[] = {0, -1, 7, -10, 10, LLONG_MAX, LLONG_MIN};
+        char want[32];
+        size_t i, wl;
+        for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+            aof_buf_consume(&b, b.committed);
+            aof_rec_begin(&b, 0);
+            aof_rec_arg_ll(&b, vals[i]);
+            CHECK(aof_rec_end(&b) == 0);
+            rec.len = aof_get32((unsigned char *)b.p);
+            rec.payload = (unsigned char *)b.p + AOF_REC_HDR;
+            rec.type = rec.payload[0];
+            CHECK(aof_payload_check(rec.payload, rec.len, &rec.neffects, &why) == 0);
+            aof_effects_begin(&ei, &rec);
+            aof_effects_next(&ei, &e);
+            aof_args_begin(&ai, &e);
+            wl = (size_t)snprintf(want, sizeof(want), "%lld", vals[i]);
+            CHECK(aof_args_next(&ai, &a) && a.len == wl && memcmp(a.p, want, wl) == 0);
+        }
+    }
     /* A record with no effect writes nothing; an empty argument is an argument. */
     aof_rec_begin(&b, 1);
     CHECK(aof_rec_end(&b) == 0);
