@@ -36,6 +36,7 @@
 #include "value.h"
 
 #define REWRITE_FLUSH_BYTES (4u << 20) /* bytes a rewrite child buffers before writing */
+#define REWRITE_SYNC_BYTES (32u << 20) /* bytes a rewrite child writes between writeback steps */
 #define AUTO_REWRITE_MAX_FAILURES 3     /* failed rewrites in a row that stop the automatic trigger */
 #define LOAD_PROGRESS_MS 1000          /* a progress line this often during a long load */
 
@@ -770,8 +771,37 @@ typedef struct rewrite_ctx {
     int cow_fd;          /* where copy-on-write reports go, -1 if nowhere */
     unsigned visits;     /* keys seen, to look at the clock every so often */
     int64_t reported_us; /* monotonic, the last report */
+    uint64_t synced;     /* bytes of the base whose writeback was started */
+    uint64_t waited;     /* bytes of the base whose writeback was waited for */
     int failed;
 } rewrite_ctx;
+
+/* In the child: write the buffer, and push the base to the disk as it grows:
+ * start the writeback of each REWRITE_SYNC_BYTES written and wait for the one
+ * before it (as Redis's aof-rewrite-incremental-fsync). Unbounded, the page
+ * cache held the whole base until the final fdatasync, which then took ~0.6 s
+ * for 1.1 GB while the server's own fsyncs queued behind it on the same disk. */
+static void rewrite_flush(rewrite_ctx *x)
+{
+    aof_writer_stats st;
+    uint64_t size;
+    int fd = aof_writer_fd(x->bw);
+
+    if (aof_writer_flush(x->bw) != AOF_FLUSH_OK) {
+        x->failed = 1;
+        return;
+    }
+    aof_writer_get_stats(x->bw, &st);
+    size = st.file_size;
+    if (size - x->synced < REWRITE_SYNC_BYTES)
+        return;
+    if (x->synced > x->waited)
+        sync_file_range(fd, (off_t)x->waited, (off_t)(x->synced - x->waited),
+                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+    x->waited = x->synced;
+    sync_file_range(fd, (off_t)x->synced, (off_t)(size - x->synced), SYNC_FILE_RANGE_WRITE);
+    x->synced = size;
+}
 
 static void rewrite_string(aof_buf *b, int dbid, const dbent *e, int64_t expire)
 {
@@ -800,8 +830,8 @@ static void rewrite_sp(rewrite_ctx *x, aof_buf *b, const dbent *e, int64_t expir
         sp_entry_args(b, dbent_key(e), dbent_klen(e), s, en);
         aof_rec_end(b);
         written++;
-        if (b->len >= REWRITE_FLUSH_BYTES && aof_writer_flush(x->bw) != AOF_FLUSH_OK)
-            x->failed = 1;
+        if (b->len >= REWRITE_FLUSH_BYTES)
+            rewrite_flush(x);
     }
     if (written && expire >= 0) {
         aof_rec_begin(b, x->dbid);
@@ -830,8 +860,8 @@ static void rewrite_visit(void *ctx, ht_node *n)
         rewrite_string(b, x->dbid, e, expire);
     else if (e->type == OBJ_SCRATCHPAD)
         rewrite_sp(x, b, e, expire);
-    if (b->len >= REWRITE_FLUSH_BYTES && aof_writer_flush(x->bw) != AOF_FLUSH_OK)
-        x->failed = 1;
+    if (b->len >= REWRITE_FLUSH_BYTES)
+        rewrite_flush(x);
 }
 
 /* In the child: let go of what belongs to the server (so that a server
