@@ -20,11 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define AOF_MANIFEST_TMP AOF_MANIFEST_NAME ".tmp"
 #define AOF_MANIFEST_REWRITE_TMP AOF_MANIFEST_NAME ".rewrite" /* written by a rewrite child */
 #define AOF_MANIFEST_MAX (1024 * 1024) /* bytes; a longer manifest is refused */
+#define AOF_REMOVE_STEP (32u << 20)     /* bytes freed at a time when removing old files */
+#define AOF_REMOVE_PAUSE_MS 10          /* between two such steps */
 #define AOF_MANIFEST_HEAD "scratchpad-manifest"
 
 static void aof_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -518,6 +521,31 @@ int aof_dir_clean(const char *dir, const aof_manifest *m)
     return removed;
 }
 
+/* Remove a file, a large one gradually: cut AOF_REMOVE_STEP bytes off its end
+ * at a time, pausing between cuts, then unlink it. Freeing a whole 1 GB base
+ * at once (with a synchronous discard on some disks) occupies the disk that
+ * the server's own log writes and fsyncs need; in steps, they get their turn. */
+static int aof_remove_gently(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        if (fstat(fd, &st) == 0) {
+            off_t size = st.st_size;
+            while (size > (off_t)AOF_REMOVE_STEP) {
+                struct timespec pause = {0, AOF_REMOVE_PAUSE_MS * 1000000L};
+                size -= (off_t)AOF_REMOVE_STEP;
+                if (ftruncate(fd, size) < 0)
+                    break;
+                nanosleep(&pause, NULL);
+            }
+        }
+        close(fd);
+    }
+    return unlink(path);
+}
+
 int aof_dir_remove(const char *dir, const aof_manifest *files)
 {
     char path[AOF_PATH_MAX];
@@ -526,7 +554,7 @@ int aof_dir_remove(const char *dir, const aof_manifest *files)
 
     for (i = 0; i < files->nfiles; i++)
         if (aof_path(path, sizeof(path), dir, files->files[i].name) < 0 ||
-            (unlink(path) < 0 && errno != ENOENT))
+            (aof_remove_gently(path) < 0 && errno != ENOENT))
             failed++;
     if (files->nfiles)
         aof_dir_fsync(dir);
