@@ -34,7 +34,8 @@
 #define AOF_JOBS 16                 /* queued background jobs at most */
 #define AOF_FSYNC_PERIOD_MS 1000    /* everysec: at most one fsync per period */
 #define AOF_POSTPONE_MAX_MS 2000    /* everysec: longest a write waits for a running fsync */
-#define AOF_PREALLOC_STEP (64u << 20) /* bytes reserved ahead of the writes at a time */
+#define AOF_PREALLOC_MIN (4u << 20)   /* bytes reserved ahead of the writes at a time: */
+#define AOF_PREALLOC_MAX (64u << 20)  /* a quarter of the file, within these bounds */
 
 enum { AOF_JOB_FSYNC, AOF_JOB_CLOSE, AOF_JOB_PREALLOC };
 
@@ -310,12 +311,15 @@ static int aof_submit(aof_writer *w, int op, int fd, int sync)
  * to allocate them (ext4's delayed allocation does that inside fdatasync while
  * holding the lock a concurrent write() needs: the loop's write() then waits
  * for the disk, measured at 10 - 30 ms several times a minute under load).
- * Stops for this file at the first refusal (no space, or no support). */
+ * Stops for this file at the first refusal (no space, or no support). The step
+ * grows with the file, so that a small log does not hold 64 MB of disk. */
 static void aof_prealloc_ahead(aof_writer *w)
 {
+    uint64_t step = w->size / 4;
     aof_job *j;
 
-    if (w->prealloc_off || !w->thread_started || w->size + AOF_PREALLOC_STEP / 2 < w->prealloc_end)
+    step = step < AOF_PREALLOC_MIN ? AOF_PREALLOC_MIN : step > AOF_PREALLOC_MAX ? AOF_PREALLOC_MAX : step;
+    if (w->prealloc_off || !w->thread_started || w->size + step / 2 < w->prealloc_end)
         return;
     pthread_mutex_lock(&w->lock);
     if (w->jcount < AOF_JOBS) {
@@ -324,7 +328,7 @@ static void aof_prealloc_ahead(aof_writer *w)
         j->fd = w->fd;
         j->sync = 0;
         j->off = w->prealloc_end > w->size ? w->prealloc_end : w->size;
-        j->len = AOF_PREALLOC_STEP;
+        j->len = step;
         w->prealloc_end = j->off + j->len;
         w->jcount++;
         pthread_cond_signal(&w->cond);

@@ -845,6 +845,50 @@ static void test_writer_always_group_commit(void)
     unlink(path);
 }
 
+/* The writer reserves the file's next blocks from its thread (fallocate with
+ * KEEP_SIZE), so the file's size stays what was written and it loads as before. */
+static void test_writer_reserves_blocks_ahead(void)
+{
+    const char *path = path_in("reserve.aof");
+    char err[256];
+    aof_writer *w;
+    aof_writer_stats st;
+    aof_status s;
+    struct stat sb;
+    char probe[512];
+    int fd, i, reserved = 0;
+
+    snprintf(probe, sizeof(probe), "%s/reserve.probe", tmpdir);
+    fd = open(probe, O_CREAT | O_RDWR, 0644);
+    if (fd < 0 || fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4096) < 0) {
+        if (fd >= 0)
+            close(fd);
+        unlink(probe);
+        printf("    (this file system has no fallocate: nothing to check)\n");
+        return;
+    }
+    close(fd);
+    unlink(probe);
+    w = aof_writer_create(path, AOF_KIND_NONE, 0, AOF_FSYNC_EVERYSEC, NULL, err, sizeof(err));
+    CHECK(w != NULL && aof_writer_start_thread(w) == 0);
+    add_records(w, 0, 100);
+    CHECK(aof_writer_flush(w) == AOF_FLUSH_OK);
+    for (i = 0; i < 200 && !reserved; i++) {
+        CHECK(stat(path, &sb) == 0);
+        reserved = (uint64_t)sb.st_blocks * 512 >= (uint64_t)sb.st_size + (2u << 20);
+        if (!reserved)
+            usleep(10 * 1000);
+    }
+    CHECK(reserved);
+    aof_writer_get_stats(w, &st);
+    CHECK(st.file_size == (uint64_t)sb.st_size);
+    add_records(w, 100, 100);
+    CHECK(aof_writer_flush(w) == AOF_FLUSH_OK);
+    aof_writer_close(w);
+    CHECK(read_model_file(path, &s, NULL, NULL) == 200 && s == AOF_END);
+    unlink(path);
+}
+
 static void test_writer_no_and_everysec(void)
 {
     const char *path = path_in("policies.aof");
@@ -1661,6 +1705,7 @@ int main(int argc, char **argv)
     RUN(test_bad_header, "a short, foreign or damaged header is CORRUPT at offset 0");
     RUN(test_large_record, "records larger than the read block read back whole");
     RUN(test_writer_always_group_commit, "with always, each flush is one write and one fdatasync however many records it holds");
+    RUN(test_writer_reserves_blocks_ahead, "the writer reserves the file's next blocks ahead of its writes without changing its size");
     RUN(test_writer_no_and_everysec, "with no there is no fsync, with everysec at most one a second, from the thread");
     RUN(test_writer_everysec_never_blocks, "with everysec, a 3 s fsync never blocks flush, writes go on, and the stall counts as a delayed fsync");
     RUN(test_writer_everysec_postpone, "with everysec and postpone, writes wait in the buffer up to 2 s behind a slow fsync, never blocking flush");
