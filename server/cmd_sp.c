@@ -353,13 +353,14 @@ static int parse_kind(client *c, int i, int *kind)
 
 /* Resolve the kind of content p[0..n): the requested one (text must be valid
  * UTF-8) or the detected one. -1 after replying. */
-static int resolve_kind(client *c, int want, const char *p, size_t n)
+static int resolve_kind(client *c, int want, const char *p, size_t n, sp_textinfo *ti)
 {
-    if (want == SP_TEXT && !sp_utf8_valid(p, n)) {
+    sp_text_scan(p, n, ti);
+    if (want == SP_TEXT && !ti->utf8) {
         reply_error(c, "ERR KIND text requires valid UTF-8 content");
         return -1;
     }
-    return want >= 0 ? want : sp_detect_kind(p, n);
+    return want >= 0 ? want : ti->utf8 && !ti->nul ? SP_TEXT : SP_BINARY;
 }
 
 static void cmd_sp_write(client *c)
@@ -367,6 +368,7 @@ static void cmd_sp_write(client *c)
     const sarg *name = &c->argv[2], *val = &c->argv[3];
     wopts o = {0, -1, -1, -1};
     sp_params pr = sp_server_params();
+    sp_textinfo ti;
     dbent *ke;
     sp_entry *e;
     sp *s;
@@ -402,7 +404,7 @@ static void cmd_sp_write(client *c)
     }
     if (check_name(c, name) < 0)
         return;
-    if ((kind = resolve_kind(c, o.kind, val->p, val->len)) < 0)
+    if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
     s = ns_write(c, &ke, &replied);
     if (replied)
@@ -418,7 +420,7 @@ static void cmd_sp_write(client *c)
         s = ns_create(c, &ke);
     if (!e)
         e = sp_add(s, name->p, name->len, db_now);
-    sp_entry_set(s, e, val->p, val->len, kind, &pr);
+    sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
     e->version++;
     e->updated = db_now;
     if (o.expire >= 0)
@@ -437,6 +439,7 @@ static void cmd_sp_append(client *c)
     const sarg *name = &c->argv[2], *val = &c->argv[3];
     long long ifversion = -1;
     sp_params pr = sp_server_params();
+    sp_textinfo ti;
     dbent *ke;
     sp_entry *e;
     sp *s;
@@ -457,7 +460,8 @@ static void cmd_sp_append(client *c)
     e = s ? sp_find(s, name->p, name->len) : NULL;
     if (check_version(c, e, ifversion) < 0)
         return;
-    if (e && e->kind == SP_TEXT && !sp_utf8_valid(val->p, val->len)) {
+    sp_text_scan(val->p, val->len, &ti);
+    if (e && e->kind == SP_TEXT && !ti.utf8) {
         reply_error(c, "ERR cannot append invalid UTF-8 to a text entry");
         return;
     }
@@ -469,10 +473,10 @@ static void cmd_sp_append(client *c)
         if (!s)
             s = ns_create(c, &ke);
         e = sp_add(s, name->p, name->len, db_now);
-        sp_entry_set(s, e, val->p, val->len, sp_detect_kind(val->p, val->len), &pr);
+        sp_entry_set_info(s, e, val->p, val->len, ti.utf8 && !ti.nul ? SP_TEXT : SP_BINARY, &ti, &pr);
         sp_set_expire(s, e, default_expire());
         created = 1;
-    } else if (sp_entry_append(s, e, val->p, val->len, &pr) < 0) {
+    } else if (sp_entry_append_info(s, e, val->p, val->len, &ti, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
         return;
     }
@@ -1292,6 +1296,7 @@ static void cmd_sp_offload(client *c)
     wopts o = {0, -1, -1, -1};
     sp_params pr = sp_server_params();
     char name[SP_NAME_MAX + 32];
+    sp_textinfo ti;
     size_t nlen;
     int i, replied, kind, ttl_given = 0;
     dbent *ke;
@@ -1328,7 +1333,7 @@ static void cmd_sp_offload(client *c)
             return;
         }
     }
-    if ((kind = resolve_kind(c, o.kind, val->p, val->len)) < 0)
+    if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
     s = ns_write(c, &ke, &replied);
     if (replied)
@@ -1349,7 +1354,7 @@ static void cmd_sp_offload(client *c)
                                 (unsigned long long)s->offload_seq);
     } while (sp_find(s, name, nlen));
     e = sp_add(s, name, nlen, db_now);
-    sp_entry_set(s, e, val->p, val->len, kind, &pr);
+    sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
     e->version = 1;
     sp_set_expire(s, e, o.expire >= 0 ? o.expire : default_expire());
     ns_changed(c, ke, s);

@@ -9,6 +9,7 @@
 
 #include <nettle/sha2.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "mem.h"
 
@@ -39,13 +40,46 @@ int sp_name_valid(const char *name, size_t n)
     return 1;
 }
 
+/* Validate the multi-byte UTF-8 sequence starting at p (a byte >= 0x80) within
+ * [p, end): its length (2..4), or 0 if it is invalid (a stray continuation
+ * byte, an overlong form, a surrogate, a value past U+10FFFF, or cut short). */
+static size_t utf8_seq(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = *p;
+
+    if (c >= 0xC2 && c <= 0xDF) {
+        if (end - p < 2 || (p[1] & 0xC0) != 0x80)
+            return 0;
+        return 2;
+    }
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && p[1] < 0xA0)
+            return 0; /* overlong */
+        if (c == 0xED && p[1] > 0x9F)
+            return 0; /* surrogate */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && p[1] < 0x90)
+            return 0; /* overlong */
+        if (c == 0xF4 && p[1] > 0x8F)
+            return 0; /* past U+10FFFF */
+        return 4;
+    }
+    return 0;
+}
+
 int sp_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
     while (p < end) {
-        unsigned c = *p;
-        if (c < 0x80) {
+        size_t k;
+        if (*p < 0x80) {
             p++;
             /* Fast path over ASCII runs, 8 bytes at a time. */
             while (end - p >= 8) {
@@ -57,36 +91,18 @@ int sp_utf8_valid(const char *s, size_t n)
             }
             continue;
         }
-        if (c >= 0xC2 && c <= 0xDF) {
-            if (end - p < 2 || (p[1] & 0xC0) != 0x80)
-                return 0;
-            p += 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
-                return 0;
-            if (c == 0xE0 && p[1] < 0xA0)
-                return 0; /* overlong */
-            if (c == 0xED && p[1] > 0x9F)
-                return 0; /* surrogate */
-            p += 3;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-                return 0;
-            if (c == 0xF0 && p[1] < 0x90)
-                return 0; /* overlong */
-            if (c == 0xF4 && p[1] > 0x8F)
-                return 0; /* past U+10FFFF */
-            p += 4;
-        } else {
+        if ((k = utf8_seq(p, end)) == 0)
             return 0;
-        }
+        p += k;
     }
     return 1;
 }
 
 int sp_detect_kind(const char *p, size_t n)
 {
-    return memchr(p, '\0', n) == NULL && sp_utf8_valid(p, n) ? SP_TEXT : SP_BINARY;
+    sp_textinfo ti;
+    sp_text_scan(p, n, &ti);
+    return ti.utf8 && !ti.nul ? SP_TEXT : SP_BINARY;
 }
 
 /* Number of bytes of m with bit 7 set (m has no other bits): a multiply adds
@@ -95,6 +111,18 @@ int sp_detect_kind(const char *p, size_t n)
 static inline size_t high_bits(uint64_t m)
 {
     return (size_t)(((m >> 7) * 0x0101010101010101ULL) >> 56);
+}
+
+#define LO7 0x7F7F7F7F7F7F7F7FULL
+#define HI1 0x8080808080808080ULL
+#define NL8 0x0A0A0A0A0A0A0A0AULL
+
+/* Bit 7 set in each zero byte of x, clear elsewhere: ((x & 0x7f..) + 0x7f..) | x
+ * has bit 7 set in every non-zero byte and clear in every zero byte, with no
+ * carry between bytes. */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+    return ~((((x & LO7) + LO7) | x) | LO7);
 }
 
 size_t sp_count_chars(const char *s, size_t n)
@@ -107,30 +135,72 @@ size_t sp_count_chars(const char *s, size_t n)
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
-        cont += high_bits(w & ~(w << 1) & 0x8080808080808080ULL);
+        cont += high_bits(w & ~(w << 1) & HI1);
     }
     for (; i < n; i++)
         cont += (p[i] & 0xC0) == 0x80;
     return n - cont;
 }
 
-/* Bytes equal to '\n' in p[0..n), 8 at a time: in x = w ^ "\n\n...", a byte is
- * zero exactly where w has a newline; ((x & 0x7f..) + 0x7f..) | x has bit 7 set
- * in every non-zero byte and clear in every zero byte, with no carry between bytes. */
+/* Bytes equal to '\n' in p[0..n), 8 at a time. */
 static size_t count_newlines(const char *p, size_t n)
 {
-    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, nl = 0x0A0A0A0A0A0A0A0AULL;
     size_t i = 0, c = 0;
 
     for (; i + 8 <= n; i += 8) {
-        uint64_t w, x;
+        uint64_t w;
         memcpy(&w, p + i, 8);
-        x = w ^ nl;
-        c += 8 - high_bits((((x & lo7) + lo7) | x) & ~lo7);
+        c += high_bits(zero_bytes(w ^ NL8));
     }
     for (; i < n; i++)
         c += p[i] == '\n';
     return c;
+}
+
+void sp_text_scan(const char *s, size_t n, sp_textinfo *ti)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    size_t cont = 0, nl = 0;
+    uint64_t nul = 0;
+    int valid = 1;
+
+    while (p < end) {
+        size_t k;
+        /* ASCII words: no continuation bytes; count newlines, note NULs. */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (w & HI1)
+                break;
+            nl += high_bits(zero_bytes(w ^ NL8));
+            nul |= zero_bytes(w);
+            p += 8;
+        }
+        if (p == end)
+            break;
+        if (*p < 0x80) {
+            nl += *p == '\n';
+            nul |= *p == 0;
+            p++;
+            continue;
+        }
+        if ((k = utf8_seq(p, end)) == 0) {
+            /* Invalid: the rest is only counted (binary content still needs
+             * its counts), with the word-at-a-time counters. */
+            size_t rest = (size_t)(end - p);
+            valid = 0;
+            cont += rest - sp_count_chars((const char *)p, rest);
+            nl += count_newlines((const char *)p, rest);
+            nul |= memchr(p, 0, rest) != NULL;
+            break;
+        }
+        cont += k - 1;
+        p += k;
+    }
+    ti->chars = n - cont;
+    ti->newlines = nl;
+    ti->utf8 = valid;
+    ti->nul = nul != 0;
 }
 
 /* ---- the scratchpad ---- */
@@ -156,6 +226,81 @@ static void entry_free(sp_entry *e)
     xfree(e);
 }
 
+/* ---- the name index ----
+ *
+ * Open addressing with linear probing over a power-of-two table kept at most
+ * half full, holding the entry pointers; each entry caches its name's hash, so a
+ * probe compares the hash before touching the name. The sorted array stays the
+ * order for listing; the table only answers "which entry has this name". */
+
+#define IDX_MIN 8
+
+static uint32_t name_hash(const char *name, size_t nlen)
+{
+    return (uint32_t)XXH3_64bits(name, nlen);
+}
+
+static void idx_put(sp_entry **tab, size_t mask, sp_entry *e)
+{
+    size_t i = e->hash & mask;
+    while (tab[i])
+        i = (i + 1) & mask;
+    tab[i] = e;
+}
+
+/* Rebuild the index of s->e[0..n) with cap slots (a power of two > n). */
+static void idx_rebuild(sp *s, size_t cap)
+{
+    size_t i;
+
+    xfree(s->idx);
+    s->idx = NULL;
+    s->idxcap = 0;
+    if (s->n == 0)
+        return;
+    while (cap < IDX_MIN || cap < s->n * 2)
+        cap = cap < IDX_MIN ? IDX_MIN : cap * 2;
+    s->idx = xcalloc(cap, sizeof(sp_entry *));
+    s->idxcap = cap;
+    for (i = 0; i < s->n; i++)
+        idx_put(s->idx, cap - 1, s->e[i]);
+}
+
+/* Index e, which s->e already holds (s->n counts it). */
+static void idx_add(sp *s, sp_entry *e)
+{
+    if (s->n * 2 > s->idxcap)
+        idx_rebuild(s, s->idxcap * 2);
+    else
+        idx_put(s->idx, s->idxcap - 1, e);
+}
+
+/* Unindex e (backward-shift deletion: each later entry of the probe run that
+ * may move into the hole does, so no tombstones are left). */
+static void idx_del(sp *s, sp_entry *e)
+{
+    size_t mask = s->idxcap - 1, i, j;
+
+    if (!s->idx)
+        return;
+    for (i = e->hash & mask; s->idx[i] != e; i = (i + 1) & mask)
+        if (!s->idx[i])
+            return;
+    for (j = i;;) {
+        size_t home;
+        j = (j + 1) & mask;
+        if (!s->idx[j])
+            break;
+        home = s->idx[j]->hash & mask;
+        /* The entry at j may fill the hole at i unless its home lies in (i, j]. */
+        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+            s->idx[i] = s->idx[j];
+            i = j;
+        }
+    }
+    s->idx[i] = NULL;
+}
+
 void sp_free(sp *s)
 {
     size_t i;
@@ -164,6 +309,7 @@ void sp_free(sp *s)
     for (i = 0; i < s->n; i++)
         entry_free(s->e[i]);
     xfree(s->e);
+    xfree(s->idx);
     xfree(s);
 }
 
@@ -188,6 +334,8 @@ sp *sp_dup(const sp *s)
             e->lz = lzval_dup(src->lz);
         d->e[i] = e;
     }
+    d->idx = NULL;
+    idx_rebuild(d, s->idxcap);
     return d;
 }
 
@@ -203,7 +351,7 @@ size_t sp_entry_chunks(const sp_entry *e)
 
 size_t sp_stored(const sp *s)
 {
-    size_t i, total = xmalloc_size(s) + xmalloc_size(s->e);
+    size_t i, total = xmalloc_size(s) + xmalloc_size(s->e) + xmalloc_size(s->idx);
     for (i = 0; i < s->n; i++)
         total += sp_entry_stored(s->e[i]);
     return total;
@@ -234,8 +382,18 @@ static size_t lower_bound(const sp *s, const char *name, size_t nlen)
 
 sp_entry *sp_find(const sp *s, const char *name, size_t nlen)
 {
-    size_t i = lower_bound(s, name, nlen);
-    return i < s->n && name_cmp(s->e[i], name, nlen) == 0 ? s->e[i] : NULL;
+    uint32_t h;
+    size_t i, mask;
+    sp_entry *x;
+
+    if (!s->idx)
+        return NULL;
+    h = name_hash(name, nlen);
+    mask = s->idxcap - 1;
+    for (i = h & mask; (x = s->idx[i]) != NULL; i = (i + 1) & mask)
+        if (x->hash == h && x->nlen == nlen && memcmp(x->name, name, nlen) == 0)
+            return x;
+    return NULL;
 }
 
 size_t sp_upper_bound(const sp *s, const char *name, size_t nlen)
@@ -253,6 +411,7 @@ sp_entry *sp_add(sp *s, const char *name, size_t nlen, int64_t now)
 
     memcpy(e->name, name, nlen);
     e->nlen = (uint8_t)nlen;
+    e->hash = name_hash(name, nlen);
     e->kind = SP_TEXT;
     e->expire = -1;
     e->created = e->updated = now;
@@ -263,6 +422,7 @@ sp_entry *sp_add(sp *s, const char *name, size_t nlen, int64_t now)
     memmove(&s->e[i + 1], &s->e[i], sizeof(sp_entry *) * (s->n - i));
     s->e[i] = e;
     s->n++;
+    idx_add(s, e);
     return e;
 }
 
@@ -273,6 +433,7 @@ void sp_remove(sp *s, sp_entry *e)
         return;
     sp_set_expire(s, e, -1);
     s->bytes -= e->size;
+    idx_del(s, e);
     memmove(&s->e[i], &s->e[i + 1], sizeof(sp_entry *) * (s->n - i - 1));
     s->n--;
     entry_free(e);
@@ -280,6 +441,8 @@ void sp_remove(sp *s, sp_entry *e)
         s->cap /= 2;
         s->e = xrealloc(s->e, sizeof(sp_entry *) * s->cap);
     }
+    if (s->n == 0 || (s->idxcap > IDX_MIN && s->n * 8 < s->idxcap))
+        idx_rebuild(s, s->idxcap / 2);
 }
 
 /* ---- expiry ---- */
@@ -339,6 +502,8 @@ size_t sp_expire_due(sp *s, int64_t now)
     }
     s->n = j;
     s->min_exact = 0;
+    if (removed)
+        idx_rebuild(s, s->idxcap);
     sp_next_expire(s);
     return removed;
 }
@@ -347,6 +512,14 @@ size_t sp_expire_due(sp *s, int64_t now)
 
 void sp_entry_set(sp *s, sp_entry *e, const char *p, size_t n, int kind, const sp_params *pr)
 {
+    sp_entry_set_info(s, e, p, n, kind, NULL, pr);
+}
+
+void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, const sp_textinfo *ti,
+                       const sp_params *pr)
+{
+    sp_textinfo own;
+
     s->bytes -= e->size;
     content_free(e);
     if (pr->compress_threshold > 0 && n >= pr->compress_threshold) {
@@ -357,10 +530,19 @@ void sp_entry_set(sp *s, sp_entry *e, const char *p, size_t n, int kind, const s
         memcpy(e->raw, p, n);
         e->enc = SP_ENC_RAW;
     }
+    if (!ti && e->enc == SP_ENC_LZ4) {
+        /* lzval counted both while compressing. */
+        own.chars = lzval_chars(e->lz);
+        own.newlines = lzval_newlines(e->lz);
+        ti = &own;
+    } else if (!ti) {
+        sp_text_scan(p, n, &own);
+        ti = &own;
+    }
     e->kind = (uint8_t)kind;
     e->size = n;
-    e->chars = kind == SP_TEXT ? sp_count_chars(p, n) : n;
-    e->newlines = count_newlines(p, n);
+    e->chars = kind == SP_TEXT ? ti->chars : n;
+    e->newlines = ti->newlines;
     e->ends_nl = n > 0 && p[n - 1] == '\n';
     e->has_sha = 0;
     s->bytes += n;
@@ -388,7 +570,14 @@ void sp_entry_set_lz(sp *s, sp_entry *e, lzval *v, int kind)
 
 int sp_entry_append(sp *s, sp_entry *e, const char *p, size_t n, const sp_params *pr)
 {
+    return sp_entry_append_info(s, e, p, n, NULL, pr);
+}
+
+int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_textinfo *ti,
+                         const sp_params *pr)
+{
     size_t newsize = e->size + n;
+    sp_textinfo own;
 
     if (n == 0)
         return 0;
@@ -410,9 +599,13 @@ int sp_entry_append(sp *s, sp_entry *e, const char *p, size_t n, const sp_params
             e->raw = xrealloc(e->raw, newsize < 1024 * 1024 ? newsize * 2 : newsize + 1024 * 1024);
         memcpy(e->raw + e->size, p, n);
     }
+    if (!ti) {
+        sp_text_scan(p, n, &own);
+        ti = &own;
+    }
     e->size = newsize;
-    e->chars += e->kind == SP_TEXT ? sp_count_chars(p, n) : n;
-    e->newlines += count_newlines(p, n);
+    e->chars += e->kind == SP_TEXT ? ti->chars : n;
+    e->newlines += ti->newlines;
     e->ends_nl = p[n - 1] == '\n';
     e->has_sha = 0;
     s->bytes += n;

@@ -5,9 +5,10 @@
  * and reads back only a window of them. A scratchpad is one key of the keyspace
  * whose value is this structure; the SP.* commands (cmd_sp.c) are built on it.
  *
- * Layout: entries sorted by name in an array of pointers (binary search; names
- * are unique), so listing in name order and resuming a listing after a given name
- * are O(log n). Content is a heap buffer below the compression threshold and a
+ * Layout: entries sorted by name in an array of pointers (names are unique), so
+ * listing in name order and resuming a listing after a given name are O(log n),
+ * plus a hash index of the same entries, so finding an entry by name (every SP
+ * command does) costs one or two probes rather than a binary search. Content is a heap buffer below the compression threshold and a
  * chunked LZ4 value (lzval.h) at or above it, behind one set of functions, so a
  * window read touches only the chunks it needs.
  *
@@ -54,6 +55,7 @@ typedef struct sp_entry {
     uint8_t enc;        /* SP_ENC_RAW / SP_ENC_LZ4 */
     uint8_t has_sha;    /* sha256 below is valid */
     uint8_t nlen;       /* bytes of name */
+    uint32_t hash;      /* of the name, for the scratchpad's index */
     uint8_t ends_nl;    /* the content's last byte is '\n' */
     uint8_t sha[32];    /* cached SHA-256 of the content */
     char *raw;          /* SP_ENC_RAW: content (xmalloc'd, may have spare room) */
@@ -64,6 +66,8 @@ typedef struct sp_entry {
 typedef struct sp {
     sp_entry **e;        /* sorted by name */
     size_t n, cap;
+    sp_entry **idx;      /* hash index of the same entries by name (see sp.c); NULL when empty */
+    size_t idxcap;       /* slots of idx: a power of two, at least twice n */
     uint64_t offload_seq;/* last number SP.OFFLOAD used */
     size_t nexpiring;    /* entries with an expiry */
     int64_t min_expire;  /* ms, a lower bound of the earliest entry expiry (valid if nexpiring) */
@@ -83,6 +87,19 @@ int sp_utf8_valid(const char *p, size_t n);
 int sp_detect_kind(const char *p, size_t n);
 /* Number of UTF-8 lead bytes (code points for valid UTF-8) in p[0..n). */
 size_t sp_count_chars(const char *p, size_t n);
+
+/* What one pass over content tells (sp_text_scan). */
+typedef struct sp_textinfo {
+    size_t chars;    /* bytes that are not UTF-8 continuation bytes (code points if valid) */
+    size_t newlines; /* '\n' bytes */
+    int utf8;        /* 1 if valid UTF-8 (as sp_utf8_valid) */
+    int nul;         /* 1 if a NUL byte occurs */
+} sp_textinfo;
+
+/* Validate and count p[0..n) in one pass, 8 bytes at a time over ASCII: the
+ * write path's single look at the content (kind detection, KIND text check,
+ * and the entry's counts). */
+void sp_text_scan(const char *p, size_t n, sp_textinfo *ti);
 
 /* ---- the scratchpad ---- */
 
@@ -118,11 +135,18 @@ int64_t sp_next_expire(sp *s);
 /* Replace e's content with p[0..n) of the given kind (counts recomputed,
  * encoding chosen by size, sha cache dropped). Does not touch version/times. */
 void sp_entry_set(sp *s, sp_entry *e, const char *p, size_t n, int kind, const sp_params *pr);
+/* sp_entry_set with the counts of p[0..n) already known (ti from sp_text_scan
+ * of the same bytes), so the content is not scanned again; ti may be NULL. */
+void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, const sp_textinfo *ti,
+                       const sp_params *pr);
 /* Replace e's content with the compressed value v, which e takes over (the log
  * loader). Counts come from v. */
 void sp_entry_set_lz(sp *s, sp_entry *e, lzval *v, int kind);
 /* Append p[0..n) (the caller checked UTF-8 validity for text). */
 int sp_entry_append(sp *s, sp_entry *e, const char *p, size_t n, const sp_params *pr);
+/* sp_entry_append with p[0..n)'s counts already known (ti may be NULL). */
+int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_textinfo *ti,
+                         const sp_params *pr);
 /* Copy bytes [off, off+n) into dst (off + n <= size). */
 int sp_entry_read(const sp_entry *e, size_t off, size_t n, char *dst, const sp_params *pr);
 /* A new xmalloc'd buffer with the whole content (+ a NUL); the caller frees it. */

@@ -276,6 +276,44 @@ static void test_counts_against_bytewise(void)
     }
 }
 
+/* One pass of sp_text_scan tells what the separate functions tell: validity as
+ * sp_utf8_valid, characters as sp_count_chars, newlines and NULs as a byte
+ * count, at every length and alignment, valid text and broken sequences alike. */
+static void test_text_scan_against_separate(void)
+{
+    static const char *pieces[] = {"a", "\n", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "xyzw1234",
+                                   "\x00", "\xff", "\xc3", "\x80", "\xed\xa0\x80", "\xe0\x80\x80"};
+    static const size_t plen[] = {1, 1, 2, 3, 4, 8, 1, 1, 1, 1, 3, 3};
+    char buf[200];
+    int round;
+
+    rng_seed(11);
+    for (round = 0; round < 20000; round++) {
+        size_t off = (size_t)(round % 8), n = 0, i, nl = 0, cont = 0;
+        int nul = 0, bad_ok = round % 3 == 0; /* a third of the rounds may break UTF-8 */
+        sp_textinfo ti;
+        while (n < 150) {
+            size_t k = rng_below(bad_ok ? 12 : 6);
+            if (rng_below(9) == 0)
+                break;
+            memcpy(buf + off + n, pieces[k], plen[k]);
+            n += plen[k];
+        }
+        for (i = 0; i < n; i++) {
+            unsigned char ch = (unsigned char)buf[off + i];
+            nl += ch == '\n';
+            nul |= ch == 0;
+            cont += (ch & 0xC0) == 0x80;
+        }
+        sp_text_scan(buf + off, n, &ti);
+        CHECK(ti.utf8 == sp_utf8_valid(buf + off, n));
+        CHECK(ti.chars == n - cont && ti.chars == sp_count_chars(buf + off, n));
+        CHECK(ti.newlines == nl);
+        CHECK(ti.nul == nul);
+        CHECK(sp_detect_kind(buf + off, n) == (ti.utf8 && !nul ? SP_TEXT : SP_BINARY));
+    }
+}
+
 /* ---- the sorted array ---- */
 
 static int names_sorted(const sp *s)
@@ -386,6 +424,74 @@ static void test_sorted_many_random(void)
     CHECK(names_sorted(s));
     CHECK(s->cap >= s->n && (s->cap <= 16 || s->n >= s->cap / 4));
     sp_free(s);
+    free(in);
+}
+
+/* Every entry the sorted array holds is found by name through the hash index,
+ * and no other name is, through adds, removes, expiry and a copy; the index
+ * stays at most half full and shrinks when the scratchpad empties. */
+static int index_agrees(const sp *s, const unsigned char *in, size_t universe)
+{
+    char name[32];
+    size_t k, i, found = 0;
+
+    for (k = 0; k < universe; k++) {
+        size_t nl = (size_t)snprintf(name, sizeof name, "idx/%zu", k);
+        sp_entry *e = sp_find(s, name, nl);
+        if ((e != NULL) != (in[k] != 0))
+            return 0;
+        if (e && (e->nlen != nl || memcmp(e->name, name, nl) != 0))
+            return 0;
+        found += e != NULL;
+    }
+    for (i = 0; i < s->n; i++)
+        if (sp_find(s, s->e[i]->name, s->e[i]->nlen) != s->e[i])
+            return 0;
+    return found == s->n && (s->n == 0 ? s->idx == NULL : s->idxcap >= 2 * s->n);
+}
+
+static void test_name_index(void)
+{
+    enum { U = 3000 };
+    sp *s = sp_new(), *d;
+    unsigned char *in = calloc(U, 1);
+    char name[32];
+    size_t i;
+
+    rng_seed(19);
+    for (i = 0; i < 20000; i++) {
+        size_t k = rng_below(i < 10000 ? U : 300);
+        size_t nl = (size_t)snprintf(name, sizeof name, "idx/%zu", k);
+        sp_entry *e = sp_find(s, name, nl);
+        if (e) {
+            sp_remove(s, e);
+            in[k] = 0;
+        } else {
+            e = sp_add(s, name, nl, 0);
+            if (rng_below(4) == 0)
+                sp_set_expire(s, e, (int64_t)rng_below(100));
+            in[k] = 1;
+        }
+        if (i % 997 == 0)
+            CHECK(index_agrees(s, in, U));
+    }
+    CHECK(index_agrees(s, in, U));
+    d = sp_dup(s);
+    CHECK(d->idx != s->idx && index_agrees(d, in, U));
+    sp_expire_due(s, 1000);
+    for (i = 0; i < U; i++) {
+        size_t nl = (size_t)snprintf(name, sizeof name, "idx/%zu", i);
+        sp_entry *e = sp_find(d, name, nl);
+        if (e && e->expire >= 0)
+            in[i] = 0;
+    }
+    CHECK(index_agrees(s, in, U));
+    while (s->n)
+        sp_remove(s, s->e[rng_below(s->n)]);
+    memset(in, 0, U);
+    CHECK(index_agrees(s, in, U) && s->idx == NULL && s->idxcap == 0);
+    sp_free(s);
+    sp_free(d);
     free(in);
 }
 
@@ -877,6 +983,10 @@ int main(void)
     RUN(test_utf8_valid, "UTF-8 from U+0000 to U+10FFFF, boundaries included, is valid");
     RUN(test_counts_against_bytewise, "character and newline counts taken 8 bytes at a time match a byte-by-byte count at every length and alignment");
     RUN(test_utf8_invalid, "overlongs, surrogates, values past U+10FFFF, bad and truncated sequences are invalid");
+    RUN(test_text_scan_against_separate, "one scan gives the validity, characters, newlines and NULs that the "
+                                         "separate functions give, at every length and alignment");
+    RUN(test_name_index, "the hash index finds exactly the entries present by name through adds, removes, "
+                         "expiry and a copy, and empties with the scratchpad");
     RUN(test_detect_kind, "content is text when valid UTF-8 without NUL, binary otherwise");
     RUN(test_sorted_insert_find_remove, "entries stay sorted by name bytes through inserts and removals, with "
                                         "find and upper_bound exact");
