@@ -157,6 +157,41 @@ static size_t count_newlines(const char *p, size_t n)
     return c;
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* The ASCII run at the start of p[0..n), 16 bytes at a time (SSE2 is part of
+ * x86-64): returns how many bytes it covered (a multiple of 16, stopping before
+ * the first 16-byte block holding a byte >= 0x80), adds their newlines to *nl
+ * and sets *nul if one of them is NUL. Newlines are summed per byte lane and
+ * folded with psadbw every 255 blocks, before a lane can overflow. */
+static size_t ascii_run16(const unsigned char *p, size_t n, size_t *nl, uint64_t *nul)
+{
+    const __m128i vnl = _mm_set1_epi8('\n'), vz = _mm_setzero_si128();
+    __m128i acc = vz, zs = vz, tot = vz;
+    size_t i = 0;
+    unsigned k = 0;
+
+    while (n - i >= 16) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        if (_mm_movemask_epi8(w))
+            break;
+        acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(w, vnl));
+        zs = _mm_or_si128(zs, _mm_cmpeq_epi8(w, vz));
+        i += 16;
+        if (++k == 255) {
+            tot = _mm_add_epi64(tot, _mm_sad_epu8(acc, vz));
+            acc = vz;
+            k = 0;
+        }
+    }
+    tot = _mm_add_epi64(tot, _mm_sad_epu8(acc, vz));
+    *nl += (size_t)_mm_cvtsi128_si64(tot) + (size_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(tot, tot));
+    *nul |= (uint64_t)_mm_movemask_epi8(zs);
+    return i;
+}
+#endif
+
 void sp_text_scan(const char *s, size_t n, sp_textinfo *ti)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
@@ -167,6 +202,9 @@ void sp_text_scan(const char *s, size_t n, sp_textinfo *ti)
     while (p < end) {
         size_t k;
         /* ASCII words: no continuation bytes; count newlines, note NULs. */
+#ifdef __SSE2__
+        p += ascii_run16(p, (size_t)(end - p), &nl, &nul);
+#endif
         while (end - p >= 8) {
             uint64_t w;
             memcpy(&w, p, 8);
@@ -519,13 +557,21 @@ void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, co
                        const sp_params *pr)
 {
     sp_textinfo own;
+    int ends_nl = n > 0 && p[n - 1] == '\n';
+    size_t room;
 
     s->bytes -= e->size;
-    content_free(e);
     if (pr->compress_threshold > 0 && n >= pr->compress_threshold) {
+        content_free(e);
         e->lz = lzval_new(p, n, pr->compress_chunk);
         e->enc = SP_ENC_LZ4;
+    } else if (e->raw && (room = xmalloc_size(e->raw)) >= n && room <= 2 * n + 64) {
+        /* Overwriting small content with content of about its size (the common
+         * rewrite of a plan or a note): the buffer is reused, no free + malloc.
+         * p may point into it (memmove). */
+        memmove(e->raw, p, n);
     } else {
+        content_free(e);
         e->raw = xmalloc(n ? n : 1);
         memcpy(e->raw, p, n);
         e->enc = SP_ENC_RAW;
@@ -536,14 +582,14 @@ void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, co
         own.newlines = lzval_newlines(e->lz);
         ti = &own;
     } else if (!ti) {
-        sp_text_scan(p, n, &own);
+        sp_text_scan(e->raw, n, &own);
         ti = &own;
     }
     e->kind = (uint8_t)kind;
     e->size = n;
     e->chars = kind == SP_TEXT ? ti->chars : n;
     e->newlines = ti->newlines;
-    e->ends_nl = n > 0 && p[n - 1] == '\n';
+    e->ends_nl = (uint8_t)ends_nl;
     e->has_sha = 0;
     s->bytes += n;
 }

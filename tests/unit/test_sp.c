@@ -312,6 +312,26 @@ static void test_text_scan_against_separate(void)
         CHECK(ti.nul == nul);
         CHECK(sp_detect_kind(buf + off, n) == (ti.utf8 && !nul ? SP_TEXT : SP_BINARY));
     }
+    /* Long ASCII runs (past the 255 blocks of 16 bytes a byte lane can count),
+     * with one multi-byte character or one NUL placed anywhere. */
+    for (round = 0; round < 60; round++) {
+        size_t n = 9000 + rng_below(9000), i, nl = 0, at = rng_below(n - 4);
+        char *big = malloc(n);
+        sp_textinfo ti;
+        for (i = 0; i < n; i++) {
+            big[i] = rng_below(40) == 0 ? '\n' : (char)('a' + rng_below(26));
+        }
+        if (round % 3 == 1)
+            memcpy(big + at, "\xe4\xb8\xad", 3);
+        else if (round % 3 == 2)
+            big[at] = 0;
+        for (i = 0; i < n; i++)
+            nl += big[i] == '\n';
+        sp_text_scan(big, n, &ti);
+        CHECK(ti.newlines == nl && ti.utf8 == 1 && ti.nul == (round % 3 == 2));
+        CHECK(ti.chars == n - (round % 3 == 1 ? 2 : 0));
+        free(big);
+    }
 }
 
 /* ---- the sorted array ---- */
