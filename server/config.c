@@ -103,6 +103,27 @@ static void obuf_get(char *buf, size_t cap)
              obuf_other[1][0], obuf_other[1][1], obuf_other[1][2]);
 }
 
+/* save: Redis's RDB snapshot schedule. Scratchpad keeps no snapshots (the
+ * append-only log is its durable copy), so the one value it takes is the empty
+ * schedule, "" (as `redis-server --save ''` and `CONFIG SET save ""` write it),
+ * and any schedule is refused with the reason. It exists so that tools which
+ * read or set it (redis-benchmark's CONFIG GET save, scripts written for
+ * redis-server) get Redis's answer for a server without snapshots. */
+static int save_set(int argc, char **argv, const char **err)
+{
+    if (argc == 0 || (argc == 1 && argv[0][0] == '\0'))
+        return 0;
+    *err = "snapshots (RDB) are not supported: the only schedule is \"\" (none); "
+           "Scratchpad persists through the append-only log (appendonly)";
+    return -1;
+}
+
+static void save_get(char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+}
+
 static int apply_maxclients(const char **err)
 {
     struct rlimit rl;
@@ -184,6 +205,7 @@ const cfg_def cfg_table[] = {
     {"sp-grep-max-scan", CFG_MEMORY, 0, 1024, 1LL << 32, "64mb", C(sp_grep_max_scan), NULL, NULL, NULL, NULL},
     {"sp-grep-max-time", CFG_INT, 0, 1, 60000, "250", C(sp_grep_max_time), NULL, NULL, NULL, NULL},
     {"dir", CFG_STRING, CFG_IMMUTABLE, 0, 0, "./data", C(dir), NULL, NULL, NULL, NULL},
+    {"save", CFG_SPECIAL, 0, 0, 0, "\"\"", NULL, NULL, save_set, save_get, NULL},
     {"appendonly", CFG_BOOL, 0, 0, 0, "yes", C(appendonly), NULL, NULL, NULL, apply_appendonly},
     {"appendfsync", CFG_ENUM, 0, 0, 0, "everysec", C(appendfsync), appendfsync_names, NULL, NULL, apply_appendfsync},
     {"aof-load-truncated", CFG_BOOL, 0, 0, 0, "yes", C(aof_load_truncated), NULL, NULL, NULL, NULL},

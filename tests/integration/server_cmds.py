@@ -612,6 +612,15 @@ def run_cases(srv):
         eq(r.config_get("loglevel"), {"loglevel": "verbose"})
         r.execute_command("CONFIG", "SET", "timeout", "0", "loglevel", "notice")
 
+    @case("CONFIG GET save answers the empty schedule (as redis-benchmark reads it); SET takes \"\" and refuses a schedule")
+    def _():
+        eq(r.execute_command("CONFIG", "GET", "save"), [b"save", b""])
+        eq(r.execute_command("CONFIG", "SET", "save", ""), b"OK")
+        expect_error(lambda: r.execute_command("CONFIG", "SET", "save", "3600 1"),
+                     "CONFIG SET failed (possibly related to argument 'save') - snapshots (RDB) are not supported: "
+                     "the only schedule is \"\" (none); Scratchpad persists through the append-only log (appendonly)")
+        eq(r.execute_command("CONFIG", "GET", "save"), [b"save", b""])
+
     @case("CONFIG SET errors are Redis 7's: unknown, immutable, duplicate, bad value, odd arguments")
     def _():
         expect_error(lambda: r.config_set("xyz", "1"), "Unknown option or number of arguments for CONFIG SET - 'xyz'")
