@@ -12,6 +12,7 @@
 #include "mem.h"
 #include "test.h"
 
+#define LZ4F_STATIC_LINKING_ONLY /* LZ4F_decompress_usingDict */
 #include <lz4frame.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -842,12 +843,13 @@ static uint32_t rd32(const char *p)
     return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
 }
 
-/* Walk the blocks of a stored frame (as lzval.h describes it): *nblocks gets their
- * count; returns 1 if the last block is stored raw, 0 if it is LZ4, -1 if the
- * walk does not end exactly on the end mark. */
+/* Walk the blocks of a stored frame (as lzval.h describes it; the header is 11
+ * bytes with the DictID flag, else 7): *nblocks gets their count; returns 1 if
+ * the last block is stored raw, 0 if it is LZ4, -1 if the walk does not end
+ * exactly on the end mark. */
 static int frame_last_raw(const char *d, size_t stored, size_t *nblocks)
 {
-    size_t pos = 7, n = 0;
+    size_t pos = (d[4] & 1) ? 11 : 7, n = 0;
     int last = -1;
 
     while (pos + 4 <= stored) {
@@ -863,8 +865,10 @@ static int frame_last_raw(const char *d, size_t stored, size_t *nblocks)
 }
 
 /* 1 if the stored form of a chunk gives exactly m[0..raw): a plain chunk as is,
- * a frame through the standard LZ4 frame decoder. */
-static int stored_decodes_to(const char *d, size_t stored, int comp, const char *m, size_t raw)
+ * a frame through the standard LZ4 frame decoder, given dict[0..dn) as the
+ * dictionary (dn == 0: none). */
+static int stored_decodes_to(const char *d, size_t stored, int comp, const char *m, size_t raw,
+                             const char *dict, size_t dn)
 {
     LZ4F_dctx *dc = NULL;
     char *out;
@@ -876,14 +880,15 @@ static int stored_decodes_to(const char *d, size_t stored, int comp, const char 
     if (LZ4F_isError(LZ4F_createDecompressionContext(&dc, LZ4F_VERSION)))
         return 0;
     out = malloc(raw + 16);
-    r = LZ4F_decompress(dc, out, &dst, d, &src, NULL);
+    r = LZ4F_decompress_usingDict(dc, out, &dst, d, &src, dict, dn, NULL);
     ok = !LZ4F_isError(r) && r == 0 && src == stored && dst == raw && memcmp(out, m, raw) == 0;
     free(out);
     LZ4F_freeDecompressionContext(dc);
     return ok;
 }
 
-/* Every stored chunk of v from chunk `from` on decodes to its slice of m. */
+/* Every stored chunk of v from chunk `from` on decodes to its slice of m, with
+ * the first lzval_dict(v) bytes of m as the dictionary. */
 static int stored_chunks_ok(const lzval *v, const char *m, size_t from)
 {
     size_t cs = lzval_chunk_size(v), i;
@@ -894,7 +899,7 @@ static int stored_chunks_ok(const lzval *v, const char *m, size_t from)
         size_t stored, raw;
         int comp;
         lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
-        ok = stored_decodes_to(d, stored, comp, m + i * cs, raw);
+        ok = stored_decodes_to(d, stored, comp, m + i * cs, raw, m, lzval_dict(v));
     }
     return ok;
 }
