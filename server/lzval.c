@@ -48,13 +48,14 @@
  *    sub-blocks of at most 8 KB) whether a dictionary pays (lz_dict_pays): it
  *    compresses LZ_DICT_SAMPLES sub-blocks spread over the value with and
  *    without it, scales the saving to the value's size and compares it with the
- *    dictionary's cost. A value growing by appends asks the same question at
- *    LZ_DICT_MIN, twice that, ... up to LZ_DICT_LAST, and is rebuilt, once, when
- *    the answer is yes (so a growing log gets the saving too, at the cost of one
- *    decoding and compression of at most LZ_DICT_LAST bytes). A value loaded
- *    from the log keeps the mode its chunks were written in (older logs: none),
- *    unless an append takes it past one of those sizes. Appends to a value in dictionary mode compress
- *    their sub-blocks with the dictionary, like lzval_new.
+ *    dictionary's cost (8 KB raw instead of compressed). A value growing by
+ *    appends asks the same question at LZ_DICT_MIN, twice that, ... up to
+ *    LZ_DICT_LAST, and is rebuilt, once, when the answer is yes (so a growing
+ *    log gets the saving too, at the cost of one decoding and compression of at
+ *    most LZ_DICT_LAST bytes). A value loaded from the log keeps the mode its
+ *    chunks were written in (older logs: none), unless an append takes it past
+ *    one of those sizes. Appends to a value in dictionary mode compress their
+ *    sub-blocks with the dictionary, like lzval_new.
  *  - changes: a setrange that touches the dictionary rebuilds the whole value
  *    with the new one (one decoding and compression of the value: 2.5 ms per MB;
  *    simpler than a value with two dictionaries, and keeps the saving); any
@@ -66,11 +67,13 @@
  *    KB, or a chunk 0 that does not start with a raw full sub-block.
  * Measured through this module, 1 MB values of gen_logs.py text, pinned to one
  * core of the loaded 2-core development VM (ratio = stored / raw; lzval_new
- * speed; a random 2 KB lzval_read without cache; a random line lookup):
- *     8 KB blocks         ratio   new        2 KB window  line_start
- *     independent         0.434   ~690 MB/s  1.66 us      2.47 us
- *     8 KB dictionary     0.334   ~445 MB/s  1.81 us      2.51 us
- * Alternatives, measured with the same LZ4 calls outside the module (first 1 MB):
+ * speed; appends of 1 KB; a random 2 KB lzval_read without cache; a random
+ * line lookup):
+ *     8 KB blocks       ratio  new        append     2 KB window  line_start
+ *     independent       0.434  ~690 MB/s  ~705 MB/s  1.66 us      2.47 us
+ *     8 KB dictionary   0.334  ~445 MB/s  ~455 MB/s  1.81 us      2.55 us
+ * Alternatives, measured with the same LZ4 calls outside the module (first 1 MB;
+ * 8 KB blocks with an 8 KB dictionary give 0.342 and a 1.3-1.8 us window there):
  * 4 KB blocks with an 8 KB dictionary 0.357 and a 1.0 us window (prefix mode),
  * 8 KB blocks with a 16 KB dictionary 0.325; both need a dictionary spanning
  * two blocks (non-contiguous in a frame, or a block of another size), and 4 KB
@@ -80,16 +83,17 @@
  *     size                48K    64K    128K   256K   512K   1M
  *     gen_logs  none      0.441  0.438  0.435  0.434  0.434  0.434
  *               always    0.443  0.412  0.367  0.345  0.336  0.337
- *               auto      0.439  0.412  0.367  0.345  0.336  0.337
+ *               auto      0.438  0.412  0.367  0.345  0.336  0.337
  *     C headers none      0.477  0.463  0.462  0.463  0.458  0.454
  *               always    0.528  0.493  0.462  0.457  0.436  0.430
- *               auto      0.477  0.463  0.454  0.451  0.436  0.430
+ *               auto      0.477  0.464  0.454  0.453  0.436  0.430
  *     dpkg log  none      0.241  0.240  0.237  0.235  0.220  -
  *               always    0.358  0.322  0.273  0.250  0.221  -
  *               auto      0.241  0.240  0.237  0.235  0.220  -
  * A fixed threshold would lose on text that compresses well on its own (the
  * dictionary costs more raw bytes there and saves less); deciding on samples
- * costs four sub-block compressions per lzval_new of LZ_DICT_MIN bytes or more.
+ * costs four sub-block compressions per lzval_new of LZ_DICT_MIN bytes or more
+ * (~60 us: as long again as compressing a 48 KB value, 3 % of a 1 MB one).
  *
  * Sub-block size, measured (LZ4_compress_default, independent blocks; ratio =
  * stored / raw; decode at ~1.5-2 GB/s on the development machine):
@@ -158,7 +162,7 @@
 #define LZ_DICT_MIN 49152u      /* raw bytes from which a dictionary is considered */
 #define LZ_DICT_LAST (8u * LZ_DICT_MIN) /* raw bytes: the last size at which appends
                                            reconsider a dictionary */
-#define LZ_DICT_SAMPLES 3u      /* sub-blocks compressed both ways to decide */
+#define LZ_DICT_SAMPLES 2u      /* sub-blocks compressed both ways to decide */
 #define LZ_BLK_HDR 4u           /* block size, little-endian; top bit: stored raw */
 #define LZ_END 4u               /* end mark: a zero block size */
 #define LZ_RAW_BLOCK 0x80000000u
@@ -438,10 +442,10 @@ static char *lz_prefix_load(uint64_t id, const char *dict, size_t dn)
  * dict if given, else from chunk 0, whose first sub-block it is. */
 static char *lz_prefix(const lzval *v, const char *dict)
 {
-    const lz_chunk *ck = &v->chunks[0];
-
-    if (!dict && (lz_pre_id != v->dict_id || lz_pre.cap < 2 * v->sub_size))
+    if (!dict && (lz_pre_id != v->dict_id || lz_pre.cap < 2 * v->sub_size)) {
+        const lz_chunk *ck = &v->chunks[0];
         dict = lz_st(v, ck) + (ck->compressed ? lz_tab(ck)[0].off + LZ_BLK_HDR : 0);
+    }
     return lz_prefix_load(v->dict_id, dict, v->sub_size);
 }
 
@@ -509,25 +513,24 @@ static size_t lz_compress(const lzval *v, const char *raw, size_t n, char *out)
 
 /* Whether a dictionary pays for a value of n raw bytes (n >= 2 sub-blocks of v's
  * geometry) whose first sub-block is dict[0..sub_size), smp[0..LZ_DICT_SAMPLES)
- * being sub_size bytes each from past it, spread over the value: the bytes the
- * samples save when compressed with the dictionary, scaled to the n - sub_size
- * bytes that would use it, against the dictionary's cost, its bytes stored raw
- * instead of compressed. The samples stand for the rest: LZ_DICT_SAMPLES + 1
- * extra compressions, whatever n. */
+ * being sub_size bytes each from past it, spread over the value. Each sample is
+ * compressed on its own and with the dictionary: the bytes the dictionary saves,
+ * scaled to the n - sub_size bytes that would use it, are weighed against what
+ * it costs, its bytes stored raw instead of compressed (as much as the samples
+ * compress on their own). 2 LZ_DICT_SAMPLES sub-block compressions, whatever n;
+ * measured as good a choice as three samples and the dictionary's own size. */
 static int lz_dict_pays(const lzval *v, const char *dict, const char *const *smp, size_t n)
 {
-    size_t sub = v->sub_size, s, m;
-    char *out = lz_work_area(v) + 2 * sub, *pre;
-    long long gain = 0, cost;
+    size_t sub = v->sub_size, s;
+    char *out = lz_work_area(v) + 2 * sub, *pre = lz_prefix_load(lz_new_uid(), dict, sub);
+    long long gain = 0, cost = 0;
 
-    m = lz_pack(dict, sub, out, NULL, 0);
-    cost = m ? (long long)(sub - m) : 0;
-    pre = lz_prefix_load(lz_new_uid(), dict, sub);
     for (s = 0; s < LZ_DICT_SAMPLES; s++) {
         size_t a = lz_pack(smp[s], sub, out, NULL, 0), b = lz_pack(smp[s], sub, out, pre, sub);
         gain += (long long)(a ? a : sub) - (long long)(b ? b : sub);
+        cost += (long long)sub - (long long)(a ? a : sub);
     }
-    return gain * (long long)(n - sub) > cost * (long long)(LZ_DICT_SAMPLES * sub);
+    return gain * (long long)(n - sub) > cost * (long long)sub;
 }
 
 /* Offset of sample s (s < LZ_DICT_SAMPLES) for lz_dict_pays in a value of n
