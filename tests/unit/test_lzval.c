@@ -7,11 +7,14 @@
  * boundaries under test; 65536 and 20000 (eight, and three uneven, 8 KB
  * sub-blocks per chunk) put sub-block boundaries and the raw tail under test.
  * Stored chunks are also checked against the standard LZ4 frame decoder
- * (lz4frame.h), since the header promises that format. */
+ * (lz4frame.h), since the header promises that format. Values with a
+ * dictionary are built from service-log text (GEN_SVC, close to
+ * bench/gen_logs.py), for which lzval_new chooses one from about 64 KB. */
 #include "lzval.h"
 #include "mem.h"
 #include "test.h"
 
+#define LZ4F_STATIC_LINKING_ONLY /* LZ4F_decompress_usingDict */
 #include <lz4frame.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@
 
 #define SUB 8192 /* the sub-block size for chunk sizes from 8 KB to 2 MB */
 
-enum { GEN_LOG, GEN_UTF8, GEN_RAND };
+enum { GEN_LOG, GEN_UTF8, GEN_RAND, GEN_SVC };
 
 static uint64_t rng_state;
 
@@ -41,8 +44,65 @@ static size_t rng_below(size_t n)
     return n ? (size_t)(rng() % n) : 0;
 }
 
+/* Service-log lines (as bench/gen_logs.py writes them, roughly): a clock that
+ * moves a few ms per line, levels and services from short lists, message
+ * templates with low-entropy fields (skewed user ids, paths, status codes) beside
+ * high-entropy ones (session and trace ids, latencies). Text like this repeats
+ * itself from one 8 KB block to the next, which is what a dictionary is for. */
+static void gen_svc(char *buf, size_t n)
+{
+    static const char *lvl[] = {"INFO ", "INFO ", "INFO ", "INFO ", "INFO ", "DEBUG", "DEBUG", "WARN ", "ERROR"};
+    static const char *svc[] = {"api-gateway", "auth-svc", "order-svc", "payment-svc", "inventory", "search-svc",
+                                "notifier", "worker-1", "worker-2", "scheduler", "cache-proxy", "billing"};
+    static const char *act[] = {"login", "logout", "add_to_cart", "checkout", "view_item", "search"};
+    static const char *path[] = {"/api/v1/orders", "/api/v1/users", "/api/v1/cart", "/health", "/api/v1/search",
+                                 "/api/v2/items", "/static/app.js", "/api/v1/payments"};
+    unsigned long long ms = 8ull * 3600 * 1000;
+    char line[320];
+    size_t pos = 0, room = sizeof line;
+
+    while (pos < n) {
+        unsigned s = (unsigned)rng_below(12), u = 1000 + (unsigned)rng_below(rng_below(600) + 1);
+        int k = snprintf(line, room, "2024-07-21T%02llu:%02llu:%02llu.%03lluZ %s [%s] %s-%04x ", ms / 3600000 % 24,
+                         ms / 60000 % 60, ms / 1000 % 60, ms % 1000, lvl[rng_below(9)], svc[s], svc[s],
+                         s * 7919 % 65536);
+        switch (rng_below(5)) {
+        case 0:
+            k += snprintf(line + k, room - (size_t)k, "user %u action=%s session=%012llx trace_id=%016llx%016llx\n",
+                          u, act[rng_below(6)], (unsigned long long)(rng() >> 16), (unsigned long long)rng(),
+                          (unsigned long long)rng());
+            break;
+        case 1:
+            k += snprintf(line + k, room - (size_t)k, "cache %s key=user:%u:orders ttl=%u\n",
+                          rng_below(3) ? "hit" : "miss", u, 300 * (1 + (unsigned)rng_below(4)));
+            break;
+        case 2:
+            k += snprintf(line + k, room - (size_t)k, "GET %s status=%u bytes=%u duration=%ums\n", path[rng_below(8)],
+                          rng_below(20) ? 200 : 500, (unsigned)rng_below(20000), (unsigned)rng_below(300));
+            break;
+        case 3:
+            k += snprintf(line + k, room - (size_t)k,
+                          "upstream db-%u.internal:5432 latency p50=%u.%ums p99=%u.%ums pool=%u/64\n",
+                          (unsigned)rng_below(4), (unsigned)rng_below(10), (unsigned)rng_below(10),
+                          (unsigned)rng_below(90) + 10, (unsigned)rng_below(10), (unsigned)rng_below(64));
+            break;
+        default:
+            k += snprintf(line + k, room - (size_t)k, "job %s-%u finished in %ums retries=%u\n", act[rng_below(6)],
+                          (unsigned)rng_below(1000), (unsigned)rng_below(5000),
+                          (unsigned)(rng_below(2) * rng_below(4)));
+            break;
+        }
+        ms += rng_below(16);
+        if ((size_t)k > n - pos)
+            k = (int)(n - pos);
+        memcpy(buf + pos, line, (size_t)k);
+        pos += (size_t)k;
+    }
+}
+
 /* Fill buf[0..n) with log lines (GEN_LOG), log lines with accented words, arrows
- * and emoji (GEN_UTF8), or random bytes (GEN_RAND), from seed. */
+ * and emoji (GEN_UTF8), random bytes (GEN_RAND) or service-log lines (GEN_SVC),
+ * from seed. */
 static void gen(char *buf, size_t n, int kind, uint64_t seed)
 {
     static const char *lvl[] = {"INFO", "WARN", "DEBUG", "ERROR"};
@@ -53,6 +113,10 @@ static void gen(char *buf, size_t n, int kind, uint64_t seed)
     size_t pos = 0;
 
     rng_seed(seed);
+    if (kind == GEN_SVC) {
+        gen_svc(buf, n);
+        return;
+    }
     if (kind == GEN_RAND) {
         for (pos = 0; pos < n; pos++)
             buf[pos] = (char)(rng() >> 24);
@@ -842,12 +906,13 @@ static uint32_t rd32(const char *p)
     return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
 }
 
-/* Walk the blocks of a stored frame (as lzval.h describes it): *nblocks gets their
- * count; returns 1 if the last block is stored raw, 0 if it is LZ4, -1 if the
- * walk does not end exactly on the end mark. */
+/* Walk the blocks of a stored frame (as lzval.h describes it; the header is 11
+ * bytes with the DictID flag, else 7): *nblocks gets their count; returns 1 if
+ * the last block is stored raw, 0 if it is LZ4, -1 if the walk does not end
+ * exactly on the end mark. */
 static int frame_last_raw(const char *d, size_t stored, size_t *nblocks)
 {
-    size_t pos = 7, n = 0;
+    size_t pos = (d[4] & 1) ? 11 : 7, n = 0;
     int last = -1;
 
     while (pos + 4 <= stored) {
@@ -863,8 +928,10 @@ static int frame_last_raw(const char *d, size_t stored, size_t *nblocks)
 }
 
 /* 1 if the stored form of a chunk gives exactly m[0..raw): a plain chunk as is,
- * a frame through the standard LZ4 frame decoder. */
-static int stored_decodes_to(const char *d, size_t stored, int comp, const char *m, size_t raw)
+ * a frame through the standard LZ4 frame decoder, given dict[0..dn) as the
+ * dictionary (dn == 0: none). */
+static int stored_decodes_to(const char *d, size_t stored, int comp, const char *m, size_t raw,
+                             const char *dict, size_t dn)
 {
     LZ4F_dctx *dc = NULL;
     char *out;
@@ -876,14 +943,15 @@ static int stored_decodes_to(const char *d, size_t stored, int comp, const char 
     if (LZ4F_isError(LZ4F_createDecompressionContext(&dc, LZ4F_VERSION)))
         return 0;
     out = malloc(raw + 16);
-    r = LZ4F_decompress(dc, out, &dst, d, &src, NULL);
+    r = LZ4F_decompress_usingDict(dc, out, &dst, d, &src, dict, dn, NULL);
     ok = !LZ4F_isError(r) && r == 0 && src == stored && dst == raw && memcmp(out, m, raw) == 0;
     free(out);
     LZ4F_freeDecompressionContext(dc);
     return ok;
 }
 
-/* Every stored chunk of v from chunk `from` on decodes to its slice of m. */
+/* Every stored chunk of v from chunk `from` on decodes to its slice of m, with
+ * the first lzval_dict(v) bytes of m as the dictionary. */
 static int stored_chunks_ok(const lzval *v, const char *m, size_t from)
 {
     size_t cs = lzval_chunk_size(v), i;
@@ -894,7 +962,7 @@ static int stored_chunks_ok(const lzval *v, const char *m, size_t from)
         size_t stored, raw;
         int comp;
         lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
-        ok = stored_decodes_to(d, stored, comp, m + i * cs, raw);
+        ok = stored_decodes_to(d, stored, comp, m + i * cs, raw, m, lzval_dict(v));
     }
     return ok;
 }
@@ -1361,6 +1429,570 @@ static void test_cache_forgets_rewritten_sub_blocks(void)
     free(m);
 }
 
+/* ---- the dictionary ---- */
+
+/* Service-log text of n bytes with a multi-byte character (widths 2..4) cut by
+ * every multiple of step1 and of step2 (sub-block and chunk boundaries). */
+static char *svc_cut_text(size_t n, size_t step1, size_t step2, uint64_t seed)
+{
+    char *m = gen_new(n, GEN_SVC, seed);
+    size_t steps[2] = {step1, step2}, k, i, r = 0;
+
+    for (i = 0; i < 2; i++)
+        for (k = 1; k * steps[i] + 4 < n; k++) {
+            int w = 2 + (int)(r % 3);
+            size_t d = 1 + (r % (size_t)(w - 1));
+            put_char(m, k * steps[i] - d, w);
+            r++;
+        }
+    return m;
+}
+
+/* Rebuild v and check that every stored chunk is byte for byte v's. */
+static int rebuilds_exactly(const lzval *v)
+{
+    lzval *r = rebuild(v);
+    size_t i;
+    int ok = r != NULL && lzval_len(r) == lzval_len(v) && lzval_dict(r) == lzval_dict(v);
+
+    for (i = 0; ok && i < lzval_nchunks(v); i++) {
+        const char *d1, *d2;
+        size_t s1, s2, r1, r2;
+        int c1, c2;
+        lzval_chunk_stored(v, i, &d1, &s1, &r1, &c1);
+        lzval_chunk_stored(r, i, &d2, &s2, &r2, &c2);
+        ok = s1 == s2 && r1 == r2 && c1 == c2 && memcmp(d1, d2, s1) == 0;
+    }
+    lzval_free(r);
+    return ok;
+}
+
+/* 1 if v and w hold byte-identical stored chunks. */
+static int same_stored(const lzval *v, const lzval *w)
+{
+    size_t i;
+    int ok = lzval_nchunks(v) == lzval_nchunks(w);
+
+    for (i = 0; ok && i < lzval_nchunks(v); i++) {
+        const char *d1, *d2;
+        size_t s1, s2, r1, r2;
+        int c1, c2;
+        lzval_chunk_stored(v, i, &d1, &s1, &r1, &c1);
+        lzval_chunk_stored(w, i, &d2, &s2, &r2, &c2);
+        ok = s1 == s2 && r1 == r2 && c1 == c2 && memcmp(d1, d2, s1) == 0;
+    }
+    return ok;
+}
+
+static void test_dict_reads_every_window(void)
+{
+    static const size_t chunks[] = {65536, 20000, 4096, 1024};
+    size_t ci;
+
+    for (ci = 0; ci < sizeof chunks / sizeof *chunks; ci++) {
+        size_t cs = chunks[ci], sub = cs < SUB ? cs : SUB, n = 300000 + 777, i, ch, nl, b, k, len;
+        char *m = svc_cut_text(n, sub, cs, 1200 + ci), *tmp = malloc(4 * SUB + 64);
+        size_t *cpos = malloc((n + 1) * sizeof(size_t)), *lpos = malloc((n + 2) * sizeof(size_t));
+        size_t *before = malloc((n + 1) * sizeof(size_t));
+        lzval *v = lzval_new(m, n, cs);
+        lzcache *c = lzcache_new(3);
+        int bad = 0, pass;
+
+        CHECK(lzval_dict(v) == sub);
+        CHECK(lzval_chars(v) == model_chars(m, n) && lzval_chars(v) < n);
+        CHECK(stored_chunks_ok(v, m, 0));
+        /* windows at every offset around the dictionary's end, and around every
+         * sub-block boundary, of lengths from 1 byte to more than a chunk */
+        for (pass = 0; pass < 2; pass++) {
+            lzcache *cc = pass ? c : NULL;
+            size_t ns[] = {1, 2, 5, 100, sub - 1, sub, sub + 1, 2 * sub + 3};
+            for (i = sub - 40; i < sub + 40; i++)
+                for (k = 0; k < sizeof ns / sizeof *ns; k++)
+                    bad += !window_ok(v, m, i, ns[k], cc);
+            for (b = sub; b < n; b += sub)
+                for (i = b - 3; i <= b + 3 && i < n; i++)
+                    for (k = 0; k < sizeof ns / sizeof *ns; k += 3)
+                        if (i + ns[k] <= n)
+                            bad += !window_ok(v, m, i, ns[k], cc);
+            rng_seed(1210 + ci);
+            for (k = 0; k < 2000; k++) {
+                size_t off = rng_below(n + 1), w = rng_below((n - off < 4 * SUB ? n - off : 4 * SUB) + 1);
+                bad += !window_ok(v, m, off, w, cc);
+            }
+            for (i = 0; i < lzval_nchunks(v); i++) {
+                const char *p = lzval_chunk(v, i, &len, cc);
+                bad += !p || len != (i + 1 < lzval_nchunks(v) ? cs : n - i * cs) || memcmp(p, m + i * cs, len) != 0;
+            }
+        }
+        CHECK(bad == 0);
+        /* characters, bytes and lines against a naive scan */
+        for (i = 0, ch = 0, nl = 0, lpos[0] = 0; i < n; i++) {
+            before[i] = ch;
+            if (((unsigned char)m[i] & 0xC0) != 0x80)
+                cpos[ch++] = i;
+            if (m[i] == '\n')
+                lpos[++nl] = i + 1;
+        }
+        before[n] = ch;
+        cpos[ch] = n;
+        CHECK(nl == lzval_newlines(v));
+        for (pass = 0; pass < 2; pass++) {
+            lzcache *cc = pass ? c : NULL;
+            for (i = 0; i <= ch; i += (i % sub < 8 || i + 8 > ch) ? 1 : 97)
+                bad += lzval_char_to_byte(v, i, &b, cc) != 0 || b != cpos[i];
+            for (i = 0; i <= n; i += (i % sub < 8 || i % sub > sub - 8 || i + 8 > n) ? 1 : 89)
+                bad += lzval_byte_to_char(v, i, &b, cc) != 0 || b != before[i];
+            for (i = 0; i <= nl; i += pass ? 1 : 7)
+                bad += lzval_line_start(v, i, &b, cc) != 0 || b != lpos[i];
+        }
+        CHECK(bad == 0);
+        CHECK(same_as_model(v, m, n, c));
+        lzcache_free(c);
+        lzval_free(v);
+        free(before);
+        free(lpos);
+        free(cpos);
+        free(tmp);
+        free(m);
+    }
+}
+
+static void test_dict_appends(void)
+{
+    static const size_t chunks[] = {65536, 20000, 4096};
+    size_t ci;
+
+    for (ci = 0; ci < sizeof chunks / sizeof *chunks; ci++) {
+        size_t cs = chunks[ci], sub = cs < SUB ? cs : SUB, total = 600000, len = 200000, step = 0;
+        char *m = svc_cut_text(total, sub, cs, 1300 + ci);
+        lzval *v = lzval_new(m, len, cs), *whole;
+        lzcache *c = lzcache_new(4);
+        int bad = 0, tails = 0;
+
+        CHECK(lzval_dict(v) == sub);
+        rng_seed(1310 + ci);
+        while (len < total) {
+            size_t n = step % 13 == 0 ? rng_below(40000) : 1 + rng_below(3000), nch = lzval_nchunks(v);
+            if (n > total - len)
+                n = total - len;
+            bad += lzval_append(v, m + len, n, (step & 1) ? c : NULL) != 0;
+            len += n;
+            bad += lzval_dict(v) != sub;
+            bad += !stored_chunks_ok(v, m, nch ? nch - 1 : 0);
+            if (step % 5 == 0)
+                bad += !same_as_model(v, m, len, (step & 2) ? c : NULL);
+            if (len % cs % sub != 0 && len % cs != 0) {
+                bad += !has_raw_tail(v);
+                tails++;
+            }
+            step++;
+        }
+        CHECK(bad == 0 && tails > 20);
+        CHECK(same_as_model(v, m, total, c) && stored_chunks_ok(v, m, 0));
+        /* sealed, the appended value stores exactly what lzval_new stores */
+        lzval_seal(v);
+        whole = lzval_new(m, total, cs);
+        CHECK(lzval_dict(whole) == sub && same_stored(v, whole));
+        lzval_free(whole);
+        lzcache_free(c);
+        lzval_free(v);
+        free(m);
+    }
+}
+
+static void test_dict_taken_by_appends(void)
+{
+    size_t cs = 65536, total = 700000, len = 0, at = 0, k;
+    char *m = gen_new(total, GEN_SVC, 1401), *rnd = gen_new(total, GEN_RAND, 1402);
+    lzval *v = lzval_new(NULL, 0, cs), *w, *r;
+    lzcache *c = lzcache_new(4);
+    int bad = 0;
+
+    /* service logs appended 1000 bytes at a time from nothing */
+    for (k = 0; len < total; k++) {
+        size_t n = total - len < 1000 ? total - len : 1000;
+        bad += lzval_append(v, m + len, n, (k & 1) ? c : NULL) != 0;
+        len += n;
+        if (!at && lzval_dict(v))
+            at = len;
+        if (k % 50 == 0)
+            bad += !same_as_model(v, m, len, c) || !stored_chunks_ok(v, m, 0);
+    }
+    CHECK(bad == 0);
+    CHECK(lzval_dict(v) == SUB && at >= 49152 && at <= 8 * 49152 + 1000);
+    CHECK(same_as_model(v, m, total, c) && stored_chunks_ok(v, m, 0) && has_raw_tail(v));
+    lzval_seal(v);
+    w = lzval_new(m, total, cs);
+    CHECK(same_stored(v, w));
+    lzval_free(w);
+    lzval_free(v);
+    /* one append of everything at once */
+    v = lzval_new(m, 10000, cs);
+    CHECK(lzval_dict(v) == 0);
+    CHECK(lzval_append(v, m + 10000, total - 10000, c) == 0);
+    CHECK(lzval_dict(v) == SUB && same_as_model(v, m, total, c) && stored_chunks_ok(v, m, 0));
+    lzval_free(v);
+    /* random bytes gain nothing from a dictionary: none is taken */
+    v = lzval_new(NULL, 0, cs);
+    for (len = 0; len < 500000; len += 5000)
+        CHECK(lzval_append(v, rnd + len, 5000, c) == 0);
+    CHECK(lzval_dict(v) == 0 && same_as_model(v, rnd, 500000, NULL));
+    lzval_free(v);
+    /* a value past the last size at which appends ask keeps independent blocks */
+    v = lzval_new(rnd, 400000, cs);
+    CHECK(lzval_append(v, m, 300000, c) == 0);
+    CHECK(lzval_dict(v) == 0);
+    r = rebuild(v);
+    CHECK(r && lzval_dict(r) == 0);
+    lzval_free(r);
+    lzval_free(v);
+    lzcache_free(c);
+    free(rnd);
+    free(m);
+}
+
+static void test_dict_setrange(void)
+{
+    static const size_t chunks[] = {65536, 4096};
+    size_t ci, k;
+
+    for (ci = 0; ci < sizeof chunks / sizeof *chunks; ci++) {
+        size_t cs = chunks[ci], sub = cs < SUB ? cs : SUB, len = 400000 + 123, cap = len + 100000, nch, i;
+        char *m = malloc(cap), *alt = gen_new(cap, GEN_UTF8, 1501), *rnd = gen_new(cap, GEN_RAND, 1502);
+        char tmp[600];
+        const char **before, *d;
+        size_t stored, raw;
+        lzval *v;
+        lzcache *c = lzcache_new(4);
+        int comp, bad = 0;
+
+        gen(m, cap, GEN_SVC, 1503 + ci);
+        v = lzval_new(m, len, cs);
+        CHECK(lzval_dict(v) == sub && !has_raw_tail(v));
+        /* windows cached before the changes are not served stale after them */
+        for (k = 0; k < 6; k++)
+            bad += lzval_read(v, k * (len / 6) + 17, 500, tmp, c) != 0;
+        CHECK(bad == 0);
+        /* inside the dictionary, across its end, over it whole (random bytes) */
+        CHECK(lzval_setrange(v, 100, alt, 50, c) == 0);
+        memcpy(m + 100, alt, 50);
+        CHECK(same_as_model(v, m, len, c) && stored_chunks_ok(v, m, 0) && lzval_dict(v) == sub);
+        CHECK(lzval_setrange(v, sub - 20, alt + 100, 40, NULL) == 0);
+        memcpy(m + sub - 20, alt + 100, 40);
+        CHECK(same_as_model(v, m, len, c) && stored_chunks_ok(v, m, 0));
+        CHECK(lzval_setrange(v, 0, rnd, sub + 100, c) == 0);
+        memcpy(m, rnd, sub + 100);
+        CHECK(same_as_model(v, m, len, NULL) && stored_chunks_ok(v, m, 0) && lzval_dict(v) == sub);
+        for (k = 0; k < 6; k++) {
+            size_t off = k * (len / 6) + 17;
+            bad += lzval_read(v, off, 500, tmp, c) != 0 || memcmp(tmp, m + off, 500) != 0;
+        }
+        CHECK(bad == 0);
+        CHECK(!has_raw_tail(v)); /* sealed before, sealed after */
+        CHECK(rebuilds_exactly(v));
+        /* with a raw tail, a dictionary change keeps it */
+        CHECK(lzval_append(v, m + len, 3001, c) == 0);
+        len += 3001;
+        CHECK(has_raw_tail(v));
+        CHECK(lzval_setrange(v, 7, alt + 300, 9, c) == 0);
+        memcpy(m + 7, alt + 300, 9);
+        CHECK(has_raw_tail(v) && same_as_model(v, m, len, c) && stored_chunks_ok(v, m, 0));
+        /* elsewhere, only the touched chunk is rewritten */
+        nch = lzval_nchunks(v);
+        before = malloc(nch * sizeof(*before));
+        for (i = 0; i < nch; i++)
+            lzval_chunk_stored(v, i, &before[i], &stored, &raw, &comp);
+        CHECK(lzval_setrange(v, 3 * cs + 10, alt + 500, 20, c) == 0);
+        memcpy(m + 3 * cs + 10, alt + 500, 20);
+        for (i = 0; i + 1 < nch; i++) {
+            lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+            bad += i != 3 && d != before[i];
+        }
+        CHECK(bad == 0);
+        CHECK(same_as_model(v, m, len, c) && stored_chunks_ok(v, m, 0));
+        free(before);
+        /* random changes, some in the dictionary, some extending the value */
+        rng_seed(1505 + ci);
+        for (k = 0; k < 120; k++) {
+            size_t off = k % 4 == 0 ? rng_below(sub) : rng_below(len + 1), n = rng_below(k % 7 == 0 ? 3 * SUB : 300);
+            const char *p = (k % 3) ? alt + rng_below(cap - n) : rnd + rng_below(cap - n);
+            if (off + n > cap)
+                n = cap - off;
+            bad += lzval_setrange(v, off, p, n, (k & 1) ? c : NULL) != 0;
+            memcpy(m + off, p, n);
+            if (off + n > len)
+                len = off + n;
+            if (k % 10 == 0)
+                bad += !same_as_model(v, m, len, c) || !stored_chunks_ok(v, m, 0) || lzval_dict(v) != sub;
+        }
+        CHECK(bad == 0);
+        CHECK(same_as_model(v, m, len, NULL) && stored_chunks_ok(v, m, 0) && rebuilds_exactly(v));
+        lzcache_free(c);
+        lzval_free(v);
+        free(rnd);
+        free(alt);
+        free(m);
+    }
+}
+
+static void test_dict_export_rebuild(void)
+{
+    static const size_t chunks[] = {65536, 20000, 4096};
+    size_t ci, i;
+
+    for (ci = 0; ci < sizeof chunks / sizeof *chunks; ci++) {
+        size_t cs = chunks[ci], sub = cs < SUB ? cs : SUB, n = 300000 + 777, stored, raw;
+        char *m = gen_new(n + 50000, GEN_SVC, 1601 + ci);
+        lzval *v = lzval_new(m, n, cs), *r;
+        const char *d;
+        int comp, bad = 0, frames = 0;
+
+        CHECK(lzval_dict(v) == sub);
+        for (i = 0; i < lzval_nchunks(v); i++) {
+            lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+            if (!comp)
+                continue;
+            frames++;
+            bad += (unsigned char)d[4] != 0x61 || memcmp(d + 6, "SPD1", 4) != 0;
+            if (i == 0) /* the dictionary: the first block, raw and full */
+                bad += rd32(d + 11) != (0x80000000u | (uint32_t)sub) || memcmp(d + 15, m, sub) != 0;
+        }
+        CHECK(bad == 0 && frames > 0);
+        if (cs < SUB) { /* chunk 0 is the dictionary alone, a plain chunk */
+            lzval_chunk_stored(v, 0, &d, &stored, &raw, &comp);
+            CHECK(!comp && stored == cs);
+        }
+        CHECK(rebuilds_exactly(v));
+        r = rebuild(v);
+        CHECK(r && same_as_model(r, m, n, NULL) && stored_chunks_ok(r, m, 0));
+        /* both go on with the dictionary and agree, a raw tail included */
+        CHECK(lzval_append(v, m + n, 30001, NULL) == 0 && lzval_append(r, m + n, 30001, NULL) == 0);
+        CHECK(same_stored(v, r) && lzval_dict(r) == sub && has_raw_tail(r));
+        CHECK(rebuilds_exactly(v));
+        lzval_free(r);
+        lzval_free(v);
+        free(m);
+    }
+}
+
+static void test_dict_older_frames_load(void)
+{
+    size_t base = mem_used(), cs = 32768, nch = 24, n = nch * cs, i, stored, raw;
+    char *m = gen_new(n + 100000, GEN_SVC, 1701);
+    lzval *r = lzval_from_chunks_begin(cs), *p;
+    const char *d;
+    int comp, bad = 0;
+
+    /* each chunk compressed on its own, as an older log holds a value */
+    for (i = 0; i < nch; i++) {
+        p = lzval_new(m + i * cs, cs, cs);
+        bad += lzval_dict(p) != 0;
+        lzval_chunk_stored(p, 0, &d, &stored, &raw, &comp);
+        bad += !comp || (unsigned char)d[4] != 0x60;
+        bad += lzval_from_chunks_add(r, d, stored, raw, comp) != 0;
+        lzval_free(p);
+    }
+    CHECK(bad == 0);
+    r = lzval_from_chunks_end(r);
+    CHECK(r && lzval_dict(r) == 0 && same_as_model(r, m, n, NULL) && stored_chunks_ok(r, m, 0));
+    CHECK(rebuilds_exactly(r));
+    /* appends and changes keep its independent blocks (it is past 384 KB) */
+    CHECK(lzval_append(r, m + n, 100000, NULL) == 0);
+    CHECK(lzval_setrange(r, 10, m + 5, 100, NULL) == 0);
+    memmove(m + 10, m + 5, 100);
+    CHECK(lzval_dict(r) == 0 && same_as_model(r, m, n + 100000, NULL) && stored_chunks_ok(r, m, 0));
+    for (i = 0; i < lzval_nchunks(r); i++) {
+        lzval_chunk_stored(r, i, &d, &stored, &raw, &comp);
+        bad += comp && (unsigned char)d[4] != 0x60;
+    }
+    CHECK(bad == 0);
+    lzval_free(r);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void wr32(char *p, uint32_t x)
+{
+    p[0] = (char)(x & 0xFF);
+    p[1] = (char)(x >> 8 & 0xFF);
+    p[2] = (char)(x >> 16 & 0xFF);
+    p[3] = (char)(x >> 24);
+}
+
+/* Rebuild from n frames d[i][0..st[i]) of rl[i] raw bytes, chunk size cs. */
+static lzval *rebuild_from(size_t cs, size_t n, const char **d, const size_t *st, const size_t *rl)
+{
+    lzval *r = lzval_from_chunks_begin(cs);
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        lzval_from_chunks_add(r, d[i], st[i], rl[i], 1);
+    return lzval_from_chunks_end(r);
+}
+
+static void test_dict_rebuild_refuses(void)
+{
+    size_t base = mem_used(), cs = 65536, n = 300000, st[3], rl[3], s0, r0, s1, r1, so, ro, k;
+    char *m = gen_new(n, GEN_SVC, 1801), *log = gen_new(cs, GEN_LOG, 1802), *buf = malloc(2 * cs);
+    lzval *v = lzval_new(m, n, cs), *old = lzval_new(log, cs, cs), *r;
+    const char *d0, *d1, *dold, *d[3];
+    int comp;
+
+    lzval_chunk_stored(v, 0, &d0, &s0, &r0, &comp);
+    lzval_chunk_stored(v, 1, &d1, &s1, &r1, &comp);
+    lzval_chunk_stored(old, 0, &dold, &so, &ro, &comp);
+    CHECK(lzval_dict(v) == SUB && lzval_dict(old) == 0 && comp && ro == cs);
+    /* the two good chunks rebuild */
+    d[0] = d0, st[0] = s0, rl[0] = r0, d[1] = d1, st[1] = s1, rl[1] = r1;
+    r = rebuild_from(cs, 2, d, st, rl);
+    CHECK(r != NULL && lzval_dict(r) == SUB && same_as_model(r, m, 2 * cs, NULL));
+    lzval_free(r);
+    /* no dictionary: a dictionary frame first, whose first block is LZ4 */
+    d[0] = d1, st[0] = s1, rl[0] = r1;
+    CHECK(rebuild_from(cs, 1, d, st, rl) == NULL);
+    /* a short dictionary: a dictionary frame whose raw first block is 5000 bytes */
+    memcpy(buf, d0, 11);
+    wr32(buf + 11, 0x80000000u | 5000);
+    memcpy(buf + 15, m, 5000);
+    wr32(buf + 15 + 5000, 0);
+    d[0] = buf, st[0] = 15 + 5000 + 4, rl[0] = 5000;
+    CHECK(rebuild_from(cs, 1, d, st, rl) == NULL);
+    /* mixed: an independent frame then a dictionary one, and the reverse */
+    d[0] = dold, st[0] = so, rl[0] = ro, d[1] = d1, st[1] = s1, rl[1] = r1;
+    CHECK(rebuild_from(cs, 2, d, st, rl) == NULL);
+    d[0] = d0, st[0] = s0, rl[0] = r0, d[1] = dold, st[1] = so, rl[1] = ro;
+    CHECK(rebuild_from(cs, 2, d, st, rl) == NULL);
+    /* a dictionary frame relabelled as independent: its blocks need the dictionary */
+    memcpy(buf, dold, 7);
+    memcpy(buf + 7, d0 + 11, s0 - 11);
+    d[0] = buf, st[0] = s0 - 4, rl[0] = r0;
+    CHECK(rebuild_from(cs, 1, d, st, rl) == NULL);
+    /* another DictID, or a broken header checksum */
+    for (k = 6; k <= 10; k += 4) {
+        memcpy(buf, d0, s0);
+        buf[k] ^= 0x20;
+        d[0] = buf, st[0] = s0, rl[0] = r0;
+        CHECK(rebuild_from(cs, 1, d, st, rl) == NULL);
+    }
+    /* sub-blocks above 8 KB (16 KB in chunks of 4 MB) never have a dictionary:
+     * a well-formed frame of two raw blocks, the first 16 KB, is refused */
+    memcpy(buf, d0, 11);
+    wr32(buf + 11, 0x80000000u | 16384);
+    memcpy(buf + 15, m, 16384);
+    wr32(buf + 15 + 16384, 0x80000000u | 5000);
+    memcpy(buf + 19 + 16384, m + 16384, 5000);
+    wr32(buf + 19 + 16384 + 5000, 0);
+    d[0] = buf, st[0] = 23 + 16384 + 5000, rl[0] = 16384 + 5000;
+    CHECK(rebuild_from(4u << 20, 1, d, st, rl) == NULL);
+    buf[4] = 0x60; /* the same blocks in a frame without the DictID load */
+    buf[6] = (char)0x82;
+    memmove(buf + 7, buf + 11, st[0] - 11);
+    st[0] -= 4;
+    r = rebuild_from(4u << 20, 1, d, st, rl);
+    CHECK(r != NULL && same_as_model(r, m, 16384 + 5000, NULL));
+    lzval_free(r);
+    lzval_free(old);
+    lzval_free(v);
+    free(buf);
+    free(log);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_dict_corruption(void)
+{
+    size_t cs = 65536, n = 5 * cs + 20000, j, b, len;
+    char *m = gen_new(n, GEN_SVC, 1901), *tmp = malloc(2 * cs), *mod = gen_new(SUB, GEN_RAND, 1902);
+    lzval *v = lzval_new(m, n, cs), *w = lzval_dup(v);
+    lzcache *c = lzcache_new(4);
+    int pass;
+
+    CHECK(lzval_dict(v) == SUB);
+    CHECK(lzval_read(v, 2 * cs + 3 * SUB + 5, 100, tmp, c) == 0); /* cached before */
+    CHECK(lzval_debug_corrupt(v, 2) == 0);
+    for (pass = 0; pass < 2; pass++) {
+        lzcache *cc = pass ? c : NULL;
+        int bad = 0;
+        for (j = 0; j < 8; j++) {
+            bad += lzval_read(v, 2 * cs + j * SUB, 10, tmp, cc) != -1;
+            bad += lzval_read(v, 2 * cs + j * SUB + 100, 50, tmp, cc) != -1;
+            bad += lzval_read(v, 2 * cs + j * SUB, SUB, tmp, cc) != -1;
+        }
+        CHECK(bad == 0);
+        CHECK(lzval_read(v, cs, cs, tmp, cc) == 0 && memcmp(tmp, m + cs, cs) == 0);
+        CHECK(lzval_read(v, 3 * cs, cs, tmp, cc) == 0 && memcmp(tmp, m + 3 * cs, cs) == 0);
+        CHECK(lzval_chunk(v, 2, &b, cc) == NULL);
+        CHECK(lzval_byte_to_char(v, 2 * cs + 5 * SUB + 9, &b, cc) == -1);
+        CHECK(lzval_line_start(v, model_newlines(m, 2 * cs + 7 * SUB) + 1, &b, cc) == -1);
+    }
+    CHECK(rebuild(v) == NULL);
+    /* a change of the dictionary must decode every sub-block: it fails, v unchanged */
+    CHECK(lzval_setrange(v, 10, mod, 10, c) == -1);
+    CHECK(lzval_setrange(v, 0, mod, SUB, NULL) == -1);
+    CHECK(lzval_len(v) == n && lzval_dict(v) == SUB);
+    CHECK(lzval_read(v, 0, 2 * cs, tmp, c) == 0 && memcmp(tmp, m, 2 * cs) == 0);
+    /* chunk 0: its LZ4 blocks fail, the dictionary and every other chunk read right */
+    CHECK(lzval_debug_corrupt(w, 0) == 0);
+    for (pass = 0; pass < 2; pass++) {
+        lzcache *cc = pass ? c : NULL;
+        int bad = 0;
+        bad += lzval_read(w, 0, SUB, tmp, cc) != 0 || memcmp(tmp, m, SUB) != 0;
+        for (j = 1; j < 8; j++)
+            bad += lzval_read(w, j * SUB + 7, 30, tmp, cc) != -1;
+        bad += lzval_read(w, SUB - 5, 10, tmp, cc) != -1;
+        for (j = 1; j < 6; j++)
+            bad += lzval_read(w, j * cs, j < 5 ? cs : 20000, tmp, cc) != 0 ||
+                   memcmp(tmp, m + j * cs, j < 5 ? cs : 20000) != 0;
+        CHECK(bad == 0);
+        CHECK(lzval_chunk(w, 0, &len, cc) == NULL);
+    }
+    CHECK(lzval_setrange(w, SUB + 10, mod, 10, c) == -1);
+    CHECK(lzval_setrange(w, 5, mod, 10, c) == -1);
+    CHECK(lzval_setrange(w, 3 * cs + 5, mod, 10, c) == 0);
+    memcpy(m + 3 * cs + 5, mod, 10);
+    CHECK(lzval_read(w, 3 * cs, cs, tmp, c) == 0 && memcmp(tmp, m + 3 * cs, cs) == 0);
+    CHECK(rebuild(w) == NULL);
+    /* rewriting chunk 0 past the dictionary needs none of its old bytes: repaired */
+    CHECK(lzval_setrange(w, SUB, m + SUB, cs - SUB, c) == 0);
+    CHECK(same_as_model(w, m, n, c) && stored_chunks_ok(w, m, 0) && rebuilds_exactly(w));
+    lzval_free(w);
+    lzcache_free(c);
+    lzval_free(v);
+    free(mod);
+    free(tmp);
+    free(m);
+}
+
+static void test_dict_memory(void)
+{
+    size_t base = mem_used(), n = 1 << 20, slice = 32768, k, indep = 0, stored, raw;
+    char *m = gen_new(n, GEN_SVC, 2001);
+    lzval *v = lzval_new(m, n, 65536), *d, *w;
+    const char *p;
+    int comp;
+
+    /* the same text in independent blocks: 32 KB values, too short for a dictionary */
+    for (k = 0; k < n; k += slice) {
+        w = lzval_new(m + k, slice, 65536);
+        lzval_chunk_stored(w, 0, &p, &stored, &raw, &comp);
+        indep += stored;
+        lzval_free(w);
+    }
+    CHECK(lzval_dict(v) == SUB);
+    CHECK(lzval_stored(v) < n * 36 / 100);
+    CHECK(indep > n * 36 / 100);
+    CHECK(lzval_stored(v) < indep * 9 / 10);
+    /* a copy stores the same bytes, and is independent of the original */
+    d = lzval_dup(v);
+    CHECK(same_stored(d, v) && lzval_dict(d) == SUB);
+    CHECK(lzval_setrange(d, 0, "X", 1, NULL) == 0 && lzval_append(d, m, 5000, NULL) == 0);
+    CHECK(same_as_model(v, m, n, NULL) && stored_chunks_ok(v, m, 0));
+    lzval_free(d);
+    lzval_free(v);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
 int main(void)
 {
     RUN(test_roundtrip, "a value round-trips at sizes below, at and above one chunk, for several chunk sizes");
@@ -1391,5 +2023,14 @@ int main(void)
     RUN(test_lookups_sub_blocks, "char and line lookups agree with a naive scan across sub-block boundaries and in the raw tail");
     RUN(test_setrange_sub_blocks, "setrange across sub-blocks, past a compressed or a raw tail, equals the model");
     RUN(test_memory_baseline_raw_tail, "mem_used returns to its baseline after raw tails, seals, copies and rebuilds");
+    RUN(test_dict_reads_every_window, "a value with a dictionary reads every window, chunk, character and line as a plain copy, with characters cut by sub-block and chunk boundaries");
+    RUN(test_dict_appends, "appends onto a value with a dictionary compress with it, keep a raw tail, and store what lzval_new stores");
+    RUN(test_dict_taken_by_appends, "a value grown by appends takes a dictionary once it pays, random bytes and long values keep independent blocks");
+    RUN(test_dict_setrange, "setrange in the dictionary rebuilds the value with the new one, elsewhere it rewrites only its chunk");
+    RUN(test_dict_export_rebuild, "frames of a value with a dictionary carry the DictID, rebuild byte-exactly and go on as the original");
+    RUN(test_dict_older_frames_load, "frames without the DictID, as older logs hold them, load as before and keep independent blocks");
+    RUN(test_dict_rebuild_refuses, "a dictionary frame without a raw full first block, mixed with independent frames, relabelled or mislabelled is refused");
+    RUN(test_dict_corruption, "a corrupted chunk of a value with a dictionary fails every read that needs its LZ4 blocks, and a change that needs it leaves the value as it was");
+    RUN(test_dict_memory, "a 1 MB value of service logs takes less than 0.36 of its bytes, 10 % less than independent blocks");
     return TEST_DONE();
 }
