@@ -255,6 +255,7 @@ static void content_free(sp_entry *e)
     xfree(e->raw);
     lzval_free(e->lz);
     e->raw = NULL;
+    e->rawcap = 0;
     e->lz = NULL;
 }
 
@@ -366,6 +367,7 @@ sp *sp_dup(const sp *s)
         memcpy(e, src, sizeof(sp_entry) + src->nlen + 1);
         if (src->raw) {
             e->raw = xmalloc(src->size ? src->size : 1);
+            e->rawcap = xmalloc_size(e->raw);
             memcpy(e->raw, src->raw, src->size);
         }
         if (src->lz)
@@ -379,7 +381,7 @@ sp *sp_dup(const sp *s)
 
 size_t sp_entry_stored(const sp_entry *e)
 {
-    return xmalloc_size(e) + (e->raw ? xmalloc_size(e->raw) : 0) + (e->lz ? lzval_stored(e->lz) : 0);
+    return xmalloc_size(e) + e->rawcap + (e->lz ? lzval_stored(e->lz) : 0);
 }
 
 size_t sp_entry_chunks(const sp_entry *e)
@@ -565,7 +567,7 @@ void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, co
         content_free(e);
         e->lz = lzval_new(p, n, pr->compress_chunk);
         e->enc = SP_ENC_LZ4;
-    } else if (e->raw && (room = xmalloc_size(e->raw)) >= n && room <= 2 * n + 64) {
+    } else if (e->raw && (room = e->rawcap) >= n && room <= 2 * n + 64) {
         /* Overwriting small content with content of about its size (the common
          * rewrite of a plan or a note): the buffer is reused, no free + malloc.
          * p may point into it (memmove). */
@@ -573,6 +575,7 @@ void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, co
     } else {
         content_free(e);
         e->raw = xmalloc(n ? n : 1);
+        e->rawcap = xmalloc_size(e->raw);
         memcpy(e->raw, p, n);
         e->enc = SP_ENC_RAW;
     }
@@ -638,11 +641,14 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
         }
         xfree(e->raw);
         e->raw = NULL;
+        e->rawcap = 0;
         e->lz = v;
         e->enc = SP_ENC_LZ4;
     } else {
-        if (xmalloc_size(e->raw) < newsize)
+        if (e->rawcap < newsize) {
             e->raw = xrealloc(e->raw, newsize < 1024 * 1024 ? newsize * 2 : newsize + 1024 * 1024);
+            e->rawcap = xmalloc_size(e->raw);
+        }
         memcpy(e->raw + e->size, p, n);
     }
     if (!ti) {

@@ -59,6 +59,8 @@ typedef struct sp_entry {
     uint8_t ends_nl;    /* the content's last byte is '\n' */
     uint8_t sha[32];    /* cached SHA-256 of the content */
     char *raw;          /* SP_ENC_RAW: content (xmalloc'd, may have spare room) */
+    size_t rawcap;      /* bytes usable in raw (xmalloc_size, kept so that a rewrite
+                           in place need not read the allocator's header) */
     lzval *lz;          /* SP_ENC_LZ4: content */
     char name[];        /* nlen bytes, NUL-terminated */
 } sp_entry;
