@@ -7,13 +7,14 @@
  * its own, so a window read decodes at most the two or three sub-blocks it
  * touches, never a whole chunk. A chunk is stored in one of two forms:
  *  - plain: its raw bytes (a full chunk none of whose sub-blocks compresses);
- *  - frame: an LZ4 frame (lz4frame format: independent blocks, no checksums, no
- *    content size; in dictionary mode the Dictionary-ID flag and DictID
- *    LZ_DICT_ID), one frame block per sub-block, each an LZ4 block or, when
- *    compression saves less than 1/8 or the block is the open tail, raw bytes
- *    (the frame format's "uncompressed block" flag). Any LZ4 frame decoder reads
- *    it (given the dictionary, `lz4 -d -D first-sub-block`), which keeps the
- *    log's chunk records readable by standard tools.
+ *  - frame: an LZ4 frame as lzframe.h describes it (in dictionary mode with the
+ *    DictID), one frame block per sub-block, each an LZ4 block or, when
+ *    compression saves less than 1/8 or the block is the open tail, raw bytes.
+ *    Any LZ4 frame decoder reads it (given the dictionary, `lz4 -d -D
+ *    first-sub-block`), which keeps the log's chunk records readable by
+ *    standard tools. The bytes of frames and blocks, the encoding and decoding
+ *    of one block and the check of a loaded frame are lzframe's; this module
+ *    decides what goes in which block and keeps the index over them.
  * In memory each chunk's data block starts with a table of nsub_max entries (one
  * per sub-block: where its frame block starts, its characters, its newlines),
  * followed by the stored bytes. The table makes a sub-block's place O(1) and lets
@@ -36,14 +37,12 @@
  * from one block to the next (the same timestamps, levels, services, templates).
  * In dictionary mode the value's first sub-block (sub-block 0 of chunk 0) is
  * stored raw and every other sub-block, in every chunk, is compressed with it as
- * LZ4 dictionary (LZ4_loadDict + LZ4_compress_fast_continue; decoded with the
- * *_safe_usingDict decoders), so blocks stay independent of each other (a
- * window still decodes only the sub-blocks it touches) while each one can copy
- * from the dictionary. On log text (bench/gen_logs.py) that takes a value from
- * 0.43 of its bytes to 0.33; the dictionary is the value's own text, in place,
- * so it costs only its being stored raw (~4.5 KB more than compressed). Both
- * ways go through the thread's prefix buffer (the dictionary, then one
- * sub-block), since LZ4 works faster with the dictionary right before the data.
+ * LZ4 dictionary (lzf_encode / lzf_decode through lzframe's prefix buffer,
+ * keyed by dict_id), so blocks stay independent of each other (a window still
+ * decodes only the sub-blocks it touches) while each one can copy from the
+ * dictionary. On log text (bench/gen_logs.py) that takes a value from 0.43 of
+ * its bytes to 0.33; the dictionary is the value's own text, in place, so it
+ * costs only its being stored raw (~4.5 KB more than compressed).
  *  - who: lzval_new decides for a value of LZ_DICT_MIN bytes or more (and
  *    sub-blocks of at most 8 KB) whether a dictionary pays (lz_dict_pays): it
  *    compresses LZ_DICT_SAMPLES sub-blocks spread over the value with and
@@ -132,22 +131,20 @@
  *    of them for a rebuild, into a new value swapped in at the end) before it
  *    alters anything, so a corrupt sub-block leaves the value as it was.
  *
- * Scratch memory: each thread keeps three buffers, grown to the largest size it
+ * Scratch memory: each thread keeps two buffers, grown to the largest size it
  * has met and kept for its life: the work area (two decoded sub-blocks and one
- * LZ4 output), the buffer lzval_chunk returns when called without a cache, and
- * the prefix buffer (a dictionary and one sub-block, keyed by the dict_id of
- * the dictionary it holds); and an LZ4 stream (16 KB) for compression with a
- * dictionary. They are working memory, like the stack, not dataset memory: they
- * come from plain malloc so that creating and freeing a value always brings
- * mem_used() back to where it was. Everything a value or a cache holds comes
- * from mem.h.
+ * LZ4 output), and the buffer lzval_chunk returns when called without a cache
+ * (lzframe keeps the prefix buffer and an LZ4 stream the same way). They are
+ * working memory, like the stack, not dataset memory: they come from plain
+ * malloc so that creating and freeing a value always brings mem_used() back to
+ * where it was. Everything a value or a cache holds comes from mem.h.
  *
  * Functions also answer -1 (or NULL) to arguments outside their contract (an
  * offset past the end, a chunk index out of range) rather than read out of bounds. */
 #include "lzval.h"
+#include "lzframe.h"
 #include "mem.h"
 
-#include <lz4.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,16 +153,10 @@
 #define LZ_CHUNK_MAX (1u << 30) /* well below LZ4_MAX_INPUT_SIZE; fits the uint32_t fields */
 #define LZ_SUB 8192u            /* raw bytes per sub-block, see the measurements above */
 #define LZ_SUB_MAXN 256u        /* sub-blocks per chunk at most (sub-blocks <= 4 MB) */
-#define LZ_FRAME_HDR 7u         /* magic, FLG, BD, header checksum */
-#define LZ_DICT_HDR 11u         /* magic, FLG, BD, DictID, header checksum */
-#define LZ_DICT_ID 0x31445053u  /* the DictID field: the bytes "SPD1" */
 #define LZ_DICT_MIN 49152u      /* raw bytes from which a dictionary is considered */
 #define LZ_DICT_LAST (8u * LZ_DICT_MIN) /* raw bytes: the last size at which appends
                                            reconsider a dictionary */
 #define LZ_DICT_SAMPLES 2u      /* sub-blocks compressed both ways to decide */
-#define LZ_BLK_HDR 4u           /* block size, little-endian; top bit: stored raw */
-#define LZ_END 4u               /* end mark: a zero block size */
-#define LZ_RAW_BLOCK 0x80000000u
 
 typedef struct lz_sub {
     uint32_t off;   /* frame: bytes from the frame's start to the block header */
@@ -226,9 +217,6 @@ typedef struct lz_scratch {
 static uint64_t lz_uid_counter;
 static _Thread_local lz_scratch lz_work;      /* internal work area */
 static _Thread_local lz_scratch lz_chunk_buf; /* lzval_chunk with a NULL cache */
-static _Thread_local lz_scratch lz_pre;       /* a dictionary, then room for one sub-block */
-static _Thread_local uint64_t lz_pre_id;      /* dict_id of the dictionary in lz_pre; 0: none */
-static _Thread_local LZ4_stream_t *lz_stream; /* compression with a dictionary */
 
 static uint64_t lz_new_uid(void)
 {
@@ -261,25 +249,10 @@ static char *lz_scratch_get(lz_scratch *s, size_t n)
 }
 
 /* The work area for v: two decode buffers of sub_size bytes at [0, sub) and
- * [sub, 2 sub), then LZ4 output room from 2 sub (LZ4_compressBound(sub) bytes). */
+ * [sub, 2 sub), then LZ4 output room from 2 sub (lzf_bound(sub) bytes). */
 static char *lz_work_area(const lzval *v)
 {
-    return lz_scratch_get(&lz_work, 2 * v->sub_size + (size_t)LZ4_compressBound((int)v->sub_size));
-}
-
-static uint32_t lz_get32(const char *p)
-{
-    const unsigned char *s = (const unsigned char *)p;
-
-    return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
-}
-
-static void lz_put32(char *p, uint32_t x)
-{
-    p[0] = (char)(x & 0xFF);
-    p[1] = (char)(x >> 8 & 0xFF);
-    p[2] = (char)(x >> 16 & 0xFF);
-    p[3] = (char)(x >> 24);
+    return lz_scratch_get(&lz_work, 2 * v->sub_size + lzf_bound(v->sub_size));
 }
 
 /* Sum of the eight byte lanes of x (each at most 255). */
@@ -368,37 +341,13 @@ static size_t lz_blen(const lzval *v, size_t raw, size_t j)
 /* Bytes of the frame header of v's chunks. */
 static size_t lz_hdr(const lzval *v)
 {
-    return v->dict ? LZ_DICT_HDR : LZ_FRAME_HDR;
+    return lzf_header_len(v->dict);
 }
 
 /* The largest frame a chunk can need: every block raw. */
 static size_t lz_max_stored(const lzval *v)
 {
-    return lz_hdr(v) + v->nsub_max * LZ_BLK_HDR + v->chunk_size + LZ_END;
-}
-
-/* The frame header: magic 0x184D2204, FLG, BD (block maximum 64 KB, 256 KB, 1 MB
- * or 4 MB), in dictionary mode the DictID, then the header checksum,
- * (XXH32(FLG BD [DictID]) >> 8) & 0xFF, as lz4 -BI writes it. FLG is 0x60
- * (version 1, independent blocks, no checksums, no content size), 0x61 with the
- * DictID flag. */
-static void lz_frame_header(const lzval *v, char *st)
-{
-    static const unsigned char bd_hc[4][3] = {
-        {0x40, 0x82, 0x6F}, {0x50, 0xFB, 0xE9}, {0x60, 0x51, 0x60}, {0x70, 0x73, 0x60}};
-
-    st[0] = 0x04;
-    st[1] = 0x22;
-    st[2] = 0x4D;
-    st[3] = 0x18;
-    st[4] = v->dict ? 0x61 : 0x60;
-    st[5] = (char)bd_hc[v->bd][0];
-    if (v->dict) {
-        lz_put32(st + 6, LZ_DICT_ID);
-        st[10] = (char)bd_hc[v->bd][2];
-    } else {
-        st[6] = (char)bd_hc[v->bd][1];
-    }
+    return lz_hdr(v) + v->nsub_max * LZF_BLK_HDR + v->chunk_size + LZF_END;
 }
 
 /* ---- the dictionary ---- */
@@ -419,96 +368,48 @@ static int lz_may_pack(const lzval *v, const lz_chunk *ck, size_t j)
     return !(v->dict && ck == &v->chunks[0] && j == 0);
 }
 
-/* The thread's prefix buffer: a dictionary of dn bytes at its start, then room
- * for dn more bytes (one sub-block). Compressing or decoding right after the
- * dictionary (LZ4's prefix mode) runs ~20 % faster than with the dictionary
- * elsewhere (compression) and about twice as fast (decoding). dict[0..dn) is
- * copied in only when the buffer holds another dictionary than the one named
- * id; dict may be NULL when it holds that one. */
-static char *lz_prefix_load(uint64_t id, const char *dict, size_t dn)
+/* The raw bytes of v's dictionary (v in dictionary mode): chunk 0's first
+ * sub-block, stored raw. */
+static const char *lz_dict_bytes(const lzval *v)
 {
-    if (lz_pre.cap < 2 * dn) {
-        lz_scratch_get(&lz_pre, 2 * dn);
-        lz_pre_id = 0;
-    }
-    if (lz_pre_id != id) {
-        memcpy(lz_pre.buf, dict, dn);
-        lz_pre_id = id;
-    }
-    return lz_pre.buf;
+    const lz_chunk *ck = &v->chunks[0];
+
+    return lz_st(v, ck) + (ck->compressed ? lz_tab(ck)[0].off + LZF_BLK_HDR : 0);
 }
 
-/* The prefix buffer holding v's dictionary (v in dictionary mode), taken from
- * dict if given, else from chunk 0, whose first sub-block it is. */
-static char *lz_prefix(const lzval *v, const char *dict)
+/* The thread's prefix buffer holding v's dictionary (v in dictionary mode),
+ * copied in from chunk 0 only if it holds another one. */
+static char *lz_prefix(const lzval *v)
 {
-    if (!dict && (lz_pre_id != v->dict_id || lz_pre.cap < 2 * v->sub_size)) {
-        const lz_chunk *ck = &v->chunks[0];
-        dict = lz_st(v, ck) + (ck->compressed ? lz_tab(ck)[0].off + LZ_BLK_HDR : 0);
-    }
-    return lz_prefix_load(v->dict_id, dict, v->sub_size);
+    char *pre = lzf_prefix_get(v->dict_id, v->sub_size);
+
+    return pre ? pre : lzf_prefix_load(v->dict_id, lz_dict_bytes(v), v->sub_size);
 }
 
 /* Decode the LZ4 block src[0..size) of v, a sub-block of full raw bytes, into
- * dst: all of it (want == full) or its first want bytes; with the dictionary in
- * dictionary mode (dict: as for lz_prefix). Returns 0, or -1 if the block does
- * not give exactly that; never writes past dst + want. */
-static int lz_decode(const lzval *v, const char *dict, const char *src, size_t size, char *dst,
-                     size_t want, size_t full)
+ * dst: all of it (want == full) or its first want bytes, with the dictionary in
+ * dictionary mode. As lzf_decode: 0, or -1 if the block does not give exactly
+ * that; never writes past dst + want. */
+static int lz_decode(const lzval *v, const char *src, size_t size, char *dst, size_t want,
+                     size_t full)
 {
-    size_t dn = v->sub_size;
-    char *pre;
-    int r;
-
-    if (!v->dict) {
-        if (want == full)
-            r = LZ4_decompress_safe(src, dst, (int)size, (int)want);
-        else
-            r = LZ4_decompress_safe_partial(src, dst, (int)size, (int)want, (int)want);
-        return r >= 0 && (size_t)r == want ? 0 : -1;
-    }
-    pre = lz_prefix(v, dict);
-    if (want == full)
-        r = LZ4_decompress_safe_usingDict(src, pre + dn, (int)size, (int)want, pre, (int)dn);
-    else
-        r = LZ4_decompress_safe_partial_usingDict(src, pre + dn, (int)size, (int)want, (int)want,
-                                                  pre, (int)dn);
-    if (r < 0 || (size_t)r != want)
-        return -1;
-    memcpy(dst, pre + dn, want);
-    return 0;
-}
-
-/* Compress raw[0..n) into out (LZ4_compressBound(n) bytes of room): on its own
- * if pre is NULL, else with the dictionary pre[0..dn) of the prefix buffer
- * (n <= dn; raw is copied after the dictionary first, so it may point
- * anywhere but into the prefix buffer). Returns the LZ4 block's size, or 0 if
- * it would not save 1/8 (the block is then stored raw). */
-static size_t lz_pack(const char *raw, size_t n, char *out, char *pre, size_t dn)
-{
-    int bound = LZ4_compressBound((int)n), m;
-
-    if (!pre) {
-        m = LZ4_compress_default(raw, out, (int)n, bound);
-    } else {
-        if (!lz_stream && !(lz_stream = LZ4_createStream())) {
-            fprintf(stderr, "scratchpad: out of memory allocating an LZ4 stream\n");
-            fflush(stderr);
-            abort();
-        }
-        memcpy(pre + dn, raw, n);
-        LZ4_loadDict(lz_stream, pre, (int)dn);
-        m = LZ4_compress_fast_continue(lz_stream, pre + dn, out, (int)n, bound, 1);
-    }
-    return m > 0 && (size_t)m <= n - n / 8 ? (size_t)m : 0;
+    return lzf_decode(src, size, dst, want, full, v->dict ? lz_prefix(v) : NULL, v->sub_size);
 }
 
 /* Compress raw[0..n) (n <= sub_size), a sub-block of v, into out
- * (LZ4_compressBound(sub_size) bytes), with the dictionary in dictionary mode:
- * as lz_pack. raw may point into any chunk of v. */
+ * (lzf_bound(sub_size) bytes), with the dictionary in dictionary mode: as
+ * lzf_encode (0: store it raw). raw may point into any chunk of v. */
 static size_t lz_compress(const lzval *v, const char *raw, size_t n, char *out)
 {
-    return lz_pack(raw, n, out, v->dict ? lz_prefix(v, NULL) : NULL, v->sub_size);
+    return lzf_encode(raw, n, out, v->dict ? lz_prefix(v) : NULL, v->sub_size);
+}
+
+/* Whether the frame block whose header is at p is stored raw. */
+static int lz_blk_raw(const char *p)
+{
+    size_t size;
+
+    return lzf_block_get(p, &size);
 }
 
 /* Whether a dictionary pays for a value of n raw bytes (n >= 2 sub-blocks of v's
@@ -522,11 +423,11 @@ static size_t lz_compress(const lzval *v, const char *raw, size_t n, char *out)
 static int lz_dict_pays(const lzval *v, const char *dict, const char *const *smp, size_t n)
 {
     size_t sub = v->sub_size, s;
-    char *out = lz_work_area(v) + 2 * sub, *pre = lz_prefix_load(lz_new_uid(), dict, sub);
+    char *out = lz_work_area(v) + 2 * sub, *pre = lzf_prefix_load(lz_new_uid(), dict, sub);
     long long gain = 0, cost = 0;
 
     for (s = 0; s < LZ_DICT_SAMPLES; s++) {
-        size_t a = lz_pack(smp[s], sub, out, NULL, 0), b = lz_pack(smp[s], sub, out, pre, sub);
+        size_t a = lzf_encode(smp[s], sub, out, NULL, 0), b = lzf_encode(smp[s], sub, out, pre, sub);
         gain += (long long)(a ? a : sub) - (long long)(b ? b : sub);
         cost += (long long)sub - (long long)(a ? a : sub);
     }
@@ -549,14 +450,14 @@ static int lz_block(const lzval *v, const lz_chunk *ck, size_t j, const char **s
     const lz_sub *tab = lz_tab(ck);
     const char *st = lz_st(v, ck);
     size_t off = tab[j].off;
-    size_t next = j + 1 < lz_nsub(v, ck->raw_len) ? tab[j + 1].off : ck->stored_len - LZ_END;
-    uint32_t h = lz_get32(st + off);
+    size_t next = j + 1 < lz_nsub(v, ck->raw_len) ? tab[j + 1].off : ck->stored_len - LZF_END, h;
+    int raw = lzf_block_get(st + off, &h);
 
-    *size = next - off - LZ_BLK_HDR;
-    *src = st + off + LZ_BLK_HDR;
-    if ((h & ~LZ_RAW_BLOCK) != *size)
+    *size = next - off - LZF_BLK_HDR;
+    *src = st + off + LZF_BLK_HDR;
+    if (h != *size)
         return -1;
-    if (h & LZ_RAW_BLOCK)
+    if (raw)
         return *size == lz_blen(v, ck->raw_len, j) ? 1 : -1;
     return 0;
 }
@@ -582,7 +483,7 @@ static int lz_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, si
         memcpy(dst, src, want);
         return 0;
     }
-    return lz_decode(v, NULL, src, size, dst, want, lz_blen(v, ck->raw_len, j));
+    return lz_decode(v, src, size, dst, want, lz_blen(v, ck->raw_len, j));
 }
 
 /* ---- cache ---- */
@@ -744,16 +645,16 @@ static void lz_chunk_start(lzval *v, lz_chunk *ck, size_t room)
     size_t hl = lz_hdr(v);
     char *st;
 
-    if (room < hl + LZ_END)
-        room = hl + LZ_END;
+    if (room < hl + LZF_END)
+        room = hl + LZF_END;
     ck->data = xmalloc(lz_tab_bytes(v) + room);
     memset(ck->data, 0, lz_tab_bytes(v));
     v->data_bytes += xmalloc_size(ck->data);
     ck->room = (uint32_t)(xmalloc_size(ck->data) - lz_tab_bytes(v));
     st = lz_st(v, ck);
-    lz_frame_header(v, st);
-    lz_put32(st + hl, 0);
-    ck->stored_len = (uint32_t)(hl + LZ_END);
+    lzf_header_put(st, v->bd, v->dict);
+    lzf_end_put(st + hl);
+    ck->stored_len = (uint32_t)(hl + LZF_END);
     ck->raw_len = 0;
     ck->chars = 0;
     ck->nl = 0;
@@ -788,7 +689,7 @@ static lz_chunk *lz_chunk_add(lzval *v, size_t want)
         ck->chars_before = ck[-1].chars_before + ck[-1].chars;
         ck->nl_before = ck[-1].nl_before + ck[-1].nl;
     }
-    room = want >= v->chunk_size ? max : lz_hdr(v) + LZ_BLK_HDR + LZ_END + want + v->sub_size / 2;
+    room = want >= v->chunk_size ? max : lz_hdr(v) + LZF_BLK_HDR + LZF_END + want + v->sub_size / 2;
     lz_chunk_start(v, ck, room < max ? room : max);
     return ck;
 }
@@ -799,24 +700,23 @@ static lz_chunk *lz_chunk_add(lzval *v, size_t want)
  * data block. */
 static void lz_put_block(lzval *v, lz_chunk *ck, const char *raw, size_t n, int pack, char *out)
 {
-    size_t j = lz_nsub(v, ck->raw_len), pos = ck->stored_len - LZ_END, size = n, m;
-    uint32_t h = LZ_RAW_BLOCK | (uint32_t)n, ch, nl;
+    size_t j = lz_nsub(v, ck->raw_len), pos = ck->stored_len - LZF_END, size = n, m;
     const char *src = raw;
+    uint32_t ch, nl;
     lz_sub *tab;
     char *st;
 
     if (pack && lz_may_pack(v, ck, j) && (m = lz_compress(v, raw, n, out)) > 0) {
         src = out;
         size = m;
-        h = (uint32_t)m;
     }
-    lz_grow(v, ck, ck->stored_len + LZ_BLK_HDR + size);
+    lz_grow(v, ck, ck->stored_len + LZF_BLK_HDR + size);
     st = lz_st(v, ck);
     tab = lz_tab(ck);
-    lz_put32(st + pos, h);
-    memcpy(st + pos + LZ_BLK_HDR, src, size);
-    ck->stored_len += (uint32_t)(LZ_BLK_HDR + size);
-    lz_put32(st + ck->stored_len - LZ_END, 0);
+    lzf_block_put(st + pos, size, src == raw);
+    memcpy(st + pos + LZF_BLK_HDR, src, size);
+    ck->stored_len += (uint32_t)(LZF_BLK_HDR + size);
+    lzf_end_put(st + ck->stored_len - LZF_END);
     lz_count(raw, n, &ch, &nl);
     tab[j].off = (uint32_t)pos;
     tab[j].chars = ch;
@@ -839,15 +739,15 @@ static void lz_copy_block(lzval *v, lz_chunk *ck, const lz_chunk *o, size_t j)
         lz_put_block(v, ck, lz_st(v, o) + j * v->sub_size, n, 0, NULL);
         return;
     }
-    next = j + 1 < lz_nsub(v, o->raw_len) ? otab[j + 1].off : o->stored_len - LZ_END;
+    next = j + 1 < lz_nsub(v, o->raw_len) ? otab[j + 1].off : o->stored_len - LZF_END;
     size = next - otab[j].off;
-    pos = ck->stored_len - LZ_END;
+    pos = ck->stored_len - LZF_END;
     lz_grow(v, ck, ck->stored_len + size);
     st = lz_st(v, ck);
     tab = lz_tab(ck);
     memcpy(st + pos, lz_st(v, o) + otab[j].off, size);
     ck->stored_len += (uint32_t)size;
-    lz_put32(st + ck->stored_len - LZ_END, 0);
+    lzf_end_put(st + ck->stored_len - LZF_END);
     tab[jn].off = (uint32_t)pos;
     tab[jn].chars = otab[j].chars;
     tab[jn].nl = otab[j].nl;
@@ -858,21 +758,21 @@ static void lz_copy_block(lzval *v, lz_chunk *ck, const lz_chunk *o, size_t j)
 
 /* Compress the last sub-block of frame chunk ck in place if it is stored raw,
  * lz_may_pack allows it and compression saves 1/8 (out:
- * LZ4_compressBound(sub_size) bytes of room). */
+ * lzf_bound(sub_size) bytes of room). */
 static void lz_pack_tail(lzval *v, lz_chunk *ck, char *out)
 {
     size_t j = lz_nsub(v, ck->raw_len) - 1, n = lz_blen(v, ck->raw_len, j), m;
     char *st = lz_st(v, ck), *blk = st + lz_tab(ck)[j].off;
 
-    if (!(lz_get32(blk) & LZ_RAW_BLOCK) || !lz_may_pack(v, ck, j))
+    if (!lz_blk_raw(blk) || !lz_may_pack(v, ck, j))
         return;
-    m = lz_compress(v, blk + LZ_BLK_HDR, n, out);
+    m = lz_compress(v, blk + LZF_BLK_HDR, n, out);
     if (m == 0)
         return;
-    lz_put32(blk, (uint32_t)m);
-    memcpy(blk + LZ_BLK_HDR, out, m);
-    ck->stored_len = (uint32_t)(blk + LZ_BLK_HDR + m + LZ_END - st);
-    lz_put32(st + ck->stored_len - LZ_END, 0);
+    lzf_block_put(blk, m, 0);
+    memcpy(blk + LZF_BLK_HDR, out, m);
+    ck->stored_len = (uint32_t)(blk + LZF_BLK_HDR + m + LZF_END - st);
+    lzf_end_put(st + ck->stored_len - LZF_END);
 }
 
 /* Add p[0..k) to the raw last sub-block of frame chunk ck, starting one when ck
@@ -886,21 +786,21 @@ static void lz_tail_add(lzval *v, lz_chunk *ck, const char *p, size_t k, char *o
     char *st;
 
     if (have == 0) {
-        lz_grow(v, ck, ck->stored_len + LZ_BLK_HDR + k);
+        lz_grow(v, ck, ck->stored_len + LZF_BLK_HDR + k);
         tab = lz_tab(ck);
-        tab[j].off = ck->stored_len - LZ_END;
+        tab[j].off = ck->stored_len - LZF_END;
         tab[j].chars = 0;
         tab[j].nl = 0;
-        ck->stored_len += LZ_BLK_HDR;
+        ck->stored_len += LZF_BLK_HDR;
     } else {
         lz_grow(v, ck, ck->stored_len + k);
     }
     st = lz_st(v, ck);
     tab = lz_tab(ck);
-    memcpy(st + ck->stored_len - LZ_END, p, k);
+    memcpy(st + ck->stored_len - LZF_END, p, k);
     ck->stored_len += (uint32_t)k;
-    lz_put32(st + ck->stored_len - LZ_END, 0);
-    lz_put32(st + tab[j].off, LZ_RAW_BLOCK | (uint32_t)(have + k));
+    lzf_end_put(st + ck->stored_len - LZF_END);
+    lzf_block_put(st + tab[j].off, have + k, 1);
     lz_count(p, k, &ch, &nl);
     tab[j].chars += ch;
     tab[j].nl += nl;
@@ -920,12 +820,12 @@ static void lz_close(lzval *v, lz_chunk *ck)
     char *st = lz_st(v, ck);
 
     for (j = 0; j < nsub; j++)
-        if (!(lz_get32(st + tab[j].off) & LZ_RAW_BLOCK))
+        if (!lz_blk_raw(st + tab[j].off))
             break;
     if (j == nsub) {
         for (j = 0; j < nsub; j++) {
             size_t n = lz_blen(v, ck->raw_len, j);
-            memmove(st + pos, st + tab[j].off + LZ_BLK_HDR, n);
+            memmove(st + pos, st + tab[j].off + LZF_BLK_HDR, n);
             tab[j].off = (uint32_t)pos;
             pos += n;
         }
@@ -943,7 +843,7 @@ static void lz_reframe(lzval *v, lz_chunk *ck)
     size_t nsub = lz_nsub(v, old.raw_len), j;
     char *out = lz_work_area(v) + 2 * v->sub_size;
 
-    lz_chunk_start(v, ck, lz_hdr(v) + nsub * LZ_BLK_HDR + old.raw_len + LZ_END);
+    lz_chunk_start(v, ck, lz_hdr(v) + nsub * LZF_BLK_HDR + old.raw_len + LZF_END);
     for (j = 0; j < nsub; j++) {
         size_t n = lz_blen(v, old.raw_len, j);
         lz_put_block(v, ck, lz_st(v, &old) + j * v->sub_size, n, n == v->sub_size, out);
@@ -979,15 +879,15 @@ static int lz_open(lzval *v)
     if (kind == 1)
         return 0;
     w = lz_work_area(v);
-    if (lz_decode(v, NULL, src, size, w, have, have) < 0)
+    if (lz_decode(v, src, size, w, have, have) < 0)
         return -1;
     pos = lz_tab(ck)[j].off;
-    lz_grow(v, ck, pos + LZ_BLK_HDR + have + LZ_END);
+    lz_grow(v, ck, pos + LZF_BLK_HDR + have + LZF_END);
     st = lz_st(v, ck);
-    lz_put32(st + pos, LZ_RAW_BLOCK | (uint32_t)have);
-    memcpy(st + pos + LZ_BLK_HDR, w, have);
-    ck->stored_len = (uint32_t)(pos + LZ_BLK_HDR + have + LZ_END);
-    lz_put32(st + ck->stored_len - LZ_END, 0);
+    lzf_block_put(st + pos, have, 1);
+    memcpy(st + pos + LZF_BLK_HDR, w, have);
+    ck->stored_len = (uint32_t)(pos + LZF_BLK_HDR + have + LZF_END);
+    lzf_end_put(st + ck->stored_len - LZF_END);
     return 0;
 }
 
@@ -1147,7 +1047,7 @@ static int lz_raw_tail(const lzval *v)
     if (!ck || !ck->compressed || ck->raw_len == v->chunk_size || ck->raw_len % v->sub_size == 0)
         return 0;
     j = lz_nsub(v, ck->raw_len) - 1;
-    return (lz_get32(lz_st(v, ck) + lz_tab(ck)[j].off) & LZ_RAW_BLOCK) != 0;
+    return lz_blk_raw(lz_st(v, ck) + lz_tab(ck)[j].off);
 }
 
 /* v takes w's chunks, length and mode, and w is freed; v's uid is the caller's. */
@@ -1255,8 +1155,7 @@ static lzval *lz_alloc(size_t chunk_size)
     v->chunk_size = chunk_size;
     v->sub_size = sub;
     v->nsub_max = (chunk_size + sub - 1) / sub;
-    while ((size_t)65536 << (2 * v->bd) < sub)
-        v->bd++;
+    v->bd = (uint8_t)lzf_bd(sub);
     v->uid = lz_new_uid();
     return v;
 }
@@ -1666,52 +1565,28 @@ lzval *lzval_from_chunks_begin(size_t chunk_size)
     return v;
 }
 
-/* Check the frame data[0..stored_len) block by block against the canonical
- * layout for raw_len bytes, with v's header (so with the DictID in dictionary
- * mode, and without it otherwise), filling tab. In dictionary mode the LZ4
- * blocks are decoded with the dictionary: chunk 0's, or, when this is chunk 0,
- * its own first block, which must then be stored raw and be a full sub-block.
- * Returns 0, or -1 if it does not hold exactly those bytes in that layout. */
+/* lzf_check's visitor for lz_check_frame: block j's place and counts. */
+static void lz_check_visit(void *arg, size_t j, size_t off, const char *raw, size_t n)
+{
+    lz_sub *tab = arg;
+
+    tab[j].off = (uint32_t)off;
+    lz_count(raw, n, &tab[j].chars, &tab[j].nl);
+}
+
+/* Check the frame data[0..stored_len) against the canonical layout for raw_len
+ * bytes with v's header and sub-blocks (lzf_check), filling tab. In dictionary
+ * mode the LZ4 blocks are decoded with the dictionary: chunk 0's, or, when this
+ * is chunk 0, its own first block, which must then be stored raw and be a full
+ * sub-block. Returns 0, or -1 if it does not hold exactly those bytes in that
+ * layout. */
 static int lz_check_frame(const lzval *v, const char *data, size_t stored_len, size_t raw_len,
                           lz_sub *tab)
 {
-    size_t nsub = lz_nsub(v, raw_len), hl = lz_hdr(v), pos = hl, j;
-    char hdr[LZ_DICT_HDR], *w = lz_work_area(v);
-    const char *dict = NULL;
-    int first = v->dict && v->nchunks == 0;
+    lzf_dict d = {v->dict_id, v->dict && v->nchunks ? lz_dict_bytes(v) : NULL};
 
-    lz_frame_header(v, hdr);
-    if (stored_len < hl + LZ_END || memcmp(data, hdr, hl) != 0)
-        return -1;
-    for (j = 0; j < nsub; j++) {
-        size_t n = lz_blen(v, raw_len, j), size;
-        const char *raw = w;
-        uint32_t h;
-        if (stored_len - LZ_END - pos < LZ_BLK_HDR)
-            return -1;
-        h = lz_get32(data + pos);
-        size = h & ~LZ_RAW_BLOCK;
-        if (size == 0 || size > stored_len - LZ_END - pos - LZ_BLK_HDR)
-            return -1;
-        if (h & LZ_RAW_BLOCK) {
-            if (size != n)
-                return -1;
-            raw = data + pos + LZ_BLK_HDR;
-        } else if (first && j == 0) {
-            return -1;
-        } else if (lz_decode(v, dict, data + pos + LZ_BLK_HDR, size, w, n, n) < 0) {
-            return -1;
-        }
-        if (first && j == 0) {
-            if (n != v->sub_size)
-                return -1;
-            dict = raw;
-        }
-        tab[j].off = (uint32_t)pos;
-        lz_count(raw, n, &tab[j].chars, &tab[j].nl);
-        pos += LZ_BLK_HDR + size;
-    }
-    return pos == stored_len - LZ_END && lz_get32(data + pos) == 0 ? 0 : -1;
+    return lzf_check(data, stored_len, raw_len, v->sub_size, v->bd, v->dict ? &d : NULL,
+                     lz_work_area(v), lz_check_visit, tab);
 }
 
 /* Accepted when: the previous chunk is full, 0 < raw_len <= chunk_size, and either
@@ -1738,7 +1613,7 @@ int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t 
         goto bad;
     if (compressed && !v->framed) {
         v->framed = 1;
-        if (stored_len > 4 && (unsigned char)data[4] == 0x61) {
+        if (lzf_header_dict(data, stored_len)) {
             if (v->sub_size > LZ_SUB)
                 goto bad;
             v->dict = 1;
@@ -1820,7 +1695,7 @@ int lzval_debug_corrupt(lzval *v, size_t i)
             size_t size;
             char *p;
             int kind = lz_block(v, ck, j, &src, &size);
-            p = lz_st(v, ck) + lz_tab(ck)[j].off + LZ_BLK_HDR;
+            p = lz_st(v, ck) + lz_tab(ck)[j].off + LZF_BLK_HDR;
             if (kind == 0)
                 memset(p, 0xFF, size);
             else if (kind == 1)
