@@ -453,6 +453,26 @@ static void test_counts_utf8_across_boundaries(void)
     free(m);
 }
 
+
+/* The naive position tables of m[0..n): cpos[k] = byte where character k
+ * starts (cpos[chars] = n), lpos[k] = byte where line k+1 starts (lpos[0] = 0),
+ * before[i] = characters that start before byte i. *nl gets the newlines;
+ * returns the characters. cpos and before need n + 1 slots, lpos n + 2. */
+static size_t model_positions(const char *m, size_t n, size_t *cpos, size_t *lpos, size_t *before, size_t *nl)
+{
+    size_t i, ch = 0;
+
+    for (i = 0, *nl = 0, lpos[0] = 0; i < n; i++) {
+        before[i] = ch;
+        if (((unsigned char)m[i] & 0xC0) != 0x80)
+            cpos[ch++] = i;
+        if (m[i] == '\n')
+            lpos[++*nl] = i + 1;
+    }
+    before[n] = ch;
+    cpos[ch] = n;
+    return ch;
+}
 static void test_lookups_against_naive(void)
 {
     size_t cs = 1024, n = 6 * 1024 + 517, i, ch, nl, b;
@@ -463,15 +483,7 @@ static void test_lookups_against_naive(void)
     lzcache *c = lzcache_new(2);
     int bad = 0, pass;
 
-    for (i = 0, ch = 0, nl = 0, lpos[0] = 0; i < n; i++) {
-        before[i] = ch;
-        if (((unsigned char)m[i] & 0xC0) != 0x80)
-            cpos[ch++] = i;
-        if (m[i] == '\n')
-            lpos[++nl] = i + 1;
-    }
-    before[n] = ch;
-    cpos[ch] = n;
+    ch = model_positions(m, n, cpos, lpos, before, &nl);
     CHECK(ch == lzval_chars(v) && nl == lzval_newlines(v));
     for (pass = 0; pass < 2; pass++) {
         lzcache *cc = pass ? c : NULL;
@@ -1181,6 +1193,27 @@ static void test_export_rebuild_raw_tail(void)
     CHECK(mem_used() == base);
 }
 
+/* For a value of chunks of cs bytes (8 sub-blocks each) and content m whose
+ * chunk 2 the test hook spoiled: every read touching chunk 2 fails through cc
+ * (NULL, or a cache that held its decoded bytes before), a byte lookup in it
+ * fails, and its neighbours read right. Returns 1 if all of that holds. */
+static int chunk2_corrupt_reads_fail(lzval *v, const char *m, size_t cs, char *tmp, lzcache *cc)
+{
+    size_t j, b;
+    int bad = 0;
+
+    for (j = 0; j < 8; j++) {
+        bad += lzval_read(v, 2 * cs + j * SUB, 10, tmp, cc) != -1;
+        bad += lzval_read(v, 2 * cs + j * SUB + 100, 50, tmp, cc) != -1;
+        bad += lzval_read(v, 2 * cs + j * SUB, SUB, tmp, cc) != -1;
+    }
+    bad += lzval_read(v, cs, cs, tmp, cc) != 0 || memcmp(tmp, m + cs, cs) != 0;
+    bad += lzval_read(v, 3 * cs, cs, tmp, cc) != 0 || memcmp(tmp, m + 3 * cs, cs) != 0;
+    bad += lzval_chunk(v, 2, &b, cc) != NULL;
+    bad += lzval_byte_to_char(v, 2 * cs + 5 * SUB + 9, &b, cc) != -1;
+    return bad == 0;
+}
+
 static void test_corruption_sub_blocks(void)
 {
     size_t cs = 65536, n = 5 * cs + 20000, j, b, len;
@@ -1193,18 +1226,8 @@ static void test_corruption_sub_blocks(void)
     CHECK(lzval_debug_corrupt(v, 2) == 0);
     for (pass = 0; pass < 2; pass++) {
         lzcache *cc = pass ? c : NULL;
-        int bad = 0;
-        for (j = 0; j < 8; j++) {
-            bad += lzval_read(v, 2 * cs + j * SUB, 10, tmp, cc) != -1;
-            bad += lzval_read(v, 2 * cs + j * SUB + 100, 50, tmp, cc) != -1;
-            bad += lzval_read(v, 2 * cs + j * SUB, SUB, tmp, cc) != -1;
-        }
-        CHECK(bad == 0);
+        CHECK(chunk2_corrupt_reads_fail(v, m, cs, tmp, cc));
         CHECK(lzval_read(v, 2 * cs - 10, 20, tmp, cc) == -1);
-        CHECK(lzval_read(v, cs, cs, tmp, cc) == 0 && memcmp(tmp, m + cs, cs) == 0);
-        CHECK(lzval_read(v, 3 * cs, cs, tmp, cc) == 0 && memcmp(tmp, m + 3 * cs, cs) == 0);
-        CHECK(lzval_chunk(v, 2, &b, cc) == NULL);
-        CHECK(lzval_byte_to_char(v, 2 * cs + 5 * SUB + 9, &b, cc) == -1);
         CHECK(lzval_char_to_byte(v, model_chars(m, 2 * cs + 6 * SUB + 3), &b, cc) == -1);
         CHECK(lzval_line_start(v, model_newlines(m, 2 * cs + 7 * SUB) + 1, &b, cc) == -1);
         CHECK(lzval_line_start(v, model_newlines(m, 3 * cs) + 1, &b, cc) == 0);
@@ -1279,15 +1302,7 @@ static void test_lookups_sub_blocks(void)
 
         for (k = 2 * cs + 100; k < n; k += 3333) /* the rest by appends: a raw tail */
             bad += lzval_append(v, m + k, n - k < 3333 ? n - k : 3333, c) != 0;
-        for (i = 0, ch = 0, nl = 0, lpos[0] = 0; i < n; i++) {
-            before[i] = ch;
-            if (((unsigned char)m[i] & 0xC0) != 0x80)
-                cpos[ch++] = i;
-            if (m[i] == '\n')
-                lpos[++nl] = i + 1;
-        }
-        before[n] = ch;
-        cpos[ch] = n;
+        ch = model_positions(m, n, cpos, lpos, before, &nl);
         CHECK(has_raw_tail(v));
         CHECK(ch == lzval_chars(v) && nl == lzval_newlines(v) && ch < n);
         for (pass = 0; pass < 2; pass++) {
@@ -1526,15 +1541,7 @@ static void test_dict_reads_every_window(void)
         }
         CHECK(bad == 0);
         /* characters, bytes and lines against a naive scan */
-        for (i = 0, ch = 0, nl = 0, lpos[0] = 0; i < n; i++) {
-            before[i] = ch;
-            if (((unsigned char)m[i] & 0xC0) != 0x80)
-                cpos[ch++] = i;
-            if (m[i] == '\n')
-                lpos[++nl] = i + 1;
-        }
-        before[n] = ch;
-        cpos[ch] = n;
+        ch = model_positions(m, n, cpos, lpos, before, &nl);
         CHECK(nl == lzval_newlines(v));
         for (pass = 0; pass < 2; pass++) {
             lzcache *cc = pass ? c : NULL;
@@ -1912,17 +1919,7 @@ static void test_dict_corruption(void)
     CHECK(lzval_debug_corrupt(v, 2) == 0);
     for (pass = 0; pass < 2; pass++) {
         lzcache *cc = pass ? c : NULL;
-        int bad = 0;
-        for (j = 0; j < 8; j++) {
-            bad += lzval_read(v, 2 * cs + j * SUB, 10, tmp, cc) != -1;
-            bad += lzval_read(v, 2 * cs + j * SUB + 100, 50, tmp, cc) != -1;
-            bad += lzval_read(v, 2 * cs + j * SUB, SUB, tmp, cc) != -1;
-        }
-        CHECK(bad == 0);
-        CHECK(lzval_read(v, cs, cs, tmp, cc) == 0 && memcmp(tmp, m + cs, cs) == 0);
-        CHECK(lzval_read(v, 3 * cs, cs, tmp, cc) == 0 && memcmp(tmp, m + 3 * cs, cs) == 0);
-        CHECK(lzval_chunk(v, 2, &b, cc) == NULL);
-        CHECK(lzval_byte_to_char(v, 2 * cs + 5 * SUB + 9, &b, cc) == -1);
+        CHECK(chunk2_corrupt_reads_fail(v, m, cs, tmp, cc));
         CHECK(lzval_line_start(v, model_newlines(m, 2 * cs + 7 * SUB) + 1, &b, cc) == -1);
     }
     CHECK(rebuild(v) == NULL);
