@@ -1,5 +1,12 @@
 /* lzval.c -- a byte string kept as LZ4-compressed chunks (see lzval.h).
  *
+ * Modules: this file is the value's layout and every change to it (new, dup,
+ * append, setrange, seal, free), its export to and load from the log, and the
+ * decoding of one sub-block. Reading (windows, whole chunks, char / byte / line
+ * positions) is lzread.c's, the dictionary decision lzdict.c's, the cache of
+ * decoded chunks lzcache.c's, the LZ4 frame bytes lzframe.c's; lzval_int.h
+ * (internal) shares the layout below between the first three.
+ *
  * Layout: chunk i holds the raw bytes [i * chunk_size, i * chunk_size + raw_len);
  * every chunk but the last is full, so the chunk holding a byte is off / chunk_size
  * with no search. A chunk is cut in sub-blocks of sub_size raw bytes (8 KB, or
@@ -43,18 +50,14 @@
  * dictionary. On log text (bench/gen_logs.py) that takes a value from 0.43 of
  * its bytes to 0.33; the dictionary is the value's own text, in place, so it
  * costs only its being stored raw (~4.5 KB more than compressed).
- *  - who: lzval_new decides for a value of LZ_DICT_MIN bytes or more (and
- *    sub-blocks of at most 8 KB) whether a dictionary pays (lz_dict_pays): it
- *    compresses LZ_DICT_SAMPLES sub-blocks spread over the value with and
- *    without it, scales the saving to the value's size and compares it with the
- *    dictionary's cost (8 KB raw instead of compressed). A value growing by
- *    appends asks the same question at LZ_DICT_MIN, twice that, ... up to
- *    LZ_DICT_LAST, and is rebuilt, once, when the answer is yes (so a growing
- *    log gets the saving too, at the cost of one decoding and compression of at
- *    most LZ_DICT_LAST bytes). A value loaded from the log keeps the mode its
- *    chunks were written in (older logs: none), unless an append takes it past
- *    one of those sizes. Appends to a value in dictionary mode compress their
- *    sub-blocks with the dictionary, like lzval_new.
+ *  - who: lzdict.c decides whether a dictionary pays, by compressing samples
+ *    both ways: lzval_new asks for a value of 48 KB or more (lzv_dict_choose),
+ *    and a value growing by appends asks again as it passes 48 KB, twice that,
+ *    ... 384 KB (lzv_dict_wanted) and is rebuilt, once, when the answer is yes.
+ *    A value loaded from the log keeps the mode its chunks were written in
+ *    (older logs: none), unless an append takes it past one of those sizes.
+ *    Appends to a value in dictionary mode compress their sub-blocks with the
+ *    dictionary, like lzval_new.
  *  - changes: a setrange that touches the dictionary rebuilds the whole value
  *    with the new one (one decoding and compression of the value: 2.5 ms per MB;
  *    simpler than a value with two dictionaries, and keeps the saving); any
@@ -77,22 +80,7 @@
  * 8 KB blocks with a 16 KB dictionary 0.325; both need a dictionary spanning
  * two blocks (non-contiguous in a frame, or a block of another size), and 4 KB
  * blocks would change every value's layout, older logs' too, for 7 % more
- * memory. The dictionary's worth by value size (stored / raw; "auto" is
- * lz_dict_pays; 12 values per size):
- *     size                48K    64K    128K   256K   512K   1M
- *     gen_logs  none      0.441  0.438  0.435  0.434  0.434  0.434
- *               always    0.443  0.412  0.367  0.345  0.336  0.337
- *               auto      0.438  0.412  0.367  0.345  0.336  0.337
- *     C headers none      0.477  0.463  0.462  0.463  0.458  0.454
- *               always    0.528  0.493  0.462  0.457  0.436  0.430
- *               auto      0.477  0.464  0.454  0.453  0.436  0.430
- *     dpkg log  none      0.241  0.240  0.237  0.235  0.220  -
- *               always    0.358  0.322  0.273  0.250  0.221  -
- *               auto      0.241  0.240  0.237  0.235  0.220  -
- * A fixed threshold would lose on text that compresses well on its own (the
- * dictionary costs more raw bytes there and saves less); deciding on samples
- * costs four sub-block compressions per lzval_new of LZ_DICT_MIN bytes or more
- * (~60 us: as long again as compressing a 48 KB value, 3 % of a 1 MB one).
+ * memory. The dictionary's worth by value size: see lzdict.c.
  *
  * Sub-block size, measured (LZ4_compress_default, independent blocks; ratio =
  * stored / raw; decode at ~1.5-2 GB/s on the development machine):
@@ -134,7 +122,7 @@
  * Scratch memory: each thread keeps two buffers, grown to the largest size it
  * has met and kept for its life: the work area (two decoded sub-blocks and one
  * LZ4 output), and the buffer lzval_chunk returns when called without a cache
- * (lzframe keeps the prefix buffer and an LZ4 stream the same way). They are
+ * (in lzread.c; lzframe keeps the prefix buffer and an LZ4 stream the same way). They are
  * working memory, like the stack, not dataset memory: they come from plain
  * malloc so that creating and freeing a value always brings mem_used() back to
  * where it was. Everything a value or a cache holds comes from mem.h.
@@ -142,6 +130,8 @@
  * Functions also answer -1 (or NULL) to arguments outside their contract (an
  * offset past the end, a chunk index out of range) rather than read out of bounds. */
 #include "lzval.h"
+#include "lzval_int.h"
+#include "lzcache.h"
 #include "lzframe.h"
 #include "mem.h"
 
@@ -151,81 +141,21 @@
 
 #define LZ_CHUNK_MIN 1024u
 #define LZ_CHUNK_MAX (1u << 30) /* well below LZ4_MAX_INPUT_SIZE; fits the uint32_t fields */
-#define LZ_SUB 8192u            /* raw bytes per sub-block, see the measurements above */
 #define LZ_SUB_MAXN 256u        /* sub-blocks per chunk at most (sub-blocks <= 4 MB) */
-#define LZ_DICT_MIN 49152u      /* raw bytes from which a dictionary is considered */
-#define LZ_DICT_LAST (8u * LZ_DICT_MIN) /* raw bytes: the last size at which appends
-                                           reconsider a dictionary */
-#define LZ_DICT_SAMPLES 2u      /* sub-blocks compressed both ways to decide */
 
-typedef struct lz_sub {
-    uint32_t off;   /* frame: bytes from the frame's start to the block header */
-    uint32_t chars; /* bytes of the sub-block that are not 10xxxxxx */
-    uint32_t nl;    /* '\n' bytes of the sub-block */
-} lz_sub;
-
-typedef struct lz_chunk {
-    char *data;          /* the sub-block table, then stored_len stored bytes */
-    size_t chars_before; /* characters in chunks [0, i) */
-    size_t nl_before;    /* newlines in chunks [0, i) */
-    uint32_t raw_len;    /* bytes, uncompressed */
-    uint32_t stored_len; /* bytes, the frame or the plain bytes */
-    uint32_t room;       /* bytes the data block holds after the table */
-    uint32_t chars;      /* bytes of this chunk that are not 10xxxxxx */
-    uint32_t nl;         /* '\n' bytes of this chunk */
-    uint8_t compressed;  /* 1: an LZ4 frame; 0: plain raw bytes */
-} lz_chunk;
-
-struct lzval {
-    uint64_t uid;       /* unique in the process, renewed on every change */
-    size_t len;         /* bytes, raw */
-    size_t chunk_size;  /* bytes, raw, of every chunk but the last */
-    size_t sub_size;    /* bytes, raw, of every sub-block but a chunk's last */
-    size_t nsub_max;    /* sub-blocks of a full chunk (table entries per chunk) */
-    size_t nchunks;
-    size_t cap;         /* entries allocated in chunks */
-    size_t data_bytes;  /* bytes, usable sizes of all the chunks' data blocks */
-    lz_chunk *chunks;
-    uint64_t dict_id;   /* dictionary mode: names the dictionary's bytes, renewed when
-                           they change (the prefix buffer is keyed by it); else 0 */
-    uint8_t bd;         /* frame block-size id - 4: sub_size fits 64 KB << 2 * bd */
-    uint8_t dict;       /* 1: dictionary mode (see the top comment) */
-    int bad;            /* from_chunks only: a chunk was rejected */
-    int framed;         /* from_chunks only: a frame was added, and set dict */
-};
-
-typedef struct lz_slot {
-    uint64_t uid;   /* value id of the chunk held; 0 = empty */
-    size_t idx;     /* chunk index */
-    uint64_t stamp; /* cache clock at last use (LRU) */
-    size_t cap;     /* bytes allocated in buf */
-    char *buf;      /* the chunk's raw bytes, sub-block j at j * sub_size */
-    uint32_t have[LZ_SUB_MAXN]; /* bytes of sub-block j decoded in buf, from its start */
-} lz_slot;
-
-struct lzcache {
-    size_t nslots;
-    uint64_t clock; /* ticks once per use */
-    lz_slot slots[];
-};
-
-typedef struct lz_scratch {
-    char *buf;
-    size_t cap; /* bytes */
-} lz_scratch;
+_Static_assert(LZ_SUB_MAXN <= LZCACHE_SUB_MAX, "a cache slot has a have[] entry per sub-block");
 
 static uint64_t lz_uid_counter;
 static _Thread_local lz_scratch lz_work;      /* internal work area */
-static _Thread_local lz_scratch lz_chunk_buf; /* lzval_chunk with a NULL cache */
 
-static uint64_t lz_new_uid(void)
+uint64_t lzv_new_uid(void)
 {
     return __atomic_add_fetch(&lz_uid_counter, 1, __ATOMIC_RELAXED);
 }
 
 /* n bytes from plain malloc (working memory, not accounted); aborts on failure,
  * as xmalloc does. */
-static char *lz_plain_alloc(size_t n)
+char *lzv_plain_alloc(size_t n)
 {
     char *p = malloc(n ? n : 1);
 
@@ -238,11 +168,11 @@ static char *lz_plain_alloc(size_t n)
 }
 
 /* At least n bytes of s, kept between calls (content not preserved on growth). */
-static char *lz_scratch_get(lz_scratch *s, size_t n)
+char *lzv_scratch_get(lz_scratch *s, size_t n)
 {
     if (s->cap < n) {
         free(s->buf);
-        s->buf = lz_plain_alloc(n);
+        s->buf = lzv_plain_alloc(n);
         s->cap = n;
     }
     return s->buf;
@@ -250,9 +180,9 @@ static char *lz_scratch_get(lz_scratch *s, size_t n)
 
 /* The work area for v: two decode buffers of sub_size bytes at [0, sub) and
  * [sub, 2 sub), then LZ4 output room from 2 sub (lzf_bound(sub) bytes). */
-static char *lz_work_area(const lzval *v)
+char *lzv_work_area(const lzval *v)
 {
-    return lz_scratch_get(&lz_work, 2 * v->sub_size + lzf_bound(v->sub_size));
+    return lzv_scratch_get(&lz_work, 2 * v->sub_size + lzf_bound(v->sub_size));
 }
 
 /* Sum of the eight byte lanes of x (each at most 255). */
@@ -264,7 +194,7 @@ static size_t lz_lane_sum(uint64_t x)
 
 /* Characters (bytes not 10xxxxxx) and '\n' bytes of p[0..n), eight bytes at a
  * time: per-lane flags are added up for at most 255 words, then summed. */
-static void lz_count(const char *p, size_t n, uint32_t *chars, uint32_t *nl)
+void lzv_count(const char *p, size_t n, uint32_t *chars, uint32_t *nl)
 {
     const uint64_t lo7 = 0x7F7F7F7F7F7F7F7Full, hi = 0x8080808080808080ull;
     const uint64_t nlb = 0x0A0A0A0A0A0A0A0Aull;
@@ -292,14 +222,6 @@ static void lz_count(const char *p, size_t n, uint32_t *chars, uint32_t *nl)
     *nl = (uint32_t)lines;
 }
 
-static size_t lz_count_chars(const char *p, size_t n)
-{
-    uint32_t c, l;
-
-    lz_count(p, n, &c, &l);
-    return c;
-}
-
 static int lz_overlaps(const void *a, size_t an, const void *b, size_t bn)
 {
     uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
@@ -308,35 +230,6 @@ static int lz_overlaps(const void *a, size_t an, const void *b, size_t bn)
 }
 
 /* ---- chunk geometry ---- */
-
-static size_t lz_tab_bytes(const lzval *v)
-{
-    return v->nsub_max * sizeof(lz_sub);
-}
-
-static lz_sub *lz_tab(const lz_chunk *ck)
-{
-    return (lz_sub *)(void *)ck->data;
-}
-
-static char *lz_st(const lzval *v, const lz_chunk *ck)
-{
-    return ck->data + lz_tab_bytes(v);
-}
-
-/* Sub-blocks of a chunk holding raw bytes. */
-static size_t lz_nsub(const lzval *v, size_t raw)
-{
-    return (raw + v->sub_size - 1) / v->sub_size;
-}
-
-/* Raw length of sub-block j of a chunk holding raw bytes (j < lz_nsub(raw)). */
-static size_t lz_blen(const lzval *v, size_t raw, size_t j)
-{
-    size_t lo = j * v->sub_size;
-
-    return raw - lo < v->sub_size ? raw - lo : v->sub_size;
-}
 
 /* Bytes of the frame header of v's chunks. */
 static size_t lz_hdr(const lzval *v)
@@ -351,15 +244,6 @@ static size_t lz_max_stored(const lzval *v)
 }
 
 /* ---- the dictionary ---- */
-
-/* Whether a value of n raw bytes with v's geometry may be worth a dictionary
- * (lz_dict_pays decides): from LZ_DICT_MIN bytes, with sub-blocks of at most
- * LZ_SUB (a longer raw dictionary costs more than it can save, and LZ4 looks
- * back 64 KB at most). */
-static int lz_dict_fits(const lzval *v, size_t n)
-{
-    return n >= LZ_DICT_MIN && v->sub_size <= LZ_SUB;
-}
 
 /* Whether sub-block j of chunk ck (a chunk of v) may be stored LZ4: in
  * dictionary mode sub-block 0 of chunk 0 is the dictionary and stays raw. */
@@ -412,40 +296,9 @@ static int lz_blk_raw(const char *p)
     return lzf_block_get(p, &size);
 }
 
-/* Whether a dictionary pays for a value of n raw bytes (n >= 2 sub-blocks of v's
- * geometry) whose first sub-block is dict[0..sub_size), smp[0..LZ_DICT_SAMPLES)
- * being sub_size bytes each from past it, spread over the value. Each sample is
- * compressed on its own and with the dictionary: the bytes the dictionary saves,
- * scaled to the n - sub_size bytes that would use it, are weighed against what
- * it costs, its bytes stored raw instead of compressed (as much as the samples
- * compress on their own). 2 LZ_DICT_SAMPLES sub-block compressions, whatever n;
- * measured as good a choice as three samples and the dictionary's own size. */
-static int lz_dict_pays(const lzval *v, const char *dict, const char *const *smp, size_t n)
-{
-    size_t sub = v->sub_size, s;
-    char *out = lz_work_area(v) + 2 * sub, *pre = lzf_prefix_load(lz_new_uid(), dict, sub);
-    long long gain = 0, cost = 0;
-
-    for (s = 0; s < LZ_DICT_SAMPLES; s++) {
-        size_t a = lzf_encode(smp[s], sub, out, NULL, 0), b = lzf_encode(smp[s], sub, out, pre, sub);
-        gain += (long long)(a ? a : sub) - (long long)(b ? b : sub);
-        cost += (long long)sub - (long long)(a ? a : sub);
-    }
-    return gain * (long long)(n - sub) > cost * (long long)sub;
-}
-
-/* Offset of sample s (s < LZ_DICT_SAMPLES) for lz_dict_pays in a value of n
- * raw bytes (n >= 2 sub): spread evenly between the first sub-block's end and
- * the last sub_size bytes. */
-static size_t lz_sample_off(const lzval *v, size_t n, size_t s)
-{
-    return v->sub_size + (s + 1) * (n - 2 * v->sub_size) / (LZ_DICT_SAMPLES + 1);
-}
-
-/* Block j of frame chunk ck: sets *src to its stored bytes and *size to their
- * count. Returns 1 if it is stored raw, 0 if it is an LZ4 block, -1 if its header
- * disagrees with the table (the stored bytes are corrupt). */
-static int lz_block(const lzval *v, const lz_chunk *ck, size_t j, const char **src, size_t *size)
+/* (lzval_int.h) The header must give the size the table implies, and a raw
+ * block must hold exactly its sub-block's length. */
+int lzv_block(const lzval *v, const lz_chunk *ck, size_t j, const char **src, size_t *size)
 {
     const lz_sub *tab = lz_tab(ck);
     const char *st = lz_st(v, ck);
@@ -462,11 +315,9 @@ static int lz_block(const lzval *v, const lz_chunk *ck, size_t j, const char **s
     return 0;
 }
 
-/* Decode the first want bytes (0 < want <= its length) of sub-block j of chunk ck
- * into dst (room for want bytes). A full decode must give exactly the sub-block's
- * length; a partial one stops after want bytes and must reach them. Returns 0, or
- * -1 if the sub-block is corrupt; never writes past dst + want. */
-static int lz_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, size_t want)
+/* (lzval_int.h) A full decode must give exactly the sub-block's length; a
+ * partial one stops after want bytes and must reach them. */
+int lzv_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, size_t want)
 {
     const char *src;
     size_t size;
@@ -476,7 +327,7 @@ static int lz_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, si
         memcpy(dst, lz_st(v, ck) + j * v->sub_size, want);
         return 0;
     }
-    kind = lz_block(v, ck, j, &src, &size);
+    kind = lzv_block(v, ck, j, &src, &size);
     if (kind < 0)
         return -1;
     if (kind == 1) {
@@ -486,108 +337,6 @@ static int lz_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, si
     return lz_decode(v, src, size, dst, want, lz_blen(v, ck->raw_len, j));
 }
 
-/* ---- cache ---- */
-
-static lz_slot *lz_cache_find(lzcache *c, uint64_t uid, size_t idx)
-{
-    size_t k;
-
-    for (k = 0; k < c->nslots; k++) {
-        lz_slot *s = &c->slots[k];
-        if (s->uid == uid && s->idx == idx) {
-            s->stamp = ++c->clock;
-            return s;
-        }
-    }
-    return NULL;
-}
-
-/* An empty slot, or the least recently used one, given to chunk idx of v with
- * room for a full chunk and nothing decoded yet. */
-static lz_slot *lz_cache_claim(lzcache *c, const lzval *v, size_t idx)
-{
-    lz_slot *best = &c->slots[0];
-    size_t k;
-
-    for (k = 0; k < c->nslots; k++) {
-        lz_slot *s = &c->slots[k];
-        if (!s->uid) {
-            best = s;
-            break;
-        }
-        if (s->stamp < best->stamp)
-            best = s;
-    }
-    if (best->cap < v->chunk_size) {
-        xfree(best->buf);
-        best->buf = xmalloc(v->chunk_size);
-        best->cap = v->chunk_size;
-    }
-    memset(best->have, 0, v->nsub_max * sizeof(best->have[0]));
-    best->uid = v->uid;
-    best->idx = idx;
-    best->stamp = ++c->clock;
-    return best;
-}
-
-/* After v's raw bytes [lo, hi) changed and v took a new uid: the slots of the old
- * uid follow the value, forgetting the sub-blocks the change touched. */
-static void lz_cache_changed(lzcache *c, const lzval *v, uint64_t old_uid, size_t lo, size_t hi)
-{
-    size_t cs = v->chunk_size, k, j;
-
-    for (k = 0; k < c->nslots; k++) {
-        lz_slot *s = &c->slots[k];
-        size_t clo = s->idx * cs, a, b;
-        if (s->uid != old_uid)
-            continue;
-        s->uid = v->uid;
-        if (hi <= clo || lo >= clo + cs)
-            continue;
-        a = (lo > clo ? lo : clo) - clo;
-        b = (hi < clo + cs ? hi : clo + cs) - clo;
-        for (j = a / v->sub_size; j <= (b - 1) / v->sub_size; j++)
-            s->have[j] = 0;
-    }
-}
-
-/* The first want bytes (0 < want <= its length) of sub-block j of chunk i,
- * contiguous: the stored bytes of a raw sub-block, else a cache slot (c given) or
- * scratch (room for one sub-block). A slot decodes only up to want on its first
- * visit to a sub-block (a random window pays for the prefix it needs) and the
- * whole sub-block on a later one (paging forward pays once). NULL if corrupt. */
-static const char *lz_peek(const lzval *v, size_t i, size_t j, size_t want, lzcache *c,
-                           char *scratch)
-{
-    const lz_chunk *ck = &v->chunks[i];
-    size_t full = lz_blen(v, ck->raw_len, j), size, get;
-    const char *src;
-    lz_slot *s;
-    int kind;
-
-    if (!ck->compressed)
-        return lz_st(v, ck) + j * v->sub_size;
-    s = c ? lz_cache_find(c, v->uid, i) : NULL;
-    if (s && s->have[j] >= want)
-        return s->buf + j * v->sub_size;
-    kind = lz_block(v, ck, j, &src, &size);
-    if (kind < 0)
-        return NULL;
-    if (kind == 1)
-        return src;
-    if (!c)
-        return lz_unpack(v, ck, j, scratch, want) < 0 ? NULL : scratch;
-    if (!s)
-        s = lz_cache_claim(c, v, i);
-    get = s->have[j] || want == full ? full : want;
-    if (lz_unpack(v, ck, j, s->buf + j * v->sub_size, get) < 0) {
-        s->have[j] = 0;
-        return NULL;
-    }
-    s->have[j] = (uint32_t)get;
-    return s->buf + j * v->sub_size;
-}
-
 /* The full raw bytes of sub-block j of chunk i copied into dst, from the cache
  * when it holds them (the cache is not filled: the caller is about to change
  * the sub-block). */
@@ -595,13 +344,13 @@ static int lz_load(const lzval *v, size_t i, size_t j, char *dst, lzcache *c)
 {
     const lz_chunk *ck = &v->chunks[i];
     size_t full = lz_blen(v, ck->raw_len, j);
-    lz_slot *s = c ? lz_cache_find(c, v->uid, i) : NULL;
+    lzcache_slot *s = c ? lzcache_find(c, v->uid, i) : NULL;
 
     if (s && s->have[j] >= full) {
         memcpy(dst, s->buf + j * v->sub_size, full);
         return 0;
     }
-    return lz_unpack(v, ck, j, dst, full);
+    return lzv_unpack(v, ck, j, dst, full);
 }
 
 /* ---- building chunks ---- */
@@ -717,7 +466,7 @@ static void lz_put_block(lzval *v, lz_chunk *ck, const char *raw, size_t n, int 
     memcpy(st + pos + LZF_BLK_HDR, src, size);
     ck->stored_len += (uint32_t)(LZF_BLK_HDR + size);
     lzf_end_put(st + ck->stored_len - LZF_END);
-    lz_count(raw, n, &ch, &nl);
+    lzv_count(raw, n, &ch, &nl);
     tab[j].off = (uint32_t)pos;
     tab[j].chars = ch;
     tab[j].nl = nl;
@@ -801,7 +550,7 @@ static void lz_tail_add(lzval *v, lz_chunk *ck, const char *p, size_t k, char *o
     ck->stored_len += (uint32_t)k;
     lzf_end_put(st + ck->stored_len - LZF_END);
     lzf_block_put(st + tab[j].off, have + k, 1);
-    lz_count(p, k, &ch, &nl);
+    lzv_count(p, k, &ch, &nl);
     tab[j].chars += ch;
     tab[j].nl += nl;
     ck->chars += ch;
@@ -841,7 +590,7 @@ static void lz_reframe(lzval *v, lz_chunk *ck)
 {
     lz_chunk old = *ck;
     size_t nsub = lz_nsub(v, old.raw_len), j;
-    char *out = lz_work_area(v) + 2 * v->sub_size;
+    char *out = lzv_work_area(v) + 2 * v->sub_size;
 
     lz_chunk_start(v, ck, lz_hdr(v) + nsub * LZF_BLK_HDR + old.raw_len + LZF_END);
     for (j = 0; j < nsub; j++) {
@@ -873,12 +622,12 @@ static int lz_open(lzval *v)
     have = ck->raw_len - j * v->sub_size;
     if (have == 0)
         return 0;
-    kind = lz_block(v, ck, j, &src, &size);
+    kind = lzv_block(v, ck, j, &src, &size);
     if (kind < 0)
         return -1;
     if (kind == 1)
         return 0;
-    w = lz_work_area(v);
+    w = lzv_work_area(v);
     if (lz_decode(v, src, size, w, have, have) < 0)
         return -1;
     pos = lz_tab(ck)[j].off;
@@ -897,7 +646,7 @@ static int lz_open(lzval *v)
 static void lz_put(lzval *v, const char *p, size_t n)
 {
     size_t cs = v->chunk_size;
-    char *out = lz_work_area(v) + 2 * v->sub_size;
+    char *out = lzv_work_area(v) + 2 * v->sub_size;
 
     while (n > 0) {
         lz_chunk *ck = v->nchunks ? &v->chunks[v->nchunks - 1] : NULL;
@@ -953,7 +702,7 @@ static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *
     size_t l_lo = li * cs + lj * sub, l_hi = l_lo + lz_blen(v, v->chunks[li].raw_len, lj);
     int need_f = off > f_lo || end < f_hi;
     int need_l = (li != fi || lj != fj) && end < l_hi;
-    char *w = lz_work_area(v), *a = w, *b = w + sub, *out = w + 2 * sub;
+    char *w = lzv_work_area(v), *a = w, *b = w + sub, *out = w + 2 * sub;
     uint64_t old_uid = v->uid;
 
     if (need_f && lz_load(v, fi, fj, a, c) < 0)
@@ -992,9 +741,9 @@ static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *
         xfree(old.data);
     }
     lz_fix_prefix(v, fi);
-    v->uid = lz_new_uid();
+    v->uid = lzv_new_uid();
     if (c)
-        lz_cache_changed(c, v, old_uid, off, end);
+        lzcache_changed(c, old_uid, v->uid, v->chunk_size, v->sub_size, off, end);
     return 0;
 }
 
@@ -1009,7 +758,7 @@ static lzval *lz_rebuild(const lzval *v, size_t off, const char *p, size_t n, lz
 {
     size_t cs = v->chunk_size, sub = v->sub_size, end = off + n, i, j;
     lzval *w = xcalloc(1, sizeof(*w));
-    char *raw = lz_work_area(v);
+    char *raw = lzv_work_area(v);
 
     *w = *v;
     w->chunks = NULL;
@@ -1018,7 +767,7 @@ static lzval *lz_rebuild(const lzval *v, size_t off, const char *p, size_t n, lz
     w->len = 0;
     w->data_bytes = 0;
     w->dict = 1;
-    w->dict_id = lz_new_uid();
+    w->dict_id = lzv_new_uid();
     for (i = 0; i < v->nchunks; i++) {
         const lz_chunk *ck = &v->chunks[i];
         for (j = 0; j < lz_nsub(v, ck->raw_len); j++) {
@@ -1083,54 +832,17 @@ static int lz_redict(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
     if (!tail)
         lzval_seal(w);
     lz_take(v, w);
-    v->uid = lz_new_uid();
+    v->uid = lzv_new_uid();
     if (c)
-        lz_cache_changed(c, v, old_uid, 0, v->len);
+        lzcache_changed(c, old_uid, v->uid, v->chunk_size, v->sub_size, 0, v->len);
     return 0;
-}
-
-/* Whether v, not in dictionary mode, should take one as the append of p[0..n)
- * grows it past one of the sizes LZ_DICT_MIN, 2 LZ_DICT_MIN, 4 LZ_DICT_MIN, ...
- * LZ_DICT_LAST: lz_dict_pays on the bytes v would then hold (read back from v
- * where they are v's). A dictionary pays off sooner or later depending on the
- * text, so a growing value asks again at each size, a few compressions each
- * time, and is rebuilt at most once (at most LZ_DICT_LAST bytes). Returns 1 or
- * 0, or -1 if a sub-block it reads is corrupt. */
-static int lz_dict_wanted(const lzval *v, const char *p, size_t n)
-{
-    size_t sub = v->sub_size, total = v->len + n, s, k, step = 0;
-    const char *smp[LZ_DICT_SAMPLES];
-    char *buf;
-    int r = 0;
-
-    for (s = LZ_DICT_MIN; s <= LZ_DICT_LAST && !step; s *= 2)
-        step = v->len < s && total >= s;
-    if (v->dict || !step || !lz_dict_fits(v, total))
-        return 0;
-    buf = lz_plain_alloc((LZ_DICT_SAMPLES + 1) * sub);
-
-    for (s = 0; s <= LZ_DICT_SAMPLES && r == 0; s++) {
-        size_t off = s ? lz_sample_off(v, total, s - 1) : 0;
-        char *dst = buf + s * sub;
-        k = off < v->len ? (v->len - off < sub ? v->len - off : sub) : 0;
-        if (k && lzval_read(v, off, k, dst, NULL) < 0)
-            r = -1;
-        if (k < sub)
-            memcpy(dst + k, p + (off + k - v->len), sub - k);
-        if (s)
-            smp[s - 1] = dst;
-    }
-    if (r == 0)
-        r = lz_dict_pays(v, buf, smp, total);
-    free(buf);
-    return r;
 }
 
 /* A plain-malloc copy of p[0..n) (the caller frees it), for a source that
  * points into a data block the change may move or free. */
 static char *lz_copy_source(const char *p, size_t n)
 {
-    char *q = lz_plain_alloc(n);
+    char *q = lzv_plain_alloc(n);
 
     memcpy(q, p, n);
     return q;
@@ -1156,7 +868,7 @@ static lzval *lz_alloc(size_t chunk_size)
     v->sub_size = sub;
     v->nsub_max = (chunk_size + sub - 1) / sub;
     v->bd = (uint8_t)lzf_bd(sub);
-    v->uid = lz_new_uid();
+    v->uid = lzv_new_uid();
     return v;
 }
 
@@ -1164,15 +876,9 @@ lzval *lzval_new(const char *p, size_t n, size_t chunk_size)
 {
     lzval *v = lz_alloc(chunk_size);
 
-    if (lz_dict_fits(v, n)) {
-        const char *smp[LZ_DICT_SAMPLES];
-        size_t s;
-        for (s = 0; s < LZ_DICT_SAMPLES; s++)
-            smp[s] = p + lz_sample_off(v, n, s);
-        if (lz_dict_pays(v, p, smp, n)) {
-            v->dict = 1;
-            v->dict_id = lz_new_uid();
-        }
+    if (lzv_dict_choose(v, p, n)) {
+        v->dict = 1;
+        v->dict_id = lzv_new_uid();
     }
     lz_put(v, p, n);
     lzval_seal(v);
@@ -1186,7 +892,7 @@ lzval *lzval_dup(const lzval *v)
 
     d->len = v->len;
     d->dict = v->dict;
-    d->dict_id = v->dict ? lz_new_uid() : 0;
+    d->dict_id = v->dict ? lzv_new_uid() : 0;
     d->nchunks = v->nchunks;
     lz_reserve(d, v->nchunks);
     for (i = 0; i < v->nchunks; i++) {
@@ -1251,52 +957,6 @@ size_t lzval_dict(const lzval *v)
     return v->dict ? v->sub_size : 0;
 }
 
-/* A plain chunk is copied whole; in a frame, per touched sub-block: a raw one is
- * copied, a cached one too; one the range covers whole (or, without a cache, from
- * its start) is decoded straight into dst, stopping at the range's end; otherwise
- * through the cache (lz_peek) or the scratch area. */
-int lzval_read(const lzval *v, size_t off, size_t n, char *dst, lzcache *c)
-{
-    size_t cs = v->chunk_size, sub = v->sub_size, end;
-
-    if (off > v->len || n > v->len - off)
-        return -1;
-    end = off + n;
-    while (off < end) {
-        size_t i = off / cs, lo = i * cs, r = off - lo, j, blo, a, b, full;
-        const lz_chunk *ck = &v->chunks[i];
-        const char *src;
-        lz_slot *s = NULL;
-
-        if (!ck->compressed) {
-            b = end - lo < ck->raw_len ? end - lo : ck->raw_len;
-            memcpy(dst, lz_st(v, ck) + r, b - r);
-            dst += b - r;
-            off = lo + b;
-            continue;
-        }
-        j = r / sub;
-        blo = j * sub;
-        a = r - blo;
-        full = lz_blen(v, ck->raw_len, j);
-        b = end - lo - blo < full ? end - lo - blo : full;
-        if (c)
-            s = lz_cache_find(c, v->uid, i);
-        if (a == 0 && (b == full || !c) && !(s && s->have[j] >= b)) {
-            if (lz_unpack(v, ck, j, dst, b) < 0)
-                return -1;
-        } else {
-            src = s && s->have[j] >= b ? s->buf + blo : lz_peek(v, i, j, b, c, lz_work_area(v));
-            if (!src)
-                return -1;
-            memcpy(dst, src + a, b - a);
-        }
-        dst += b - a;
-        off = lo + blo + b;
-    }
-    return 0;
-}
-
 int lzval_append(lzval *v, const char *p, size_t n, lzcache *c)
 {
     const lz_chunk *last = v->nchunks ? &v->chunks[v->nchunks - 1] : NULL;
@@ -1311,7 +971,7 @@ int lzval_append(lzval *v, const char *p, size_t n, lzcache *c)
         return -1;
     if (last && lz_overlaps(p, n, last->data, xmalloc_size(last->data)))
         p = copy = lz_copy_source(p, n);
-    want = lz_dict_wanted(v, p, n);
+    want = lzv_dict_wanted(v, p, n);
     if (want < 0) {
         free(copy);
         return -1;
@@ -1332,9 +992,9 @@ int lzval_append(lzval *v, const char *p, size_t n, lzcache *c)
         }
         lz_put(v, p, n);
     }
-    v->uid = lz_new_uid();
+    v->uid = lzv_new_uid();
     if (c)
-        lz_cache_changed(c, v, old_uid, old_len, v->len);
+        lzcache_changed(c, old_uid, v->uid, v->chunk_size, v->sub_size, old_len, v->len);
     free(copy);
     return 0;
 }
@@ -1375,172 +1035,8 @@ void lzval_seal(lzval *v)
     if (!ck || !ck->compressed)
         return;
     if (ck->raw_len % v->sub_size)
-        lz_pack_tail(v, ck, lz_work_area(v) + 2 * v->sub_size);
+        lz_pack_tail(v, ck, lzv_work_area(v) + 2 * v->sub_size);
     lz_fit(v, ck);
-}
-
-/* The chunk is the first whose characters end past ch (binary search on the
- * prefix counts), the sub-block the first in it whose characters do (the table);
- * the walk then finds the lead byte in that one sub-block. */
-int lzval_char_to_byte(const lzval *v, size_t ch, size_t *byte, lzcache *c)
-{
-    size_t total = lzval_chars(v), lo = 0, hi, need, j, n, k;
-    const unsigned char *s;
-    const lz_chunk *ck;
-    const lz_sub *tab;
-
-    if (ch > total)
-        return -1;
-    if (ch == total) {
-        *byte = v->len;
-        return 0;
-    }
-    hi = v->nchunks - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v->chunks[mid].chars_before + v->chunks[mid].chars > ch)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    ck = &v->chunks[lo];
-    tab = lz_tab(ck);
-    need = ch - ck->chars_before;
-    for (j = 0; j + 1 < lz_nsub(v, ck->raw_len) && need >= tab[j].chars; j++)
-        need -= tab[j].chars;
-    n = lz_blen(v, ck->raw_len, j);
-    s = (const unsigned char *)lz_peek(v, lo, j, n, c, lz_work_area(v));
-    if (!s)
-        return -1;
-    for (k = 0; k < n; k++) {
-        if ((s[k] & 0xC0) == 0x80)
-            continue;
-        if (need == 0) {
-            *byte = lo * v->chunk_size + j * v->sub_size + k;
-            return 0;
-        }
-        need--;
-    }
-    return -1;
-}
-
-int lzval_byte_to_char(const lzval *v, size_t off, size_t *ch, lzcache *c)
-{
-    size_t i, r, j, rr, k, acc;
-    const lz_chunk *ck;
-    const lz_sub *tab;
-    const char *raw;
-
-    if (off > v->len)
-        return -1;
-    if (off == v->len) {
-        *ch = lzval_chars(v);
-        return 0;
-    }
-    i = off / v->chunk_size;
-    r = off - i * v->chunk_size;
-    j = r / v->sub_size;
-    rr = r - j * v->sub_size;
-    ck = &v->chunks[i];
-    tab = lz_tab(ck);
-    acc = ck->chars_before;
-    for (k = 0; k < j; k++)
-        acc += tab[k].chars;
-    if (rr) {
-        raw = lz_peek(v, i, j, rr, c, lz_work_area(v));
-        if (!raw)
-            return -1;
-        acc += lz_count_chars(raw, rr);
-    }
-    *ch = acc;
-    return 0;
-}
-
-int lzval_line_start(const lzval *v, size_t n, size_t *byte, lzcache *c)
-{
-    size_t lo = 0, hi, need, j, len;
-    const lz_chunk *ck;
-    const lz_sub *tab;
-    const char *raw, *q, *stop;
-
-    if (n == 0) {
-        *byte = 0;
-        return 0;
-    }
-    if (n > lzval_newlines(v))
-        return -1;
-    hi = v->nchunks - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v->chunks[mid].nl_before + v->chunks[mid].nl >= n)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    ck = &v->chunks[lo];
-    tab = lz_tab(ck);
-    need = n - ck->nl_before;
-    for (j = 0; j + 1 < lz_nsub(v, ck->raw_len) && need > tab[j].nl; j++)
-        need -= tab[j].nl;
-    len = lz_blen(v, ck->raw_len, j);
-    raw = lz_peek(v, lo, j, len, c, lz_work_area(v));
-    if (!raw)
-        return -1;
-    q = raw;
-    stop = raw + len;
-    while (q < stop) {
-        q = memchr(q, '\n', (size_t)(stop - q));
-        if (!q)
-            break;
-        q++;
-        if (--need == 0) {
-            *byte = lo * v->chunk_size + j * v->sub_size + (size_t)(q - raw);
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* A plain chunk is returned as its stored bytes (valid while v is unchanged);
- * a frame is assembled sub-block by sub-block in a cache slot or the scratch. */
-const char *lzval_chunk(const lzval *v, size_t i, size_t *len, lzcache *c)
-{
-    const lz_chunk *ck;
-    size_t nsub, j;
-    lz_slot *s = NULL;
-    char *buf;
-
-    *len = 0;
-    if (i >= v->nchunks)
-        return NULL;
-    ck = &v->chunks[i];
-    if (!ck->compressed) {
-        *len = ck->raw_len;
-        return lz_st(v, ck);
-    }
-    nsub = lz_nsub(v, ck->raw_len);
-    if (c) {
-        s = lz_cache_find(c, v->uid, i);
-        if (!s)
-            s = lz_cache_claim(c, v, i);
-        buf = s->buf;
-    } else {
-        buf = lz_scratch_get(&lz_chunk_buf, v->chunk_size);
-    }
-    for (j = 0; j < nsub; j++) {
-        size_t full = lz_blen(v, ck->raw_len, j);
-        if (s && s->have[j] >= full)
-            continue;
-        if (lz_unpack(v, ck, j, buf + j * v->sub_size, full) < 0) {
-            if (s)
-                s->have[j] = 0;
-            return NULL;
-        }
-        if (s)
-            s->have[j] = (uint32_t)full;
-    }
-    *len = ck->raw_len;
-    return buf;
 }
 
 void lzval_chunk_stored(const lzval *v, size_t i, const char **data, size_t *stored_len,
@@ -1571,7 +1067,7 @@ static void lz_check_visit(void *arg, size_t j, size_t off, const char *raw, siz
     lz_sub *tab = arg;
 
     tab[j].off = (uint32_t)off;
-    lz_count(raw, n, &tab[j].chars, &tab[j].nl);
+    lzv_count(raw, n, &tab[j].chars, &tab[j].nl);
 }
 
 /* Check the frame data[0..stored_len) against the canonical layout for raw_len
@@ -1586,7 +1082,7 @@ static int lz_check_frame(const lzval *v, const char *data, size_t stored_len, s
     lzf_dict d = {v->dict_id, v->dict && v->nchunks ? lz_dict_bytes(v) : NULL};
 
     return lzf_check(data, stored_len, raw_len, v->sub_size, v->bd, v->dict ? &d : NULL,
-                     lz_work_area(v), lz_check_visit, tab);
+                     lzv_work_area(v), lz_check_visit, tab);
 }
 
 /* Accepted when: the previous chunk is full, 0 < raw_len <= chunk_size, and either
@@ -1617,7 +1113,7 @@ int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t 
             if (v->sub_size > LZ_SUB)
                 goto bad;
             v->dict = 1;
-            v->dict_id = lz_new_uid();
+            v->dict_id = lzv_new_uid();
         }
     }
     if (compressed && stored_len > lz_max_stored(v))
@@ -1632,7 +1128,7 @@ int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t 
     if (!compressed)
         for (j = 0; j < lz_nsub(v, raw_len); j++) {
             tab[j].off = (uint32_t)(j * v->sub_size);
-            lz_count(data + j * v->sub_size, lz_blen(v, raw_len, j), &tab[j].chars, &tab[j].nl);
+            lzv_count(data + j * v->sub_size, lz_blen(v, raw_len, j), &tab[j].chars, &tab[j].nl);
         }
     memcpy(blk + tb, data, stored_len);
     lz_reserve(v, v->nchunks + 1);
@@ -1662,7 +1158,7 @@ lzval *lzval_from_chunks_end(lzval *v)
         lzval_free(v);
         return NULL;
     }
-    v->uid = lz_new_uid();
+    v->uid = lzv_new_uid();
     return v;
 }
 
@@ -1694,7 +1190,7 @@ int lzval_debug_corrupt(lzval *v, size_t i)
             const char *src;
             size_t size;
             char *p;
-            int kind = lz_block(v, ck, j, &src, &size);
+            int kind = lzv_block(v, ck, j, &src, &size);
             p = lz_st(v, ck) + lz_tab(ck)[j].off + LZF_BLK_HDR;
             if (kind == 0)
                 memset(p, 0xFF, size);
@@ -1702,29 +1198,6 @@ int lzval_debug_corrupt(lzval *v, size_t i)
                 p[0] ^= 0x01;
         }
     }
-    v->uid = lz_new_uid();
+    v->uid = lzv_new_uid();
     return 0;
-}
-
-/* slots is raised to 1 if 0: lzval_chunk needs a slot to return. */
-lzcache *lzcache_new(size_t slots)
-{
-    lzcache *c;
-
-    if (slots == 0)
-        slots = 1;
-    c = xcalloc(1, sizeof(*c) + slots * sizeof(lz_slot));
-    c->nslots = slots;
-    return c;
-}
-
-void lzcache_free(lzcache *c)
-{
-    size_t k;
-
-    if (!c)
-        return;
-    for (k = 0; k < c->nslots; k++)
-        xfree(c->slots[k].buf);
-    xfree(c);
 }

@@ -40,7 +40,8 @@
  * window reads of the same region (HEAD, TAIL, paging) do not decompress again. It
  * is the caller's object, passed explicitly; it may be NULL (no caching). Each
  * lzval carries a unique id, renewed on every change, so a cache never serves a
- * stale or a freed value's chunk.
+ * stale or a freed value's chunk. lzcache.h (included here) declares
+ * lzcache_new and lzcache_free.
  *
  * Memory comes from the accounted allocator (mem.h). Allocation failure aborts.
  * Errors: functions returning int give 0 on success, -1 on a corrupt chunk. */
@@ -50,8 +51,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lzcache.h" /* lzcache_new, lzcache_free: the cache the reads take */
+
 typedef struct lzval lzval;
-typedef struct lzcache lzcache;
 
 /* A new value holding a copy of p[0..n), cut in chunks of chunk_size raw bytes
  * (clamped to [1024, 2^30]) and sub-blocks of 8 KB (chunk_size / 256 for chunks
@@ -166,12 +168,5 @@ lzval *lzval_from_chunks_end(lzval *v);
  * nothing can detect). The dictionary (chunk 0's first sub-block, raw) is left
  * intact. Returns -1 if i is out of range. */
 int lzval_debug_corrupt(lzval *v, size_t i);
-
-/* A cache of up to slots decompressed chunks (LRU), each filled sub-block by
- * sub-block as reads need them (a first read of a sub-block decodes only up to
- * the end of its window, a later one the whole sub-block). Free with
- * lzcache_free. */
-lzcache *lzcache_new(size_t slots);
-void lzcache_free(lzcache *c);
 
 #endif
