@@ -19,9 +19,10 @@
 #define REG_SIZE 1024 /* open-addressing slots; power of two, > 2x the commands */
 #define NAME_MAX_LEN 64
 
+/* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
 static const cmd_def *table_list[] = {
-    cmd_table_conn, cmd_table_string, cmd_table_keys, cmd_table_server, cmd_table_multi, cmd_table_sp,
-    cmd_table_lcs, cmd_table_memory,
+    cmd_table_conn, cmd_table_string, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
+    cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
 };
 
 typedef struct reg_slot {
@@ -260,6 +261,17 @@ void reply_unknown_subcommand(client *c)
         up[i] = (char)toupper((unsigned char)c->argv[0].p[i]);
     up[i] = '\0';
     reply_errorf(c, "ERR unknown subcommand '%.128s'. Try %s HELP.", c->argc > 1 ? c->argv[1].p : "", up);
+}
+
+void reply_subcommand_syntax(client *c)
+{
+    char up[32];
+    size_t i;
+    for (i = 0; i < c->argv[0].len && i < sizeof(up) - 1; i++)
+        up[i] = (char)(c->argv[0].p[i] >= 'a' && c->argv[0].p[i] <= 'z' ? c->argv[0].p[i] - 32 : c->argv[0].p[i]);
+    up[i] = '\0';
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.", c->argv[1].p,
+                 up);
 }
 
 void reply_help(client *c, const char *const *lines)

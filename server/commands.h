@@ -14,7 +14,11 @@
 extern const cmd_def cmd_table_conn[];
 extern const cmd_def cmd_table_string[];
 extern const cmd_def cmd_table_keys[];
+extern const cmd_def cmd_table_info[];
 extern const cmd_def cmd_table_server[];
+extern const cmd_def cmd_table_command[];
+extern const cmd_def cmd_table_config[];
+extern const cmd_def cmd_table_slowlog[];
 extern const cmd_def cmd_table_multi[];
 extern const cmd_def cmd_table_sp[];
 extern const cmd_def cmd_table_lcs[];
@@ -62,6 +66,9 @@ long long cmd_total_errors(void);
 void reply_arity_error(client *c);
 /* Reply a "-ERR unknown subcommand" error as Redis does. */
 void reply_unknown_subcommand(client *c);
+/* Reply Redis's "-ERR unknown subcommand or wrong number of arguments" error for
+ * c->argv[1] (DEBUG, SLOWLOG GET); c->argc must be at least 2. */
+void reply_subcommand_syntax(client *c);
 /* Reply a HELP listing: lines ended by NULL, prefixed by the command's usage line. */
 void reply_help(client *c, const char *const *lines);
 
