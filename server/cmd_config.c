@@ -222,13 +222,6 @@ static void config_help(client *c)
     reply_help(c, lines);
 }
 
-/* Never reached with a valid subcommand (the dispatcher resolves those); kept so
- * the container row has a procedure. */
-static void cmd_config(client *c)
-{
-    reply_unknown_subcommand(c);
-}
-
 /* ---- the table ---- */
 
 #define LS (CMD_LOADING | CMD_STALE)
@@ -247,7 +240,7 @@ static const cmd_def config_subcommands[] = {
 };
 
 const cmd_def cmd_table_config[] = {
-    {"config", cmd_config, -2, 0, 0, 0, 0, "server", "A container for server configuration commands", "2.0.0",
+    {"config", cmd_container, -2, 0, 0, 0, 0, "server", "A container for server configuration commands", "2.0.0",
      "Depends on subcommand.", "slow", config_subcommands, NULL, NULL},
     {0},
 };

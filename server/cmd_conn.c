@@ -480,11 +480,6 @@ static const cmd_def client_subcommands[] = {
     {0},
 };
 
-static void cmd_client(client *c)
-{
-    reply_unknown_subcommand(c);
-}
-
 #define CONN_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST)
 const cmd_def cmd_table_conn[] = {
     {"ping", cmd_ping, -1, CMD_FAST | CMD_SENTINEL, 0, 0, 0, "connection", "Returns the server's liveliness response.",
@@ -502,7 +497,7 @@ const cmd_def cmd_table_conn[] = {
      "Changes the selected database.", "1.0.0", "O(1)", "fast connection", NULL, NULL, NULL},
     {"reset", cmd_reset, 1, CONN_FLAGS | CMD_NO_AUTH | CMD_ALLOW_BUSY, 0, 0, 0, "connection",
      "Resets the connection.", "6.2.0", "O(1)", "fast connection", NULL, NULL, NULL},
-    {"client", cmd_client, -2, CMD_SENTINEL, 0, 0, 0, "connection",
+    {"client", cmd_container, -2, CMD_SENTINEL, 0, 0, 0, "connection",
      "A container for client connection commands.", "2.4.0", "Depends on subcommand.", "slow", client_subcommands,
      NULL, NULL},
     {0},

@@ -707,13 +707,6 @@ static void cmd_persist(client *c)
 
 /* ---- OBJECT ---- */
 
-/* Never reached with a valid subcommand (the dispatcher resolves those); kept so
- * the container row has a procedure. */
-static void cmd_object(client *c)
-{
-    reply_unknown_subcommand(c);
-}
-
 /* The entry for OBJECT's key argument, or NULL after replying nil. */
 static dbent *object_lookup(client *c)
 {
@@ -842,7 +835,7 @@ const cmd_def cmd_table_keys[] = {
      "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "O(1)", R_FAST, NULL, NULL, NULL},
     {"persist", cmd_persist, 2, WF, 1, 1, 1, "generic", "Remove the expiration from a key", "2.2.0", "O(1)",
      W_FAST, NULL, NULL, NULL},
-    {"object", cmd_object, -2, 0, 0, 0, 0, "generic", "A container for object introspection commands", "2.2.3",
+    {"object", cmd_container, -2, 0, 0, 0, 0, "generic", "A container for object introspection commands", "2.2.3",
      "Depends on subcommand.", "slow", object_subcommands, NULL, NULL},
     {0},
 };

@@ -320,13 +320,6 @@ static void memory_help(client *c)
     reply_help(c, lines);
 }
 
-/* Never reached with a valid subcommand (the dispatcher resolves those); kept so
- * the container row has a procedure. */
-static void cmd_memory(client *c)
-{
-    reply_unknown_subcommand(c);
-}
-
 #define MEM_VARIES "Depends on how much memory is allocated, could be slow"
 static const cmd_def memory_subcommands[] = {
     {"doctor", memory_doctor, 2, 0, 0, 0, 0, "server", "Outputs memory problems report", "4.0.0", "O(1)", "slow",
@@ -345,7 +338,7 @@ static const cmd_def memory_subcommands[] = {
 };
 
 const cmd_def cmd_table_memory[] = {
-    {"memory", cmd_memory, -2, 0, 0, 0, 0, "server", "A container for memory diagnostics commands", "4.0.0",
+    {"memory", cmd_container, -2, 0, 0, 0, 0, "server", "A container for memory diagnostics commands", "4.0.0",
      "Depends on subcommand.", "slow", memory_subcommands, NULL, NULL},
     {0},
 };

@@ -65,13 +65,6 @@ static void slowlog_help(client *c)
     reply_help(c, lines);
 }
 
-/* Never reached with a valid subcommand (the dispatcher resolves those); kept so
- * the container row has a procedure. */
-static void cmd_slowlog(client *c)
-{
-    reply_unknown_subcommand(c);
-}
-
 /* ---- the table ---- */
 
 #define LS (CMD_LOADING | CMD_STALE)
@@ -89,7 +82,7 @@ static const cmd_def slowlog_subcommands[] = {
 };
 
 const cmd_def cmd_table_slowlog[] = {
-    {"slowlog", cmd_slowlog, -2, 0, 0, 0, 0, "server", "A container for slow log commands", "2.2.12",
+    {"slowlog", cmd_container, -2, 0, 0, 0, 0, "server", "A container for slow log commands", "2.2.12",
      "Depends on subcommand.", "slow", slowlog_subcommands, NULL, NULL},
     {0},
 };

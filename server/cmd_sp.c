@@ -360,7 +360,7 @@ static int resolve_kind(client *c, int want, const char *p, size_t n, sp_textinf
         reply_error(c, "ERR KIND text requires valid UTF-8 content");
         return -1;
     }
-    return want >= 0 ? want : ti->utf8 && !ti->nul ? SP_TEXT : SP_BINARY;
+    return want >= 0 ? want : sp_kind_of(ti);
 }
 
 static void cmd_sp_write(client *c)
@@ -473,7 +473,7 @@ static void cmd_sp_append(client *c)
         if (!s)
             s = ns_create(c, &ke);
         e = sp_add(s, name->p, name->len, db_now);
-        sp_entry_set_info(s, e, val->p, val->len, ti.utf8 && !ti.nul ? SP_TEXT : SP_BINARY, &ti, &pr);
+        sp_entry_set_info(s, e, val->p, val->len, sp_kind_of(&ti), &ti, &pr);
         sp_set_expire(s, e, default_expire());
         created = 1;
     } else if (sp_entry_append_info(s, e, val->p, val->len, &ti, &pr) < 0) {

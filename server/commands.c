@@ -263,6 +263,11 @@ void reply_unknown_subcommand(client *c)
     reply_errorf(c, "ERR unknown subcommand '%.128s'. Try %s HELP.", c->argc > 1 ? c->argv[1].p : "", up);
 }
 
+void cmd_container(client *c)
+{
+    reply_unknown_subcommand(c);
+}
+
 void reply_subcommand_syntax(client *c)
 {
     char up[32];

@@ -66,6 +66,10 @@ long long cmd_total_errors(void);
 void reply_arity_error(client *c);
 /* Reply a "-ERR unknown subcommand" error as Redis does. */
 void reply_unknown_subcommand(client *c);
+/* The procedure of a container command's own row (CONFIG, CLIENT, OBJECT,
+ * MEMORY, SLOWLOG): the dispatcher resolves valid subcommands to their rows,
+ * so this only answers an unknown one. */
+void cmd_container(client *c);
 /* Reply Redis's "-ERR unknown subcommand or wrong number of arguments" error for
  * c->argv[1] (DEBUG, SLOWLOG GET); c->argc must be at least 2. */
 void reply_subcommand_syntax(client *c);

@@ -131,6 +131,7 @@
  * offset past the end, a chunk index out of range) rather than read out of bounds. */
 #include "lzval.h"
 #include "lzval_int.h"
+#include "textcount.h"
 #include "lzcache.h"
 #include "lzframe.h"
 #include "mem.h"
@@ -185,41 +186,15 @@ char *lzv_work_area(const lzval *v)
     return lzv_scratch_get(&lz_work, 2 * v->sub_size + lzf_bound(v->sub_size));
 }
 
-/* Sum of the eight byte lanes of x (each at most 255). */
-static size_t lz_lane_sum(uint64_t x)
-{
-    x = (x & 0x00FF00FF00FF00FFull) + (x >> 8 & 0x00FF00FF00FF00FFull);
-    return (size_t)((x * 0x0001000100010001ull) >> 48);
-}
-
-/* Characters (bytes not 10xxxxxx) and '\n' bytes of p[0..n), eight bytes at a
- * time: per-lane flags are added up for at most 255 words, then summed. */
+/* Characters (bytes not 10xxxxxx) and '\n' bytes of p[0..n) (textcount.h), in
+ * the index's 32-bit fields: n is at most a sub-block. */
 void lzv_count(const char *p, size_t n, uint32_t *chars, uint32_t *nl)
 {
-    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7Full, hi = 0x8080808080808080ull;
-    const uint64_t nlb = 0x0A0A0A0A0A0A0A0Aull;
-    const unsigned char *s = (const unsigned char *)p;
-    size_t i = 0, cont = 0, lines = 0;
+    size_t c, l;
 
-    while (n - i >= 8) {
-        size_t stop = n - i >= 8 * 255 ? i + 8 * 255 : n - 7;
-        uint64_t ac = 0, al = 0;
-        for (; i < stop; i += 8) {
-            uint64_t x, t;
-            memcpy(&x, s + i, 8);
-            ac += (x & ~(x << 1) & hi) >> 7;
-            t = x ^ nlb;
-            al += (~(((t & lo7) + lo7) | t) & hi) >> 7;
-        }
-        cont += lz_lane_sum(ac);
-        lines += lz_lane_sum(al);
-    }
-    for (; i < n; i++) {
-        cont += (s[i] & 0xC0) == 0x80;
-        lines += s[i] == '\n';
-    }
-    *chars = (uint32_t)(n - cont);
-    *nl = (uint32_t)lines;
+    tc_count(p, n, &c, &l);
+    *chars = (uint32_t)c;
+    *nl = (uint32_t)l;
 }
 
 static int lz_overlaps(const void *a, size_t an, const void *b, size_t bn)

@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "mem.h"
+#include "textcount.h"
 
 /* ---- names and text ---- */
 
@@ -102,7 +103,7 @@ int sp_detect_kind(const char *p, size_t n)
 {
     sp_textinfo ti;
     sp_text_scan(p, n, &ti);
-    return ti.utf8 && !ti.nul ? SP_TEXT : SP_BINARY;
+    return sp_kind_of(&ti);
 }
 
 /* Number of bytes of m with bit 7 set (m has no other bits): a multiply adds
@@ -127,34 +128,9 @@ static inline uint64_t zero_bytes(uint64_t x)
 
 size_t sp_count_chars(const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0, cont = 0;
-
-    /* 8 bytes at a time: a continuation byte is 10xxxxxx, so its bit 7 is set
-     * and its bit 6 clear; count those bits. */
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        cont += high_bits(w & ~(w << 1) & HI1);
-    }
-    for (; i < n; i++)
-        cont += (p[i] & 0xC0) == 0x80;
-    return n - cont;
-}
-
-/* Bytes equal to '\n' in p[0..n), 8 at a time. */
-static size_t count_newlines(const char *p, size_t n)
-{
-    size_t i = 0, c = 0;
-
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        c += high_bits(zero_bytes(w ^ NL8));
-    }
-    for (; i < n; i++)
-        c += p[i] == '\n';
-    return c;
+    size_t chars;
+    tc_count(s, n, &chars, NULL);
+    return chars;
 }
 
 #ifdef __SSE2__
@@ -227,8 +203,10 @@ void sp_text_scan(const char *s, size_t n, sp_textinfo *ti)
              * its counts), with the word-at-a-time counters. */
             size_t rest = (size_t)(end - p);
             valid = 0;
-            cont += rest - sp_count_chars((const char *)p, rest);
-            nl += count_newlines((const char *)p, rest);
+            size_t c, l;
+            tc_count((const char *)p, rest, &c, &l);
+            cont += rest - c;
+            nl += l;
             nul |= memchr(p, 0, rest) != NULL;
             break;
         }

@@ -102,6 +102,9 @@ typedef struct sp_textinfo {
  * write path's single look at the content (kind detection, KIND text check,
  * and the entry's counts). */
 void sp_text_scan(const char *p, size_t n, sp_textinfo *ti);
+/* The kind content with these counts is detected as: text when valid UTF-8
+ * without NUL bytes, binary otherwise. */
+static inline int sp_kind_of(const sp_textinfo *ti) { return ti->utf8 && !ti->nul ? SP_TEXT : SP_BINARY; }
 
 /* ---- the scratchpad ---- */
 

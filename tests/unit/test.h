@@ -35,6 +35,37 @@ static int test_passed, test_failed, test_case_failed;
         fflush(stdout);                                                     \
     } while (0)
 
+/* A seeded xorshift64 generator, so that every "random" case is the same run
+ * after run: rng_seed(s), then rng() or rng_below(n) (0 for n == 0). The state
+ * lives in a function so that a file using none of it gets no warning. */
+#include <stddef.h>
+#include <stdint.h>
+
+static inline uint64_t *rng_statep(void)
+{
+    static uint64_t state;
+    return &state;
+}
+
+static inline void rng_seed(uint64_t s)
+{
+    *rng_statep() = s * 0x9E3779B97F4A7C15ull + 0x1234567ull;
+}
+
+static inline uint64_t rng(void)
+{
+    uint64_t x = *rng_statep();
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *rng_statep() = x;
+}
+
+static inline size_t rng_below(size_t n)
+{
+    return n ? (size_t)(rng() % n) : 0;
+}
+
 #define TEST_DONE()                                                         \
     (printf("%d passed, %d failed\n", test_passed, test_failed),           \
      test_failed ? 1 : 0)

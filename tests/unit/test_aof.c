@@ -35,21 +35,6 @@ static char tmpdir[256];
 
 /* ---- Helpers ---- */
 
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s)
-{
-    rng_state = s * 0x9E3779B97F4A7C15ull + 0x1234567ull;
-}
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 static int64_t mono_ms(void)
 {
     struct timespec ts;

@@ -19,21 +19,6 @@
 
 #define BLK 8192 /* the block size lzval uses for chunks from 8 KB to 2 MB */
 
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s)
-{
-    rng_state = s * 0x9E3779B97F4A7C15ull + 0x1234567ull;
-}
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* Log-like lines (compressible, and more so with an earlier block as the
  * dictionary) if text, else random bytes. */
 static void gen(char *buf, size_t n, int text)

@@ -24,26 +24,6 @@
 
 enum { GEN_LOG, GEN_UTF8, GEN_RAND, GEN_SVC };
 
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s)
-{
-    rng_state = s * 0x9E3779B97F4A7C15ull + 0x1234567ull;
-}
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static size_t rng_below(size_t n)
-{
-    return n ? (size_t)(rng() % n) : 0;
-}
-
 /* Service-log lines (as bench/gen_logs.py writes them, roughly): a clock that
  * moves a few ms per line, levels and services from short lists, message
  * templates with low-entropy fields (skewed user ids, paths, status codes) beside

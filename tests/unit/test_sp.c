@@ -17,26 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s)
-{
-    rng_state = s * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
-}
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static size_t rng_below(size_t n)
-{
-    return n ? (size_t)(rng() % n) : 0;
-}
-
 /* ---- the model: a growable plain buffer and naive lookups over it ---- */
 
 typedef struct mbuf {
