@@ -56,7 +56,7 @@ void aof_manifest_free(aof_manifest *m)
 }
 
 /* A deep copy of src into dst (initialised here). */
-static void aof_manifest_copy(aof_manifest *dst, const aof_manifest *src)
+void aof_manifest_copy(aof_manifest *dst, const aof_manifest *src)
 {
     aof_manifest_init(dst);
     dst->next_seq = src->next_seq;
@@ -563,9 +563,23 @@ int aof_dir_remove(const char *dir, const aof_manifest *files)
 
 /* ---- Rewrite ---- */
 
+int aof_rewrite_temp_path(char *out, size_t cap, const char *dir, uint64_t seq)
+{
+    char name[AOF_NAME_MAX + 1];
+
+    aof_file_name(name, sizeof(name), seq, AOF_KIND_BASE);
+    return snprintf(out, cap, "%s/%s.tmp", dir, name) >= (int)cap ? -1 : 0;
+}
+
 int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
                       aof_fsync_policy policy, const aof_io *io, aof_rewrite *rw, char *err,
                       size_t errlen)
+{
+    return aof_rewrite_switch(dir, m, w, policy, io, 0, rw, err, errlen);
+}
+
+int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsync_policy policy,
+                       const aof_io *io, uint64_t base_seq, aof_rewrite *rw, char *err, size_t errlen)
 {
     char path[AOF_PATH_MAX], name[AOF_NAME_MAX + 1];
     aof_manifest t;
@@ -590,9 +604,9 @@ int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
     if (aof_new_file(dir, &t, AOF_KIND_INCR, io, path, sizeof(path), err, errlen) < 0)
         goto done;
     rw->incr_seq = aof_manifest_last(&t)->seq;
-    rw->base_seq = aof_manifest_alloc_seq(&t);
+    rw->base_seq = base_seq ? base_seq : aof_manifest_alloc_seq(&t);
     aof_file_name(name, sizeof(name), rw->base_seq, AOF_KIND_BASE);
-    if (snprintf(rw->temp_path, sizeof(rw->temp_path), "%s/%s.tmp", dir, name) >= (int)sizeof(rw->temp_path) ||
+    if (aof_rewrite_temp_path(rw->temp_path, sizeof(rw->temp_path), dir, rw->base_seq) < 0 ||
         aof_path(rw->base_path, sizeof(rw->base_path), dir, name) < 0 ||
         aof_path(rw->manifest_temp, sizeof(rw->manifest_temp), dir, AOF_MANIFEST_REWRITE_TMP) < 0) {
         aof_errf(err, errlen, "log directory path too long");

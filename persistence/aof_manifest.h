@@ -60,6 +60,8 @@ typedef struct aof_manifest {
 void aof_manifest_init(aof_manifest *m);
 /* Release m's memory; it is empty again (as after init). */
 void aof_manifest_free(aof_manifest *m);
+/* Make dst (uninitialised) a deep copy of src; free it with aof_manifest_free. */
+void aof_manifest_copy(aof_manifest *dst, const aof_manifest *src);
 
 /* Read dir/scratchpad.manifest into m (replacing its files). Returns 0, 1 if
  * there is no manifest (m left empty), -1 on a read error or invalid text. */
@@ -152,6 +154,18 @@ int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
 /* Child: create the temporary base file (header: kind base, seq rw->base_seq),
  * with a writer of policy no. NULL on failure (err set). */
 aof_writer *aof_rewrite_base_create(const aof_rewrite *rw, char *err, size_t errlen);
+/* The same as aof_rewrite_start, for a base that already exists: an incremental
+ * rewrite (persist.c) writes its base while the log goes on in the current incr,
+ * then switches the log to a new incr at the instant the base is complete. Its
+ * base was created at aof_rewrite_temp_path(dir, base_seq) with a seq taken from
+ * aof_manifest_alloc_seq(m); base_seq is that seq (0: allocate one, as
+ * aof_rewrite_start). The rest of the protocol is the child's and the parent's
+ * above (aof_rewrite_child_finish may run on any thread, with a copy of m). */
+int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsync_policy policy,
+                       const aof_io *io, uint64_t base_seq, aof_rewrite *rw, char *err, size_t errlen);
+/* The temporary name of the base numbered seq in dir (as aof_rewrite_start
+ * names it). 0, or -1 if the path is too long. */
+int aof_rewrite_temp_path(char *out, size_t cap, const char *dir, uint64_t seq);
 /* Child, after the base is synced and closed: rename the temp base to its final
  * name, fsync dir, and write and fsync the manifest {new base, the incr files
  * from rw->incr_seq on} (m as it was at the fork) under a temporary name. No file

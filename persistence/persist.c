@@ -25,6 +25,7 @@
 
 #include "aof_manifest.h"
 #include "aof_reader.h"
+#include "aof_stream.h"
 #include "aof_writer.h"
 #include "commands.h"
 #include "config.h"
@@ -73,6 +74,29 @@ static struct {
 
 static void refresh_refusing(void);
 static long long cow_stop(void);
+
+/* The incremental rewrite (aof-rewrite-mode incremental), in "the incremental
+ * rewrite" below: the state it shares with the flush. */
+enum { RWI_IDLE = 0, RWI_SCAN, RWI_FINISHING };
+int persist_rewriting;
+static struct {
+    int state;             /* RWI_* */
+    int restart;           /* start again at the next iteration (a FLUSHDB/SWAPDB cut the last one short) */
+    aof_stream *st;        /* the new base being written */
+    uint64_t seq;          /* its seq */
+    char temp[AOF_PATH_MAX]; /* its temporary path */
+    uint64_t copied;       /* log position up to which records went into the base too */
+    int dbi;               /* the database the scan is in */
+    uint64_t cursor;       /* its ht_scan cursor */
+    unsigned incomplete;   /* epochs started since every entry last carried db_epoch */
+    aof_manifest m;        /* the manifest at the switch, for the finishing thread */
+    long long scanned, touched; /* keys written by the scan / before a first write */
+} RI;
+
+static void rwi_copy(void);
+static int rwi_start(const char **errmsg);
+static void rwi_abort(int counts, const char *why);
+static void rwi_step(void);
 
 /* ---- logging ---- */
 
@@ -590,6 +614,9 @@ int persist_start(void)
 static void stop_child(void)
 {
     int status;
+
+    RI.restart = 0;
+    rwi_abort(0, "the log is closing");
     if (P.child <= 0)
         return;
     kill(P.child, SIGKILL);
@@ -649,8 +676,12 @@ static void release_held(void)
 
 static void do_flush(void)
 {
-    size_t before = plog->committed;
-    int rc = aof_writer_flush(P.w);
+    size_t before;
+    int rc;
+
+    rwi_copy(); /* the records go into a new base being written too */
+    before = plog->committed;
+    rc = aof_writer_flush(P.w);
 
     P.consumed += before - plog->committed;
     refresh_refusing();
@@ -673,6 +704,14 @@ static void do_flush(void)
 
 void persist_before_replies(void)
 {
+    if (RI.state == RWI_SCAN) {
+        rwi_step();
+    } else if (RI.restart && RI.state == RWI_IDLE) {
+        const char *err;
+        RI.restart = 0;
+        if (P.w && rwi_start(&err) < 0)
+            P.rewrite_failures++;
+    }
     if (P.w && (plog->committed > 0 || P.flush_failing))
         do_flush();
 }
@@ -816,25 +855,29 @@ static void rewrite_string(aof_buf *b, int dbid, const dbent *e, int64_t expire)
     aof_rec_end(b);
 }
 
-static void rewrite_sp(rewrite_ctx *x, aof_buf *b, const dbent *e, int64_t expire)
+/* A scratchpad: one record per live entry, then its key's expiry. flush (may be
+ * NULL) is offered the buffer after each entry, so that a huge scratchpad does
+ * not have to sit whole in it. */
+static void rewrite_sp(aof_buf *b, int dbid, const dbent *e, int64_t expire, int64_t now,
+                       void (*flush)(void *ctx), void *ctx)
 {
     const sp *s = dbent_ptr(e);
     size_t i, written = 0;
 
     for (i = 0; i < s->n; i++) {
         const sp_entry *en = s->e[i];
-        if (en->expire >= 0 && en->expire <= x->now)
+        if (en->expire >= 0 && en->expire <= now)
             continue;
-        aof_rec_begin(b, x->dbid);
+        aof_rec_begin(b, dbid);
         aof_rec_arg_str(b, "_SPENTRY");
         sp_entry_args(b, dbent_key(e), dbent_klen(e), s, en);
         aof_rec_end(b);
         written++;
-        if (b->len >= REWRITE_FLUSH_BYTES)
-            rewrite_flush(x);
+        if (flush && b->len >= REWRITE_FLUSH_BYTES)
+            flush(ctx);
     }
     if (written && expire >= 0) {
-        aof_rec_begin(b, x->dbid);
+        aof_rec_begin(b, dbid);
         aof_rec_arg_str(b, "PEXPIREAT");
         aof_rec_arg_bytes(b, dbent_key(e), dbent_klen(e));
         aof_rec_arg_ll(b, expire);
@@ -842,24 +885,37 @@ static void rewrite_sp(rewrite_ctx *x, aof_buf *b, const dbent *e, int64_t expir
     }
 }
 
+/* The records that rebuild key e of database dbid as it is now (nothing if it
+ * has expired by now): shared by the fork child and the incremental rewrite. */
+static void rewrite_key(aof_buf *b, int dbid, const dbent *e, int64_t now, void (*flush)(void *ctx), void *ctx)
+{
+    int64_t expire = db_get_expire(&srv.dbs[dbid], e);
+
+    if (expire >= 0 && expire <= now)
+        return;
+    if (e->type == OBJ_STRING)
+        rewrite_string(b, dbid, e, expire);
+    else if (e->type == OBJ_SCRATCHPAD)
+        rewrite_sp(b, dbid, e, expire, now, flush, ctx);
+}
+
+static void rewrite_flush_cb(void *ctx)
+{
+    rewrite_flush(ctx);
+}
+
 static void rewrite_visit(void *ctx, ht_node *n)
 {
     rewrite_ctx *x = ctx;
-    const dbent *e = (const dbent *)n;
-    db *d = &srv.dbs[x->dbid];
     aof_buf *b = aof_writer_buf(x->bw);
-    int64_t expire = db_get_expire(d, e);
 
     if (x->cow_fd >= 0 && (++x->visits & 1023) == 0 && mono_us() - x->reported_us >= COW_REPORT_MS * 1000) {
         cow_report(x->cow_fd);
         x->reported_us = mono_us();
     }
-    if (x->failed || (expire >= 0 && expire <= x->now))
+    if (x->failed)
         return;
-    if (e->type == OBJ_STRING)
-        rewrite_string(b, x->dbid, e, expire);
-    else if (e->type == OBJ_SCRATCHPAD)
-        rewrite_sp(x, b, e, expire);
+    rewrite_key(b, x->dbid, (const dbent *)n, x->now, rewrite_flush_cb, x);
     if (b->len >= REWRITE_FLUSH_BYTES)
         rewrite_flush(x);
 }
@@ -921,7 +977,7 @@ static void rewrite_child(pid_t parent, int cow_fd)
     child_detach(parent);
     child_affinity();
     memset(&x, 0, sizeof(x));
-    x.now = now_ms();
+    x.now = db_now; /* the parent's commands see keys expire by this clock */
     x.cow_fd = cow_fd;
     x.reported_us = mono_us();
     if (cow_fd >= 0)
@@ -956,6 +1012,8 @@ static int rewrite_start(const char **errmsg)
     pid_t pid, parent;
     int cow_pipe[2];
 
+    if (srv.cfg.aof_rewrite_mode == 0)
+        return rwi_start(errmsg);
     /* Write what this iteration logged through do_flush first, so that the
      * log positions replies wait for advance (aof_rewrite_start would write
      * it too, behind the counters' back, and those replies would wait forever). */
@@ -1113,9 +1171,293 @@ static void reap_child(void)
     rewrite_done(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* ---- the incremental rewrite ----
+ *
+ * aof-rewrite-mode incremental (the default): no fork. The new base is written
+ * by the loop itself, in steps of aof-rewrite-step-us (1 ms by default), while the log goes on in
+ * the current incr file; a thread (aof_stream.h) takes the bytes to the disk.
+ *
+ * What the base holds: not a snapshot of one instant but the dataset as it is
+ * when the scan ends. Each entry carries a rewrite epoch (db.h); at the start
+ * db_epoch moves on, so every entry is "not yet written". The base receives, in
+ * order:
+ *   - the state of each entry the scan meets (ht_scan over every database),
+ *     which stamps it with db_epoch;
+ *   - the state of an entry a write command is about to change, if it is not
+ *     yet written (persist_rewrite_touch, from cmd_call before the command
+ *     runs: its keys from the command table), which stamps it too;
+ *   - a copy of every log record from the start on (rwi_copy), placed after
+ *     the states written before it.
+ * So every record that reaches the base applies to a key whose state the base
+ * already holds (or that did not exist at the start: new entries are stamped by
+ * db_add), and replaying the base gives the dataset as it is when the scan
+ * ends. Records that touch a key without a command (expiry deletions: DEL,
+ * SP.DEL) need no state first: a delete of what the base does not hold yet is a
+ * no-op, and the scan later writes what is left. Commands without keys that
+ * rewrite whole databases (FLUSHDB, FLUSHALL, SWAPDB) start the rewrite again
+ * at the next iteration: cheap, since it starts from what is left.
+ *
+ * At the end of the scan the loop writes the iteration's records, switches the
+ * log to a new incr file (aof_rewrite_switch: the manifest names it after the
+ * current one), and the stream's thread syncs the base, renames it and writes
+ * the next manifest (aof_rewrite_child_finish, as a fork child would); the
+ * cron then switches the manifest (rewrite_done). A crash at any point before
+ * that switch leaves the old manifest, whose files hold every write.
+ *
+ * Pauses: a step, plus the state of one entry written before its first write
+ * (its stored bytes: ~1 ms per 5 MB). Memory: the stream's buffers, at most
+ * RWI_QUEUE_MAX queued for the thread before the scan waits. */
+
+#define RWI_PUSH_BYTES (1u << 20) /* bytes of base handed to the thread at a time */
+#define RWI_QUEUE_MAX (64u << 20) /* bytes queued for the thread above which the scan waits */
+
+/* Copy the records logged since the last copy into the base. */
+static void rwi_copy(void)
+{
+    uint64_t end;
+
+    if (RI.state != RWI_SCAN || !plog)
+        return;
+    end = P.consumed + plog->committed;
+    if (end > RI.copied) {
+        aof_stream_append(RI.st, plog->p + (RI.copied - P.consumed), (size_t)(end - RI.copied));
+        RI.copied = end;
+    }
+}
+
+static void rwi_push_cb(void *ctx)
+{
+    (void)ctx;
+    aof_stream_push(RI.st);
+}
+
+/* Write entry e's state into the base and stamp it. */
+static void rwi_write(int dbid, dbent *e)
+{
+    rewrite_key(aof_stream_buf(RI.st), dbid, e, db_now, rwi_push_cb, NULL);
+    dbent_set_epoch(e, db_epoch);
+}
+
+static void rwi_visit(void *ctx, ht_node *n)
+{
+    dbent *e = (dbent *)n;
+
+    (void)ctx;
+    if (dbent_epoch(e) == db_epoch)
+        return;
+    rwi_write(RI.dbi, e);
+    RI.scanned++;
+}
+
+static int rwi_stamp_all(void *ctx, ht_node *n)
+{
+    (void)ctx;
+    dbent_set_epoch((dbent *)n, db_epoch);
+    return 0;
+}
+
+/* A new epoch: every entry becomes "not yet written". Epochs are 7 bits: after
+ * DBENT_EPOCH_MASK starts in a row that did not complete, an entry could still
+ * carry the epoch about to be reused, so every entry is stamped first (a walk
+ * of the keyspace; in practice never). */
+static void rwi_new_epoch(void)
+{
+    int i;
+
+    if (RI.incomplete >= DBENT_EPOCH_MASK) {
+        for (i = 0; i < srv.cfg.databases; i++)
+            ht_foreach(&srv.dbs[i].keys, rwi_stamp_all, NULL);
+        RI.incomplete = 0;
+    }
+    db_epoch = (uint8_t)((db_epoch + 1) & DBENT_EPOCH_MASK);
+    RI.incomplete++;
+}
+
+static int rwi_start(const char **errmsg)
+{
+    static char msg[600];
+    char err[512];
+
+    if (P.w && plog->committed > 0)
+        do_flush();
+    if (P.w && P.flush_failing) {
+        *errmsg = "ERR Background append only file rewriting is not possible while the log cannot be written";
+        return -1;
+    }
+    if (!P.w) {
+        /* appendonly switched on: log from now on into a new incr, which no
+         * manifest names until the base is complete. */
+        aof_rewrite rw;
+        if (aof_rewrite_start(P.dir, &P.m, &P.w, policy(), NULL, &rw, err, sizeof(err)) < 0)
+            goto fail;
+        attach_writer(P.w);
+        measure_files();
+    }
+    RI.seq = aof_manifest_alloc_seq(&P.m);
+    if (aof_rewrite_temp_path(RI.temp, sizeof(RI.temp), P.dir, RI.seq) < 0) {
+        snprintf(err, sizeof(err), "log directory path too long");
+        goto fail;
+    }
+    if (!(RI.st = aof_stream_create(RI.temp, AOF_KIND_BASE, RI.seq, err, sizeof(err))))
+        goto fail;
+    rwi_new_epoch();
+    RI.copied = P.consumed + plog->committed;
+    RI.dbi = 0;
+    RI.cursor = 0;
+    RI.scanned = RI.touched = 0;
+    RI.state = RWI_SCAN;
+    persist_rewriting = 1;
+    P.rewrite_start_ms = now_ms();
+    log_notice("Background append only file rewriting started (incremental, on the event loop)");
+    return 0;
+fail:
+    snprintf(msg, sizeof(msg), "ERR Can't start the log rewrite: %s", err);
+    log_warning("%s", msg + 4);
+    *errmsg = msg;
+    return -1;
+}
+
+/* Abandon the rewrite: the log stays as it is (the files the rewrite made are
+ * removed). counts: the attempt failed (else it is only cut short). */
+static void rwi_abort(int counts, const char *why)
+{
+    if (RI.state == RWI_IDLE)
+        return;
+    aof_stream_free(RI.st); /* waits for a finishing step that runs */
+    RI.st = NULL;
+    if (RI.state == RWI_SCAN)
+        unlink(RI.temp);
+    else {
+        aof_rewrite_abort(&P.rw);
+        aof_manifest_free(&RI.m);
+    }
+    RI.state = RWI_IDLE;
+    persist_rewriting = 0;
+    if (counts) {
+        P.last_rewrite_sec = (now_ms() - P.rewrite_start_ms + 500) / 1000;
+        P.last_rewrite_ok = 0;
+        P.rewrite_failures++;
+        log_warning("Background AOF rewrite failed (%s); the log stays as it was and a later rewrite starts again",
+                    why);
+    } else {
+        log_notice("Background AOF rewrite stopped (%s)", why);
+    }
+}
+
+static int rwi_finish_step(void *ctx, char *err, size_t errlen)
+{
+    (void)ctx;
+    return aof_rewrite_child_finish(&RI.m, &P.rw, err, errlen);
+}
+
+/* The scan is complete: switch the log to a new incr and let the thread finish
+ * the base. If the log cannot be written now, the next iteration tries again. */
+static void rwi_finish(void)
+{
+    char err[512];
+
+    if (plog->committed > 0)
+        do_flush();
+    if (P.flush_failing)
+        return;
+    aof_stream_push(RI.st);
+    if (aof_rewrite_switch(P.dir, &P.m, &P.w, policy(), NULL, RI.seq, &P.rw, err, sizeof(err)) < 0) {
+        rwi_abort(1, err);
+        return;
+    }
+    plog = aof_writer_buf(P.w);
+    measure_files();
+    RI.state = RWI_FINISHING;
+    persist_rewriting = 0;
+    RI.incomplete = 0; /* the scan stamped every entry */
+    aof_manifest_copy(&RI.m, &P.m);
+    aof_stream_finish(RI.st, rwi_finish_step, NULL);
+    log_notice("Background AOF rewrite: the base holds the dataset (%lld keys by the scan, %lld before a write); "
+               "syncing it", RI.scanned, RI.touched);
+}
+
+/* One step on the loop: copy the iteration's records, scan for at most
+ * aof-rewrite-step-us (unless the thread is behind), hand the bytes over. */
+static void rwi_step(void)
+{
+    int64_t t0 = mono_us();
+    aof_buf *b = aof_stream_buf(RI.st);
+    char err[256];
+
+    if (aof_stream_poll(RI.st, err, sizeof(err)) < 0) {
+        rwi_abort(1, err);
+        return;
+    }
+    rwi_copy();
+    if (aof_stream_queued(RI.st) < RWI_QUEUE_MAX) {
+        while (RI.dbi < srv.cfg.databases) {
+            RI.cursor = ht_scan(&srv.dbs[RI.dbi].keys, RI.cursor, rwi_visit, NULL);
+            if (RI.cursor == 0)
+                RI.dbi++;
+            if (b->committed >= RWI_PUSH_BYTES)
+                aof_stream_push(RI.st);
+            if (mono_us() - t0 >= srv.cfg.aof_rewrite_step_us)
+                break;
+        }
+    }
+    if (b->committed >= RWI_PUSH_BYTES)
+        aof_stream_push(RI.st);
+    if (RI.dbi >= srv.cfg.databases)
+        rwi_finish();
+}
+
+/* The finishing thread is done: switch the manifest, or give up. */
+static void rwi_reap(void)
+{
+    char err[256];
+    int st;
+
+    if (RI.state != RWI_FINISHING || (st = aof_stream_poll(RI.st, err, sizeof(err))) == 0)
+        return;
+    if (st < 0)
+        log_warning("Finishing the log rewrite's base failed: %s", err);
+    aof_stream_free(RI.st);
+    RI.st = NULL;
+    aof_manifest_free(&RI.m);
+    RI.state = RWI_IDLE;
+    rewrite_done(st > 0);
+}
+
+void persist_rewrite_touch(client *c, const cmd_def *cmd)
+{
+    int i, last, step;
+
+    if (cmd->first_key <= 0) {
+        /* FLUSHDB, FLUSHALL, SWAPDB: whole databases change under the scan. */
+        rwi_abort(0, cmd->name);
+        RI.restart = 1;
+        return;
+    }
+    last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
+    step = cmd->key_step > 0 ? cmd->key_step : 1;
+    for (i = cmd->first_key; i <= last && i < c->argc; i += step) {
+        dbent *e = db_find_raw(c->db, c->argv[i].p, c->argv[i].len);
+        if (e && dbent_epoch(e) != db_epoch) {
+            rwi_copy(); /* what was logged before goes in before this state */
+            rwi_write(c->dbid, e);
+            RI.touched++;
+        }
+    }
+}
+
+int persist_busy(void)
+{
+    return RI.state == RWI_SCAN || RI.restart;
+}
+
+static int rewriting(void)
+{
+    return P.child > 0 || RI.state != RWI_IDLE || RI.restart;
+}
+
 int persist_bgrewrite(const char **err)
 {
-    if (P.child > 0) {
+    if (rewriting()) {
         *err = "ERR Background append only file rewriting already in progress";
         return -1;
     }
@@ -1137,8 +1479,9 @@ void persist_cron(void)
     }
     cow_poll();
     reap_child();
+    rwi_reap();
     reap_remove(0);
-    if (!P.w || P.child > 0)
+    if (!P.w || rewriting())
         return;
     /* The automatic trigger; after AUTO_REWRITE_MAX_FAILURES failures in a row
      * it waits for a BGREWRITEAOF that succeeds. */
@@ -1220,9 +1563,12 @@ void persist_get_info(persist_info *pi)
 
     memset(pi, 0, sizeof(*pi));
     pi->enabled = P.w != NULL;
-    pi->rewrite_in_progress = P.child > 0;
+    pi->rewrite_in_progress = rewriting();
+    pi->rewrite_mode = srv.cfg.aof_rewrite_mode ? "fork" : "incremental";
+    pi->rewrite_scanned = RI.scanned;
+    pi->rewrite_touched = RI.touched;
     pi->last_rewrite_time_sec = P.last_rewrite_sec;
-    pi->current_rewrite_time_sec = P.child > 0 ? (now_ms() - P.rewrite_start_ms) / 1000 : -1;
+    pi->current_rewrite_time_sec = rewriting() ? (now_ms() - P.rewrite_start_ms) / 1000 : -1;
     pi->last_rewrite_ok = P.last_rewrite_ok;
     pi->rewrites = P.rewrites;
     pi->current_cow_size = P.child > 0 ? cow_current() : 0;

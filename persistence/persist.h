@@ -102,6 +102,15 @@ static inline const char *persist_refusing(void)
 /* Cron: retry a failed flush (releasing held replies), start due fsyncs, reap
  * the rewrite child, start an automatic rewrite when due. */
 void persist_cron(void);
+/* The incremental rewrite (aof-rewrite-mode incremental): 1 while it scans,
+ * when cmd_call must call persist_rewrite_touch before a write command runs:
+ * the state of each key the command names goes into the new base first, if it
+ * is not there yet (and a command without keys, FLUSHDB / FLUSHALL / SWAPDB,
+ * starts the rewrite again). */
+extern int persist_rewriting;
+void persist_rewrite_touch(client *c, const cmd_def *cmd);
+/* 1 while a rewrite has steps to run on the loop: the loop must not sleep. */
+int persist_busy(void);
 /* BGREWRITEAOF: 0, or -1 with *err set to the error reply (without '-'). */
 int persist_bgrewrite(const char **err);
 /* CONFIG SET hooks: appendonly (switching on writes the whole dataset first,
@@ -113,6 +122,9 @@ int persist_apply_fsync(const char **err);
 typedef struct persist_info {
     int enabled;
     int rewrite_in_progress;
+    const char *rewrite_mode;      /* "incremental" or "fork" */
+    long long rewrite_scanned;     /* keys the running or last incremental rewrite wrote by its scan */
+    long long rewrite_touched;     /* ... and before a write command changed them */
     long long last_rewrite_time_sec, current_rewrite_time_sec;
     int last_rewrite_ok;
     long long rewrites, rewrite_failures_in_a_row;

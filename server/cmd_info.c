@@ -334,6 +334,9 @@ static void info_persistence(sbuf *b)
             "rdb_saves:0\r\n"
             "aof_enabled:%d\r\n"
             "aof_rewrite_in_progress:%d\r\n"
+            "aof_rewrite_mode:%s\r\n"
+            "aof_rewrite_keys_scanned:%lld\r\n"
+            "aof_rewrite_keys_written_before_a_write:%lld\r\n"
             "aof_rewrite_scheduled:0\r\n" /* a rewrite starts at once or fails: none is deferred */
             "aof_last_rewrite_time_sec:%lld\r\n"
             "aof_current_rewrite_time_sec:%lld\r\n"
@@ -351,7 +354,7 @@ static void info_persistence(sbuf *b)
             "aof_last_load_time_ms:%lld\r\n"
             "aof_last_load_truncated_bytes:%lld\r\n",
             srv.loading ? 1 : 0, pi.current_cow_size, pi.current_cow_size, srv.dirty, (long long)srv.last_save,
-            pi.enabled, pi.rewrite_in_progress, pi.last_rewrite_time_sec,
+            pi.enabled, pi.rewrite_in_progress, pi.rewrite_mode, pi.rewrite_scanned, pi.rewrite_touched, pi.last_rewrite_time_sec,
             pi.current_rewrite_time_sec, pi.last_rewrite_ok ? "ok" : "err", pi.rewrites,
             pi.rewrite_failures_in_a_row, pi.last_write_ok ? "ok" : "err", pi.last_write_error, pi.last_cow_size,
             pi.fork_usec, pi.fsync_policy, pi.dir, pi.load_records, pi.load_bytes, pi.load_ms,

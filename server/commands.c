@@ -447,6 +447,8 @@ void cmd_call(client *c, const cmd_def *cmd)
     c->cmd = cmd;
     srv.current = c;
     in_call++;
+    if (persist_rewriting && (cmd->flags & CMD_WRITE))
+        persist_rewrite_touch(c, cmd);
     start = fast_ticks();
     cmd->proc(c);
     if (plog) {

@@ -23,6 +23,7 @@
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const maxmemory_policy_names[] = {"noeviction", NULL};
 static const char *const appendfsync_names[] = {"no", "everysec", "always", NULL};
+static const char *const rewrite_mode_names[] = {"incremental", "fork", NULL};
 
 static int apply_appendonly(const char **err)
 {
@@ -211,6 +212,8 @@ const cfg_def cfg_table[] = {
     {"aof-load-truncated", CFG_BOOL, 0, 0, 0, "yes", C(aof_load_truncated), NULL, NULL, NULL, NULL},
     {"auto-aof-rewrite-percentage", CFG_INT, 0, 0, INT_MAX, "100", C(auto_aof_rewrite_percentage), NULL, NULL, NULL, NULL},
     {"auto-aof-rewrite-min-size", CFG_MEMORY, 0, 0, LLONG_MAX, "64mb", C(auto_aof_rewrite_min_size), NULL, NULL, NULL, NULL},
+    {"aof-rewrite-step-us", CFG_INT, 0, 1, 100000, "1000", C(aof_rewrite_step_us), NULL, NULL, NULL, NULL},
+    {"aof-rewrite-mode", CFG_ENUM, 0, 0, 0, "incremental", C(aof_rewrite_mode), rewrite_mode_names, NULL, NULL, NULL},
     {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL, apply_cpulist},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},

@@ -16,6 +16,7 @@
 #define DBENT_HDR offsetof(dbent, data)
 
 int64_t db_now;
+uint8_t db_epoch;
 void (*db_on_modified)(db *d, const char *key, size_t klen);
 void (*db_on_expired)(db *d, const char *key, size_t klen);
 void (*db_type_free[2])(void *p);
@@ -301,6 +302,7 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
     dbent *e = dbent_alloc(d, key, klen, room);
     e->node.hash = db_hash(d, key, klen);
     e->type = (uint8_t)type;
+    dbent_set_epoch(e, db_epoch);
     ht_insert(&d->keys, &e->node);
     return e;
 }

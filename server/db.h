@@ -30,6 +30,14 @@ enum { OBJ_STRING = 0, OBJ_SCRATCHPAD = 1 };
 enum { ENC_INLINE = 0, ENC_RAW = 1, ENC_LZ4 = 2, ENC_PTR = 3 };
 
 #define DBENT_F_COMPRESS_PENDING 1 /* queued for background compression (value.c) */
+/* Bits 1-7 of flags: the entry's rewrite epoch. An incremental log rewrite
+ * (persistence/rewrite_inc.c) has written an entry's state to the new base, or
+ * the entry was created after the rewrite began, iff its epoch equals
+ * db_epoch. db_add stamps new entries with db_epoch; moves and resizes keep
+ * the stamp with the header. */
+#define DBENT_EPOCH_SHIFT 1
+#define DBENT_EPOCH_MASK 0x7Fu
+extern uint8_t db_epoch; /* 0..DBENT_EPOCH_MASK */
 
 typedef struct dbent {
     ht_node node;     /* chain, hash, klen */
@@ -58,6 +66,11 @@ typedef struct db {
 } db;
 
 static inline const char *dbent_key(const dbent *e) { return e->data; }
+static inline unsigned dbent_epoch(const dbent *e) { return (unsigned)(e->flags >> DBENT_EPOCH_SHIFT) & DBENT_EPOCH_MASK; }
+static inline void dbent_set_epoch(dbent *e, unsigned ep)
+{
+    e->flags = (uint8_t)((e->flags & ~(DBENT_EPOCH_MASK << DBENT_EPOCH_SHIFT)) | ((ep & DBENT_EPOCH_MASK) << DBENT_EPOCH_SHIFT));
+}
 static inline uint32_t dbent_klen(const dbent *e) { return e->node.klen; }
 static inline char *dbent_room(dbent *e) { return e->data + e->node.klen; }
 static inline void *dbent_ptr(const dbent *e)

@@ -140,7 +140,9 @@ int main(int argc, char **argv)
         net_free_closed();
         if (srv.shutdown_asap)
             break;
-        event_base_loop(srv.base, EVLOOP_ONCE);
+        /* A rewrite that runs on the loop takes a step every iteration: poll
+         * for events without sleeping until it is done. */
+        event_base_loop(srv.base, persist_busy() ? EVLOOP_ONCE | EVLOOP_NONBLOCK : EVLOOP_ONCE);
     }
     server_shutdown();
     for (i = 0; i < 2; i++)

@@ -10,7 +10,30 @@
 #include <string.h>
 #include <unistd.h>
 
-static size_t mem_counter;
+static size_t mem_counter;         /* the loop's thread: plain updates */
+static size_t mem_counter_threads; /* other threads' net bytes: atomic updates */
+static __thread int mem_other;     /* 1 in a thread that called mem_thread_register */
+
+static inline void mem_add(size_t n)
+{
+    if (__builtin_expect(mem_other, 0))
+        __atomic_add_fetch(&mem_counter_threads, n, __ATOMIC_RELAXED);
+    else
+        mem_counter += n;
+}
+
+static inline void mem_sub(size_t n)
+{
+    if (__builtin_expect(mem_other, 0))
+        __atomic_sub_fetch(&mem_counter_threads, n, __ATOMIC_RELAXED);
+    else
+        mem_counter -= n;
+}
+
+void mem_thread_register(void)
+{
+    mem_other = 1;
+}
 
 static void mem_oom(size_t n)
 {
@@ -24,7 +47,7 @@ void *xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p)
         mem_oom(n);
-    mem_counter += malloc_usable_size(p);
+    mem_add(malloc_usable_size(p));
     return p;
 }
 
@@ -33,7 +56,7 @@ void *xcalloc(size_t count, size_t size)
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p)
         mem_oom(count * size);
-    mem_counter += malloc_usable_size(p);
+    mem_add(malloc_usable_size(p));
     return p;
 }
 
@@ -43,7 +66,8 @@ void *xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q)
         mem_oom(n);
-    mem_counter = mem_counter - old + malloc_usable_size(q);
+    mem_sub(old);
+    mem_add(malloc_usable_size(q));
     return q;
 }
 
@@ -51,7 +75,7 @@ void xfree(void *p)
 {
     if (!p)
         return;
-    mem_counter -= malloc_usable_size(p);
+    mem_sub(malloc_usable_size(p));
     free(p);
 }
 
@@ -61,7 +85,7 @@ void *xmalloc_aligned(size_t align, size_t n)
 
     if (posix_memalign(&p, align, n ? n : 1) != 0 || !p)
         mem_oom(n);
-    mem_counter += malloc_usable_size(p);
+    mem_add(malloc_usable_size(p));
     return p;
 }
 
@@ -85,7 +109,7 @@ size_t xmalloc_size(const void *p)
 
 size_t mem_used(void)
 {
-    return mem_counter;
+    return mem_counter + __atomic_load_n(&mem_counter_threads, __ATOMIC_RELAXED);
 }
 
 size_t mem_rss(void)

@@ -7,7 +7,10 @@
  * server an out-of-memory malloc is not recoverable; a configured limit
  * (maxmemory, client buffers) is checked before allocating and answered with an
  * error reply instead. The counter is process-wide; it is the one global the
- * data-structure modules share. */
+ * data-structure modules share. The loop's thread updates it without atomics;
+ * another thread that allocates or frees (the log's background writers) calls
+ * mem_thread_register() first, and its updates go to an atomic counter that
+ * mem_used() adds (a block may be freed by another thread than its allocator). */
 #ifndef SP_MEM_H
 #define SP_MEM_H
 
@@ -31,6 +34,9 @@ char *xstrdup(const char *s);
 /* Usable size of a block from xmalloc (what the accounting counted). */
 size_t xmalloc_size(const void *p);
 
+/* Declare the calling thread not the loop's: its allocations are counted
+ * atomically from now on. Call once, first thing in the thread. */
+void mem_thread_register(void);
 /* Bytes currently held by live blocks. */
 size_t mem_used(void);
 /* Resident set size of the process in bytes, from /proc (0 if unknown). */

@@ -201,6 +201,8 @@ typedef struct server_config {
     int aof_load_truncated;        /* start after cutting a torn last record */
     long long auto_aof_rewrite_percentage; /* %, growth over the base that triggers a rewrite, 0 = never */
     long long auto_aof_rewrite_min_size;   /* bytes, no automatic rewrite below this log size */
+    int aof_rewrite_mode;          /* 0 incremental (steps on the loop), 1 fork (a child) */
+    int aof_rewrite_step_us;       /* us, the loop time one step of an incremental rewrite may take */
     char *aof_rewrite_cpulist;     /* CPUs the rewrite child runs on; "" = the server's */
 } server_config;
 

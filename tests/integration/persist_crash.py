@@ -481,10 +481,15 @@ def verify_dataset(r, what):
     check(sub == want, "%s: the dataset differs after the restart:\n%s" % (what, diff(sub, want)))
 
 
-def t_crash_mid_rewrite(tmp):
-    d = os.path.join(tmp, "rewrite")
+def t_crash_mid_rewrite(tmp, mode):
+    """mode fork: the server is kept (RW) for the cases after this one;
+    mode incremental: checked and stopped here."""
+    d = os.path.join(tmp, "rewrite-" + mode)
     os.mkdir(d)
-    RW.srv = srv = spserver.Server("--appendfsync", "always", "--auto-aof-rewrite-percentage", "0", workdir=d)
+    srv = spserver.Server("--appendfsync", "always", "--auto-aof-rewrite-percentage", "0",
+                          "--aof-rewrite-mode", mode, workdir=d)
+    if mode == "fork":
+        RW.srv = srv
     srv.start()
     r = client(srv.port)
     build_dataset(r)
@@ -508,19 +513,25 @@ def t_crash_mid_rewrite(tmp):
     r.close()
     srv.kill9()
     end_load(ws)
-    child = rewrite_child_pid(srv, pos)
+    child = rewrite_child_pid(srv, pos) if mode == "fork" else None
     pos = log_size(srv)
     ok, msg = srv.try_start()
     refused = "in use by another" in log_since(srv, pos)
-    gone = wait_gone(child, timeout=5.0)
-    RW.orphan = (child, refused, ok, gone, caught, msg)
+    if mode == "fork":
+        gone = wait_gone(child, timeout=5.0)
+        RW.orphan = (child, refused, ok, gone, caught, msg)
+    else:
+        check(ok and not refused, "the restart after SIGKILL during an incremental rewrite failed: " + msg[-600:])
     if not ok:
         srv.start()
     r = client(srv.port)
     verify_dataset(r, "kill during the rewrite")
     verify_load(r, ws, "kill during the rewrite")
-    RW.snaps = snapshot(r, ws)
+    if mode == "fork":
+        RW.snaps = snapshot(r, ws)
     r.close()
+    if mode != "fork":
+        srv.stop()
 
 
 def t_orphan_lock():
@@ -823,8 +834,10 @@ def main():
     try:
         rep.case("SIGKILL under a 4-client load with appendfsync always, 3 times: every acknowledged "
                  "SET, SP.APPEND and SP.WRITE is there after the restart", t_crash_always, tmp)
-        rep.case("SIGKILL during a rewrite of 30 MB under load: after the restart the dataset and every "
-                 "acknowledged write are there", t_crash_mid_rewrite, tmp)
+        rep.case("SIGKILL during an incremental rewrite of 30 MB under load: after the restart the dataset "
+                 "and every acknowledged write are there", t_crash_mid_rewrite, tmp, "incremental")
+        rep.case("SIGKILL during a fork rewrite of 30 MB under load: after the restart the dataset and every "
+                 "acknowledged write are there", t_crash_mid_rewrite, tmp, "fork")
         sentence = ("a restart right after SIGKILL during a rewrite is not refused for the directory lock, and "
                     "the rewrite child does not outlive its server")
         if RW.orphan is not None and not RW.orphan[4]:

@@ -50,7 +50,7 @@ def manifest_names(datadir):
     return names
 
 
-def t_files_after_rewrite(srv, r):
+def t_files_after_rewrite(srv, r, mode):
     fill(r)
     stop = threading.Event()
 
@@ -72,8 +72,12 @@ def t_files_after_rewrite(srv, r):
     info = r.info("persistence")
     if info["aof_last_bgrewrite_status"] != "ok":
         raise AssertionError("rewrite status %r" % info["aof_last_bgrewrite_status"])
-    if info["aof_last_cow_size"] <= 0:
+    if info["aof_rewrite_mode"] != mode:
+        raise AssertionError("aof_rewrite_mode %r, started with %r" % (info["aof_rewrite_mode"], mode))
+    if mode == "fork" and info["aof_last_cow_size"] <= 0:
         raise AssertionError("aof_last_cow_size %r: the child's reports did not arrive" % info["aof_last_cow_size"])
+    if mode == "incremental" and info["aof_last_cow_size"] != 0:
+        raise AssertionError("aof_last_cow_size %r without a child" % info["aof_last_cow_size"])
     datadir = os.path.join(srv.dir, "data")
     want = set(manifest_names(datadir)) | {"scratchpad.manifest", "scratchpad.lock"}
     deadline = time.monotonic() + 10
@@ -116,7 +120,7 @@ def cpus_allowed(pid):
 
 
 def t_child_cpulist(cpu):
-    with Server("--appendonly", "yes", "--aof-rewrite-cpulist", str(cpu)) as srv:
+    with Server("--appendonly", "yes", "--aof-rewrite-mode", "fork", "--aof-rewrite-cpulist", str(cpu)) as srv:
         r = redis.Redis(port=srv.port)
         fill(r)
         seen = []
@@ -140,11 +144,14 @@ def t_child_cpulist(cpu):
 
 def main():
     rep = Reporter()
-    with Server("--appendonly", "yes") as srv:
-        r = redis.Redis(port=srv.port)
-        rep.case("after a rewrite under writes the log directory holds exactly the files the manifest names, "
-                 "and INFO has the child's copy-on-write", t_files_after_rewrite, srv, r)
-        rep.case("a restart after the rewrite holds the same keys and values", t_restart_after_rewrite, srv, r)
+    for mode in ("incremental", "fork"):
+        with Server("--appendonly", "yes", "--aof-rewrite-mode", mode) as srv:
+            r = redis.Redis(port=srv.port)
+            what = "the child's copy-on-write" if mode == "fork" else "no copy-on-write (no child)"
+            rep.case("%s rewrite: after a rewrite under writes the log directory holds exactly the files the "
+                     "manifest names, and INFO has %s" % (mode, what), t_files_after_rewrite, srv, r, mode)
+            rep.case("%s rewrite: a restart after the rewrite holds the same keys and values" % mode,
+                     t_restart_after_rewrite, srv, r)
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         rep.skip("aof-rewrite-cpulist moves the rewrite child", "one CPU: nothing to move to")
