@@ -72,6 +72,8 @@
 #                where it takes half of that CPU from the server). Redis has
 #                the same directive, but Debian's 7.0.15 refuses it ("Bad
 #                directive"): its child stays on the server's CPU.
+#   RW_MODE      aof-rewrite-mode of scratchpad in part 4 (incremental: the
+#                loop writes the base in steps, no fork; fork: a child, as redis)
 #   PERF_TRACE   0: no traced rewrite in part 4       (1)
 #   SERVER, REDIS_SERVER, REDIS_BENCHMARK, REDIS_CLI, PYTHON   the binaries
 #   SERVER_CPU, BENCH_CPU  (0, 1)
@@ -121,6 +123,7 @@ PERF_TRACE=${PERF_TRACE:-1}
 SERVER_CPU=${SERVER_CPU:-0}
 BENCH_CPU=${BENCH_CPU:-1}
 RW_CHILD_CPU=${RW_CHILD_CPU-$BENCH_CPU}
+RW_MODE=${RW_MODE:-incremental}
 STAMP=$(date -u '+%Y-%m-%d-%H%M')
 OUT=${OUT-$TOP/bench/results/aof-$STAMP.md}
 KEEP=${KEEP:-0}
@@ -699,6 +702,7 @@ part4() {
         echo "dataset: $RW_KEYS x SET key:<n> <$RW_SIZE bytes of log text> ($(wc -c <"$kv") bytes of RESP);"
         echo "load: redis-benchmark -t set -c $RW_CLIENTS -P 1 -r $RW_KEYS -d $RW_SIZE -n 1000000000 -q;"
         echo "probe: aof_bench.py probe PORT --pid PID --before $RW_BEFORE --after $RW_AFTER (${RT:-no chrt})"
+        echo "scratchpad's aof-rewrite-mode: $RW_MODE$([ "$RW_MODE" = incremental ] && echo ' (no child: the loop writes the base in steps of aof-rewrite-step-us, 1000 us)')"
         echo "rewrite child: ${RW_CHILD_CPU:+scratchpad with aof-rewrite-cpulist $RW_CHILD_CPU; redis's on its server's CPU (Debian's redis-server 7.0.15 refuses the directive)}${RW_CHILD_CPU:-on the server's CPU, both}"
         echo
     } | raw
@@ -707,9 +711,11 @@ part4() {
         for kind in $(rotate "scratchpad redis" "$r"); do
             dir=$(mktemp -d "$WORK/p4-$kind.XXXXXX")
             cpulist=""
-            [ "$kind" = scratchpad ] && cpulist=$RW_CHILD_CPU
+            mode=""
+            [ "$kind" = scratchpad ] && cpulist=$RW_CHILD_CPU && mode=$RW_MODE
             start_server "$kind" "$dir" "$dir/server.log" --appendonly yes --appendfsync everysec \
-                --auto-aof-rewrite-percentage 0 ${cpulist:+--aof-rewrite-cpulist "$cpulist"}
+                --auto-aof-rewrite-percentage 0 ${cpulist:+--aof-rewrite-cpulist "$cpulist"} \
+                ${mode:+--aof-rewrite-mode "$mode"}
             say "  round $r $kind: loading"
             pipe_file "$SPORT" "$kv"
             [ "$kind" = scratchpad ] && wait_lz4 "$SPORT"

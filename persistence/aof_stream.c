@@ -188,6 +188,11 @@ aof_stream *aof_stream_create(const char *path, int kind, uint64_t seq, char *er
     return s;
 }
 
+int aof_stream_set_affinity(aof_stream *s, const cpu_set_t *set)
+{
+    return pthread_setaffinity_np(s->thread, sizeof(*set), set) == 0 ? 0 : -1;
+}
+
 aof_buf *aof_stream_buf(aof_stream *s)
 {
     return &s->buf;

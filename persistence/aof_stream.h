@@ -23,6 +23,7 @@
 #ifndef SP_AOF_STREAM_H
 #define SP_AOF_STREAM_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,10 @@ typedef int aof_stream_finish_fn(void *ctx, char *err, size_t errlen);
  * (aof_file_create: synced, its directory entry too), and start the thread.
  * Returns the stream, or NULL with err set (nothing is left behind). */
 aof_stream *aof_stream_create(const char *path, int kind, uint64_t seq, char *err, size_t errlen);
+
+/* Move the stream's thread to the CPUs of set (pthread_setaffinity_np).
+ * 0, or -1 (the thread stays where it is). */
+int aof_stream_set_affinity(aof_stream *s, const cpu_set_t *set);
 
 /* The buffer the loop encodes records into (aof.h's encoder). Complete records
  * stay in it until aof_stream_push. Valid until aof_stream_free. */

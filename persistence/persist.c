@@ -950,19 +950,28 @@ static void child_detach(pid_t parent)
  * commands fell from ~37k/s to ~5k/s and pings waited 10 - 40 ms for their turn,
  * redis-server alike. The list was checked at start-up; a CPU that is not
  * there only makes sched_setaffinity fail, and the child then stays put. */
-static void child_affinity(void)
+/* The CPUs of aof-rewrite-cpulist in *set; 0, or -1 if none is set. */
+static int rewrite_cpus(cpu_set_t *set)
 {
     uint64_t mask[CPULIST_WORDS];
-    cpu_set_t set;
     int i;
 
     if (!srv.cfg.aof_rewrite_cpulist || !srv.cfg.aof_rewrite_cpulist[0] ||
         cpulist_parse(srv.cfg.aof_rewrite_cpulist, mask, CPULIST_WORDS) < 0)
-        return;
-    CPU_ZERO(&set);
+        return -1;
+    CPU_ZERO(set);
     for (i = 0; i < CPULIST_WORDS * 64 && i < CPU_SETSIZE; i++)
         if (mask[i / 64] >> (i % 64) & 1)
-            CPU_SET(i, &set);
+            CPU_SET(i, set);
+    return 0;
+}
+
+static void child_affinity(void)
+{
+    cpu_set_t set;
+
+    if (rewrite_cpus(&set) < 0)
+        return;
     if (sched_setaffinity(0, sizeof(set), &set) < 0)
         fprintf(stderr, "log rewrite: aof-rewrite-cpulist %s: %s\n", srv.cfg.aof_rewrite_cpulist, strerror(errno));
 }
@@ -1209,7 +1218,7 @@ static void reap_child(void)
  * RWI_QUEUE_MAX queued for the thread before the scan waits. */
 
 #define RWI_PUSH_BYTES (1u << 20) /* bytes of base handed to the thread at a time */
-#define RWI_QUEUE_MAX (64u << 20) /* bytes queued for the thread above which the scan waits */
+#define RWI_QUEUE_MAX (16u << 20) /* bytes queued for the thread above which the scan waits */
 
 /* Copy the records logged since the last copy into the base. */
 static void rwi_copy(void)
@@ -1300,6 +1309,13 @@ static int rwi_start(const char **errmsg)
     }
     if (!(RI.st = aof_stream_create(RI.temp, AOF_KIND_BASE, RI.seq, err, sizeof(err))))
         goto fail;
+    {
+        /* The thread that writes the base runs where a child would. */
+        cpu_set_t set;
+        if (rewrite_cpus(&set) == 0 && aof_stream_set_affinity(RI.st, &set) < 0)
+            log_warning("aof-rewrite-cpulist %s: cannot move the rewrite's writer thread there",
+                        srv.cfg.aof_rewrite_cpulist);
+    }
     rwi_new_epoch();
     RI.copied = P.consumed + plog->committed;
     RI.dbi = 0;
