@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -204,6 +205,10 @@ void aof_stream_append(aof_stream *s, const void *p, size_t n)
 
     if (n == 0)
         return;
+    if (aof_rec_open(b)) {
+        fprintf(stderr, "aof_stream_append: a record is being built in the stream's buffer\n");
+        abort();
+    }
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + n)
@@ -211,8 +216,6 @@ void aof_stream_append(aof_stream *s, const void *p, size_t n)
         b->p = xrealloc(b->p, cap);
         b->cap = cap;
     }
-    /* Complete records go before any record being built (there is none: the
-     * loop appends copies between its own records). */
     memcpy(b->p + b->len, p, n);
     b->len += n;
     b->committed += n;

@@ -50,7 +50,9 @@ int aof_stream_set_affinity(aof_stream *s, const cpu_set_t *set);
  * stay in it until aof_stream_push. Valid until aof_stream_free. */
 aof_buf *aof_stream_buf(aof_stream *s);
 
-/* Append n bytes of complete, encoded records (copied from another aof_buf). */
+/* Append n bytes of complete, encoded records (copied from another aof_buf).
+ * No record may be open in the stream's buffer (a programming error: aborts
+ * with a message). */
 void aof_stream_append(aof_stream *s, const void *p, size_t n);
 
 /* Hand the buffer's complete records to the thread (nothing if there are none).
