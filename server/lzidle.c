@@ -9,11 +9,19 @@
  * A change or free of cur frees w (lzv_idle_changed / lzv_idle_forget), so w
  * always holds a prefix of cur's current bytes.
  *
- * Step cost, measured with tests/unit/test_lzidle.c's timing case on 1 MB
- * values of log text (bench/gen_logs.py), development VM: ~2.9 ms per MB,
- * of which the samples ~60 us per value; the server steps 64 KB at a time
- * (~0.19 ms), so a step never holds the loop for long whatever the value's
- * size (a 10 MB value is ~160 steps).
+ * Step cost, measured on the 2-core development VM (pinned, best of 5) with
+ * a loop of lzidle_step(q, now, delay, 64 KB) over one value of
+ * `gen_logs.py text SIZE --seed 3` (chunks of 64 KB), next to lzval_new and
+ * lzval_new_nodict of the same bytes:
+ *     value   lzval_new (dict)   lzval_new_nodict   conversion     64 KB steps
+ *     1 MB    355 MB/s, 0.335    486 MB/s, 0.433    3.4 ms/MB      17, mean 211 us, max 269 us
+ *     10 MB   405 MB/s, 0.331    618 MB/s, 0.435    2.8 ms/MB      161, mean 216 us, max 280 us
+ * (the machine was slower than the one lzval.c's table was measured on). The
+ * converted value's chunks are byte for byte those lzval_new writes (same
+ * stored size), so a value converted late costs what it would have on the
+ * write path, plus one plain compression; a value freed before its delay
+ * saves ~1/3 of its compression time. The server steps 64 KB at a time, so
+ * a step never holds the loop for long whatever the value's size.
  *
  * Invariants: listed values are exactly the registered candidates (lz_wants)
  * other than cur; npend / bpend count the listed values and their idle_len;

@@ -33,10 +33,10 @@
  * (changes do not read a clock; the caller steps often enough, e.g. from a
  * cron, that the stamp is at most a tick old).
  *
- * Cost, measured through lzidle_step on 1 MB values of gen_logs.py text (see
- * lzidle.c): about 2.9 ms per MB converted (decoding ~0.4, compressing with
- * the dictionary ~2.2, the samples ~0.06 per value), in steps of the caller's
- * size: 64 KB of raw bytes take ~0.19 ms.
+ * Cost, measured through lzidle_step on gen_logs.py text (see lzidle.c):
+ * 2.8 - 3.4 ms per MB converted (one decoding of the value and one
+ * compression with the dictionary; ~60 us of samples per value), in steps of
+ * the caller's size: 64 KB steps take 0.21 ms on average, 0.28 ms at most.
  *
  * No globals; memory from mem.h; allocation failure aborts. One thread: the
  * registry, its values and every change to them. */

@@ -58,10 +58,20 @@
  *    (older logs: none), unless an append takes it past one of those sizes.
  *    Appends to a value in dictionary mode compress their sub-blocks with the
  *    dictionary, like lzval_new.
+ *  - when: the server takes the dictionary off the write path (lzidle.c): it
+ *    writes values with lzval_new_nodict and registers them in an lzidle
+ *    registry (v->idle), which asks lzdict.c's samples once a value has stayed
+ *    unchanged for a while and re-encodes it with its dictionary in the
+ *    background (lzv_shell, lzv_put and lzv_take, on the side, then swapped
+ *    in). A registered value's appends ask nothing (lzv_dict_wanted is not
+ *    called), and each change or free of it reports to the registry
+ *    (lzv_idle_changed / lzv_idle_forget).
  *  - changes: a setrange that touches the dictionary rebuilds the whole value
  *    with the new one (one decoding and compression of the value: 2.5 ms per MB;
- *    simpler than a value with two dictionaries, and keeps the saving); any
- *    other setrange rewrites only the sub-blocks it touches, as before.
+ *    simpler than a value with two dictionaries, and keeps the saving), or, for
+ *    a registered value, without a dictionary (faster; the registry converts it
+ *    again once idle); any other setrange rewrites only the sub-blocks it
+ *    touches, as before.
  *  - frames: every frame of a value in dictionary mode carries the flag (chunk 0
  *    too: its LZ4 blocks use the dictionary, its first block is it), none of a
  *    value without; from_chunks takes the mode from the first frame and refuses
