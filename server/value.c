@@ -102,13 +102,14 @@ lzcache *sv_lzcache(void)
  * One registry for strings and scratchpad entries: a value is compressed
  * without a dictionary and registered, and sv_dict_step (the cron, and the
  * server's idle timer) converts the values that stayed unchanged for
- * sv_dict_delay ms. The registry outlives every value (it is never freed). */
+ * sv_dict_delay ms. The registry outlives every value (it is never freed); its
+ * clock is the monotonic one, in ms. */
 
 static lzidle *idle_reg(void)
 {
     if (!sv_idle) {
         sv_idle = lzidle_new();
-        lzidle_clock(sv_idle, now_ms());
+        lzidle_clock(sv_idle, mono_us() / 1000);
     }
     return sv_idle;
 }
@@ -126,7 +127,7 @@ void sv_dict_adopt(lzval *v)
 
 size_t sv_dict_step(int64_t budget_us)
 {
-    int64_t start = mono_us(), now = now_ms();
+    int64_t start = mono_us(), now = start / 1000;
     size_t done = 0, k;
 
     if (!sv_idle)
@@ -148,7 +149,7 @@ void sv_dict_stats(lzidle_stats *st)
 
 int sv_dict_due(void)
 {
-    int64_t now = now_ms(), due = sv_idle ? lzidle_next_due(sv_idle, now, sv_dict_delay) : -1;
+    int64_t now = mono_us() / 1000, due = sv_idle ? lzidle_next_due(sv_idle, now, sv_dict_delay) : -1;
 
     return due >= 0 && due <= now;
 }
