@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "config.h"
+#include "lzidle.h"
 #include "mem.h"
 #include "persist.h"
 #include "reply.h"
@@ -258,6 +259,7 @@ static void info_memory(sbuf *b)
     const cfg_def *pol = cfg_find("maxmemory-policy", 16);
     struct sysinfo si;
     arena_stats as;
+    lzidle_stats ds;
     client *x;
 
     if (used > srv.peak_memory)
@@ -314,6 +316,18 @@ static void info_memory(sbuf *b)
             as.page_bytes, as.pages, sv_compress_pending(), srv.ds_logical, srv.ds_stored,
             srv.ds_stored ? (double)srv.ds_logical / (double)srv.ds_stored : 1.0, srv.ds_keys,
             (long long)srv.ds_when);
+    sv_dict_stats(&ds);
+    sb_catf(b,
+            "lz4_dict_pending_values:%zu\r\n"
+            "lz4_dict_pending_bytes:%zu\r\n"
+            "lz4_dict_converted_values:%llu\r\n"
+            "lz4_dict_converted_bytes:%llu\r\n"
+            "lz4_dict_saved_bytes:%llu\r\n"
+            "lz4_dict_refused_values:%llu\r\n"
+            "lz4_dict_dropped:%llu\r\n",
+            ds.pending_values, ds.pending_bytes, (unsigned long long)ds.converted_values,
+            (unsigned long long)ds.converted_bytes, (unsigned long long)ds.saved_bytes,
+            (unsigned long long)ds.refused_values, (unsigned long long)ds.dropped);
 }
 
 static void info_persistence(sbuf *b)

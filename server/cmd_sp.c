@@ -36,6 +36,7 @@ sp_params sp_server_params(void)
     p.compress_threshold = sv_compress_threshold;
     p.compress_chunk = sv_compress_chunk;
     p.cache = sv_lzcache();
+    p.idle = sv_lzidle();
     return p;
 }
 

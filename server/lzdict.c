@@ -140,3 +140,49 @@ int lzv_dict_choose(const lzval *v, const char *p, size_t n)
         smp[s] = p + lz_sample_off(v, n, s);
     return lz_dict_pays(v, p, smp, n);
 }
+
+/* (lzval_int.h) */
+int lzv_dict_fits(const lzval *v)
+{
+    return lz_dict_fits(v, v->len);
+}
+
+/* (lzval_int.h) The first sub-block and the samples lzv_dict_choose would take
+ * from the same bytes, read back from v into a plain-malloc buffer. */
+int lzv_dict_pays(const lzval *v)
+{
+    size_t sub = v->sub_size, s;
+    const char *smp[LZ_DICT_SAMPLES];
+    char *buf;
+    int r = 0;
+
+    if (v->dict || !lz_dict_fits(v, v->len))
+        return 0;
+    buf = lzv_plain_alloc((LZ_DICT_SAMPLES + 1) * sub);
+    for (s = 0; s <= LZ_DICT_SAMPLES && r == 0; s++) {
+        size_t off = s ? lz_sample_off(v, v->len, s - 1) : 0;
+        if (lzval_read(v, off, sub, buf + s * sub, NULL) < 0)
+            r = -1;
+        if (s)
+            smp[s - 1] = buf + s * sub;
+    }
+    if (r == 0)
+        r = lz_dict_pays(v, buf, smp, v->len);
+    free(buf);
+    return r;
+}
+
+/* (lzval_int.h) The sizes at which appends ask again are LZ_DICT_MIN << k up to
+ * LZ_DICT_LAST: a value refused at dict_no bytes is asked again once it has
+ * passed the next of them. */
+int lzv_dict_retry(const lzval *v)
+{
+    size_t s;
+
+    if (v->dict_no == 0)
+        return 1;
+    for (s = LZ_DICT_MIN; s <= LZ_DICT_LAST; s *= 2)
+        if (v->dict_no < s && v->len >= s)
+            return 1;
+    return 0;
+}

@@ -58,10 +58,20 @@
  *    (older logs: none), unless an append takes it past one of those sizes.
  *    Appends to a value in dictionary mode compress their sub-blocks with the
  *    dictionary, like lzval_new.
+ *  - when: the server takes the dictionary off the write path (lzidle.c): it
+ *    writes values with lzval_new_nodict and registers them in an lzidle
+ *    registry (v->idle), which asks lzdict.c's samples once a value has stayed
+ *    unchanged for a while and re-encodes it with its dictionary in the
+ *    background (lzv_shell, lzv_put and lzv_take, on the side, then swapped
+ *    in). A registered value's appends ask nothing (lzv_dict_wanted is not
+ *    called), and each change or free of it reports to the registry
+ *    (lzv_idle_changed / lzv_idle_forget).
  *  - changes: a setrange that touches the dictionary rebuilds the whole value
  *    with the new one (one decoding and compression of the value: 2.5 ms per MB;
- *    simpler than a value with two dictionaries, and keeps the saving); any
- *    other setrange rewrites only the sub-blocks it touches, as before.
+ *    simpler than a value with two dictionaries, and keeps the saving), or, for
+ *    a registered value, without a dictionary (faster; the registry converts it
+ *    again once idle); any other setrange rewrites only the sub-blocks it
+ *    touches, as before.
  *  - frames: every frame of a value in dictionary mode carries the flag (chunk 0
  *    too: its LZ4 blocks use the dictionary, its first block is it), none of a
  *    value without; from_chunks takes the mode from the first frame and refuses
@@ -134,6 +144,7 @@
 #include "textcount.h"
 #include "lzcache.h"
 #include "lzframe.h"
+#include "lzidle.h"
 #include "mem.h"
 
 #include <stdio.h>
@@ -315,7 +326,7 @@ int lzv_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, size_t w
 /* The full raw bytes of sub-block j of chunk i copied into dst, from the cache
  * when it holds them (the cache is not filled: the caller is about to change
  * the sub-block). */
-static int lz_load(const lzval *v, size_t i, size_t j, char *dst, lzcache *c)
+int lzv_load(const lzval *v, size_t i, size_t j, char *dst, lzcache *c)
 {
     const lz_chunk *ck = &v->chunks[i];
     size_t full = lz_blen(v, ck->raw_len, j);
@@ -647,6 +658,12 @@ static void lz_put(lzval *v, const char *p, size_t n)
     }
 }
 
+/* (lzval_int.h) */
+void lzv_put(lzval *w, const char *p, size_t n)
+{
+    lz_put(w, p, n);
+}
+
 /* Recompute chars_before / nl_before from chunk i to the end. */
 static void lz_fix_prefix(lzval *v, size_t i)
 {
@@ -680,9 +697,9 @@ static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *
     char *w = lzv_work_area(v), *a = w, *b = w + sub, *out = w + 2 * sub;
     uint64_t old_uid = v->uid;
 
-    if (need_f && lz_load(v, fi, fj, a, c) < 0)
+    if (need_f && lzv_load(v, fi, fj, a, c) < 0)
         return -1;
-    if (need_l && lz_load(v, li, lj, b, c) < 0)
+    if (need_l && lzv_load(v, li, lj, b, c) < 0)
         return -1;
     if (need_f)
         memcpy(a + (off - f_lo), p, (end < f_hi ? end : f_hi) - off);
@@ -722,32 +739,39 @@ static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *
     return 0;
 }
 
-/* A new value in dictionary mode holding v's bytes with [off, off + n) replaced
- * by p[0..n) (n may be 0; off + n <= len): every sub-block is decoded (through
- * the cache if it holds it; one that p covers whole is not) and put into the new
- * value, which compresses them with its own dictionary, its first sub-block.
- * Costs one decoding and one compression of the whole value. Its last
- * sub-block is left as a raw tail. Returns NULL if a sub-block it needs is
- * corrupt; v is not changed. */
-static lzval *lz_rebuild(const lzval *v, size_t off, const char *p, size_t n, lzcache *c)
+/* (lzval_int.h) The geometry and uid are v's; nothing else is. */
+lzval *lzv_shell(const lzval *v, int dict)
+{
+    lzval *w = xcalloc(1, sizeof(*w));
+
+    w->uid = v->uid;
+    w->chunk_size = v->chunk_size;
+    w->sub_size = v->sub_size;
+    w->nsub_max = v->nsub_max;
+    w->bd = v->bd;
+    w->dict = dict != 0;
+    w->dict_id = dict ? lzv_new_uid() : 0;
+    return w;
+}
+
+/* A new value holding v's bytes with [off, off + n) replaced by p[0..n) (n may
+ * be 0; off + n <= len), in dictionary mode if dict: every sub-block is decoded
+ * (through the cache if it holds it; one that p covers whole is not) and put
+ * into the new value, which compresses them (with its own dictionary, its first
+ * sub-block, if dict). Costs one decoding and one compression of the whole
+ * value. Its last sub-block is left as a raw tail. Returns NULL if a sub-block
+ * it needs is corrupt; v is not changed. */
+static lzval *lz_rebuild(const lzval *v, size_t off, const char *p, size_t n, lzcache *c, int dict)
 {
     size_t cs = v->chunk_size, sub = v->sub_size, end = off + n, i, j;
-    lzval *w = xcalloc(1, sizeof(*w));
+    lzval *w = lzv_shell(v, dict);
     char *raw = lzv_work_area(v);
 
-    *w = *v;
-    w->chunks = NULL;
-    w->nchunks = 0;
-    w->cap = 0;
-    w->len = 0;
-    w->data_bytes = 0;
-    w->dict = 1;
-    w->dict_id = lzv_new_uid();
     for (i = 0; i < v->nchunks; i++) {
         const lz_chunk *ck = &v->chunks[i];
         for (j = 0; j < lz_nsub(v, ck->raw_len); j++) {
             size_t lo = i * cs + j * sub, bn = lz_blen(v, ck->raw_len, j), a, b;
-            if (!(off <= lo && lo + bn <= end) && lz_load(v, i, j, raw, c) < 0) {
+            if (!(off <= lo && lo + bn <= end) && lzv_load(v, i, j, raw, c) < 0) {
                 lzval_free(w);
                 return NULL;
             }
@@ -774,8 +798,8 @@ static int lz_raw_tail(const lzval *v)
     return lz_blk_raw(lz_st(v, ck) + lz_tab(ck)[j].off);
 }
 
-/* v takes w's chunks, length and mode, and w is freed; v's uid is the caller's. */
-static void lz_take(lzval *v, lzval *w)
+/* (lzval_int.h) */
+void lzv_take(lzval *v, lzval *w)
 {
     size_t i;
 
@@ -793,20 +817,22 @@ static void lz_take(lzval *v, lzval *w)
 }
 
 /* The overwrite of [off, off + n) (inside v) when it touches the dictionary:
- * the whole value is rebuilt with the new dictionary (lz_rebuild), its last
- * sub-block sealed again if it was. Returns 0, or -1 if a sub-block is corrupt
- * (v unchanged). */
+ * the whole value is rebuilt (lz_rebuild), with the new dictionary, or, for a
+ * value an lzidle registry converts (v->idle), without one, which is faster
+ * and leaves the dictionary to the registry once the value is idle again; its
+ * last sub-block is sealed again if it was. Returns 0, or -1 if a sub-block is
+ * corrupt (v unchanged). */
 static int lz_redict(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
 {
     uint64_t old_uid = v->uid;
     int tail = lz_raw_tail(v);
-    lzval *w = lz_rebuild(v, off, p, n, c);
+    lzval *w = lz_rebuild(v, off, p, n, c, v->idle == NULL);
 
     if (!w)
         return -1;
     if (!tail)
         lzval_seal(w);
-    lz_take(v, w);
+    lzv_take(v, w);
     v->uid = lzv_new_uid();
     if (c)
         lzcache_changed(c, old_uid, v->uid, v->chunk_size, v->sub_size, 0, v->len);
@@ -860,6 +886,15 @@ lzval *lzval_new(const char *p, size_t n, size_t chunk_size)
     return v;
 }
 
+lzval *lzval_new_nodict(const char *p, size_t n, size_t chunk_size)
+{
+    lzval *v = lz_alloc(chunk_size);
+
+    lz_put(v, p, n);
+    lzval_seal(v);
+    return v;
+}
+
 lzval *lzval_dup(const lzval *v)
 {
     lzval *d = lz_alloc(v->chunk_size);
@@ -878,6 +913,9 @@ lzval *lzval_dup(const lzval *v)
         ck->room = (uint32_t)(xmalloc_size(ck->data) - tb);
         d->data_bytes += xmalloc_size(ck->data);
     }
+    d->dict_no = v->dict_no;
+    if (v->idle)
+        lzidle_adopt(v->idle, d);
     return d;
 }
 
@@ -887,6 +925,8 @@ void lzval_free(lzval *v)
 
     if (!v)
         return;
+    if (v->idle)
+        lzv_idle_forget(v);
     for (i = 0; i < v->nchunks; i++)
         xfree(v->chunks[i].data);
     xfree(v->chunks);
@@ -946,19 +986,19 @@ int lzval_append(lzval *v, const char *p, size_t n, lzcache *c)
         return -1;
     if (last && lz_overlaps(p, n, last->data, xmalloc_size(last->data)))
         p = copy = lz_copy_source(p, n);
-    want = lzv_dict_wanted(v, p, n);
+    want = v->idle ? 0 : lzv_dict_wanted(v, p, n);
     if (want < 0) {
         free(copy);
         return -1;
     }
     if (want) {
-        lzval *w = lz_rebuild(v, 0, NULL, 0, c);
+        lzval *w = lz_rebuild(v, 0, NULL, 0, c, 1);
         if (!w) {
             free(copy);
             return -1;
         }
         lz_put(w, p, n);
-        lz_take(v, w);
+        lzv_take(v, w);
         old_len = 0;
     } else {
         if (lz_open(v) < 0) {
@@ -970,6 +1010,8 @@ int lzval_append(lzval *v, const char *p, size_t n, lzcache *c)
     v->uid = lzv_new_uid();
     if (c)
         lzcache_changed(c, old_uid, v->uid, v->chunk_size, v->sub_size, old_len, v->len);
+    if (v->idle)
+        lzv_idle_changed(v);
     free(copy);
     return 0;
 }
@@ -997,6 +1039,8 @@ int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
         r = lz_overwrite(v, off, p, inside, c);
     if (r == 0 && inside < n)
         r = lzval_append(v, p + inside, n - inside, c);
+    if (r == 0 && v->idle)
+        lzv_idle_changed(v);
     free(copy);
     return r;
 }
@@ -1174,5 +1218,7 @@ int lzval_debug_corrupt(lzval *v, size_t i)
         }
     }
     v->uid = lzv_new_uid();
+    if (v->idle)
+        lzv_idle_changed(v);
     return 0;
 }

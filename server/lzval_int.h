@@ -54,6 +54,15 @@ struct lzval {
     uint8_t dict;       /* 1: dictionary mode (see the top comment of lzval.c) */
     int bad;            /* from_chunks only: a chunk was rejected */
     int framed;         /* from_chunks only: a frame was added, and set dict */
+    /* The background dictionary (lzidle.c): */
+    struct lzidle *idle;  /* the registry that converts this value once idle, or NULL
+                             (then lzval_new and appends choose the dictionary) */
+    lzval *idle_prev, *idle_next; /* idle's list of values waiting, oldest change first */
+    int64_t idle_since;   /* ms, idle's clock at the value's last change (listed only) */
+    size_t idle_len;      /* bytes, raw: the length idle's totals count for it (listed only) */
+    size_t dict_no;       /* bytes, raw: the length at which the samples last refused a
+                             dictionary, 0 if they never did */
+    uint8_t listed;       /* 1: in idle's list */
 };
 
 /* A thread's working buffer (plain malloc, not accounted; see lzval.c). */
@@ -127,6 +136,35 @@ int lzv_block(const lzval *v, const lz_chunk *ck, size_t j, const char **src, si
  * never writes past dst + want. */
 int lzv_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, size_t want);
 
+/* The raw bytes of sub-block j of chunk i copied into dst, from the cache
+ * when it holds them (the cache is not filled). 0, or -1 if corrupt. */
+int lzv_load(const lzval *v, size_t i, size_t j, char *dst, lzcache *c);
+
+/* An empty value with v's geometry, in dictionary mode (a new dict_id) if dict,
+ * registered nowhere. */
+lzval *lzv_shell(const lzval *v, int dict);
+
+/* Add p[0..n) at the end of w, a value built by lzv_shell and lzv_put only (p
+ * must not point into w): complete sub-blocks are compressed (with the
+ * dictionary in dictionary mode, whose first sub-block stays raw), an
+ * incomplete last one is left as the raw tail. */
+void lzv_put(lzval *w, const char *p, size_t n);
+
+/* v takes w's chunks, length and mode, and w is freed. v's uid, registration
+ * and dict_no are kept: the caller says whether the raw bytes changed. */
+void lzv_take(lzval *v, lzval *w);
+
+/* ---- defined in lzidle.c ---- */
+
+/* v (v->idle set) changed: its bytes or its length. Moves it to the end of the
+ * list with the current clock if it is a candidate for the dictionary (else
+ * takes it off the list), and drops a conversion of it in progress. */
+void lzv_idle_changed(lzval *v);
+
+/* v (v->idle set) is being freed: off the list, and a conversion of it in
+ * progress dropped. */
+void lzv_idle_forget(lzval *v);
+
 /* ---- defined in lzdict.c ---- */
 
 /* Whether v (empty, its geometry set) should take a dictionary for p[0..n),
@@ -138,5 +176,19 @@ int lzv_dict_choose(const lzval *v, const char *p, size_t n);
  * grows it past 48 KB, 96 KB, ... 384 KB: 1 or 0, or -1 if a sub-block of v it
  * reads is corrupt. */
 int lzv_dict_wanted(const lzval *v, const char *p, size_t n);
+
+/* Whether v's geometry and length allow a dictionary at all (lzv_dict_pays
+ * decides): at least 48 KB and sub-blocks of at most LZ_SUB. */
+int lzv_dict_fits(const lzval *v);
+
+/* Whether v, not in dictionary mode, should take one now, for the bytes it
+ * holds (read back from v, the same samples as lzv_dict_choose): 1 or 0, or -1
+ * if a sub-block it reads is corrupt. A few sub-block compressions. */
+int lzv_dict_pays(const lzval *v);
+
+/* Whether v (not in dictionary mode, lzv_dict_fits) may be asked again after
+ * the samples refused it at dict_no bytes: once it has doubled since, as an
+ * append asks again (up to 384 KB). */
+int lzv_dict_retry(const lzval *v);
 
 #endif

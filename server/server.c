@@ -16,6 +16,7 @@
 #include "net.h"
 #include "persist.h"
 #include "server.h"
+#include "sp.h"
 #include "stats.h"
 #include "value.h"
 #include "util.h"
@@ -44,11 +45,31 @@ static struct {
     size_t logical, stored, keys;
 } ds;
 
+/* The pass also registers, for the background dictionary, every compressed
+ * value that is registered nowhere (those the log loader rebuilt: see
+ * sv_dict_adopt). */
+static void ds_adopt(const dbent *e)
+{
+    size_t i;
+
+    if (sv_dict_delay < 0)
+        return;
+    if (e->type == OBJ_STRING && e->enc == ENC_LZ4) {
+        sv_dict_adopt(dbent_ptr(e));
+    } else if (e->type == OBJ_SCRATCHPAD) {
+        const sp *s = dbent_ptr(e);
+        for (i = 0; i < s->n; i++)
+            if (s->e[i]->lz)
+                sv_dict_adopt(s->e[i]->lz);
+    }
+}
+
 static void ds_visit(void *ctx, ht_node *n)
 {
     const dbent *e = (const dbent *)n;
     (void)ctx;
     ds.keys++;
+    ds_adopt(e);
     if (e->type == OBJ_STRING) {
         size_t len = sv_len(e);
         ds.logical += len;
@@ -81,6 +102,47 @@ void server_dataset_scan(int64_t budget_us)
     }
 }
 
+/* ---- the background dictionary ----
+ *
+ * Conversions of idle values to dictionary mode (lzidle.h) get 1 ms of every
+ * cron tick whatever the load, and more when the server is idle: while one is
+ * due, a timer fires every millisecond, and a firing that finds no command
+ * executed since the previous one does another 1 ms of work and fires again at
+ * once. Under load the timer only looks (a command ran in the last
+ * millisecond); an idle server converts at full speed, in steps of ~0.2 ms, so
+ * a client that arrives waits at most about a millisecond. */
+
+#define DICT_CRON_US 1000 /* us of conversion per cron tick */
+#define DICT_IDLE_US 1000 /* us of conversion per idle firing */
+
+static struct event *dict_ev;
+static long long dict_cmds = -1; /* srv.stat_commands at the last firing */
+
+static void dict_arm(int now)
+{
+    struct timeval tv = {0, now ? 0 : 1000};
+
+    if (!sv_dict_due())
+        return;
+    if (!dict_ev)
+        dict_ev = evtimer_new(srv.base, server_dict_cb, NULL);
+    if (!evtimer_pending(dict_ev, NULL) || now)
+        evtimer_add(dict_ev, &tv);
+}
+
+void server_dict_cb(evutil_socket_t fd, short what, void *arg)
+{
+    int idle = srv.stat_commands == dict_cmds;
+    (void)fd;
+    (void)what;
+    (void)arg;
+
+    if (idle)
+        sv_dict_step(DICT_IDLE_US);
+    dict_cmds = srv.stat_commands;
+    dict_arm(idle);
+}
+
 /* Work done hz times per second: active expiry, incremental rehash, clients. */
 void server_cron(evutil_socket_t fd, short what, void *arg)
 {
@@ -99,6 +161,8 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
         budget -= mono_us() - t0;
     }
     sv_compress_step(budget > 2000 ? budget : 2000);
+    sv_dict_step(DICT_CRON_US);
+    dict_arm(0);
     server_dataset_scan(1000);
     net_clients_cron();
     persist_cron();
@@ -161,6 +225,9 @@ void server_shutdown(void)
     persist_stop();
     for (i = 0; i < srv.cfg.databases; i++)
         db_release(&srv.dbs[i]);
+    if (dict_ev)
+        event_free(dict_ev);
+    dict_ev = NULL;
     log_warning("Scratchpad is now ready to exit, bye bye...");
 }
 

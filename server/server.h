@@ -191,6 +191,8 @@ typedef struct server_config {
     int slowlog_max_len;
     long long compress_threshold;  /* bytes */
     long long compress_chunk;      /* bytes */
+    int compress_dict_delay;       /* ms a compressed value stays unchanged before it takes
+                                      its dictionary; -1: chosen on the write path */
     long long sp_offload_threshold;/* bytes, SP.OFFLOAD's default threshold */
     long long sp_default_ttl;      /* s, lifetime of entries written without one, 0 = none */
     long long sp_grep_max_scan;    /* bytes, the largest entry SP.GREP scans in one call */
@@ -268,6 +270,8 @@ extern server srv;
 /* server.c: set-up, the cron and shut-down. */
 int server_init_keyspace(void);
 void server_cron(int fd, short what, void *arg);
+/* The background dictionary's timer (server.c): extra conversion while the server is idle. */
+void server_dict_cb(int fd, short what, void *arg);
 /* Advance the dataset accounting pass for about budget_us (cron). */
 void server_dataset_scan(int64_t budget_us);
 void server_reschedule_cron(void);

@@ -11,8 +11,22 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "lzidle.h"
 #include "mem.h"
 #include "textcount.h"
+
+/* Compressed content for p[0..n): without a dictionary, registered in pr->idle
+ * which gives it one once idle, or, without a registry, as lzval_new chooses. */
+static lzval *lz_content(const char *p, size_t n, const sp_params *pr)
+{
+    lzval *v;
+
+    if (!pr->idle)
+        return lzval_new(p, n, pr->compress_chunk);
+    v = lzval_new_nodict(p, n, pr->compress_chunk);
+    lzidle_adopt(pr->idle, v);
+    return v;
+}
 
 /* ---- names and text ---- */
 
@@ -543,7 +557,7 @@ void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, co
     s->bytes -= e->size;
     if (pr->compress_threshold > 0 && n >= pr->compress_threshold) {
         content_free(e);
-        e->lz = lzval_new(p, n, pr->compress_chunk);
+        e->lz = lz_content(p, n, pr);
         e->enc = SP_ENC_LZ4;
     } else if (e->raw && (room = e->rawcap) >= n && room <= 2 * n + 64) {
         /* Overwriting small content with content of about its size (the common
@@ -612,7 +626,7 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
         if (lzval_append(e->lz, p, n, pr->cache) < 0)
             return -1;
     } else if (pr->compress_threshold > 0 && newsize >= pr->compress_threshold) {
-        lzval *v = lzval_new(e->raw, e->size, pr->compress_chunk);
+        lzval *v = lz_content(e->raw, e->size, pr);
         if (lzval_append(v, p, n, pr->cache) < 0) {
             lzval_free(v);
             return -1;

@@ -41,6 +41,8 @@ typedef struct sp_params {
     size_t compress_threshold; /* bytes; content at or above it is compressed (0 = never) */
     size_t compress_chunk;     /* raw bytes per compressed chunk */
     lzcache *cache;            /* may be NULL */
+    struct lzidle *idle;       /* where compressed content waits for its dictionary
+                                  (lzidle.h), or NULL: chosen when it is written */
 } sp_params;
 
 typedef struct sp_entry {

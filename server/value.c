@@ -17,6 +17,7 @@
 
 #include <string.h>
 
+#include "lzidle.h"
 #include "lzval.h"
 #include "mem.h"
 #include "util.h"
@@ -25,7 +26,9 @@
 
 size_t sv_compress_threshold = 4096;
 size_t sv_compress_chunk = 64 * 1024;
+long long sv_dict_delay = 5000;
 static lzcache *sv_cache;
+static lzidle *sv_idle;
 
 typedef struct cq_item {
     db *d;
@@ -92,6 +95,77 @@ static lzcache *cache(void)
 lzcache *sv_lzcache(void)
 {
     return cache();
+}
+
+/* ---- the background dictionary ----
+ *
+ * One registry for strings and scratchpad entries: a value is compressed
+ * without a dictionary and registered, and sv_dict_step (the cron, and the
+ * server's idle timer) converts the values that stayed unchanged for
+ * sv_dict_delay ms. The registry outlives every value (it is never freed); its
+ * clock is the monotonic one, in ms. */
+
+static lzidle *idle_reg(void)
+{
+    if (!sv_idle) {
+        sv_idle = lzidle_new();
+        lzidle_clock(sv_idle, mono_us() / 1000);
+    }
+    return sv_idle;
+}
+
+lzidle *sv_lzidle(void)
+{
+    return sv_dict_delay < 0 ? NULL : idle_reg();
+}
+
+void sv_dict_adopt(lzval *v)
+{
+    if (sv_dict_delay >= 0 && !lzidle_registered(v))
+        lzidle_adopt(idle_reg(), v);
+}
+
+size_t sv_dict_step(int64_t budget_us)
+{
+    int64_t start = mono_us(), now = start / 1000;
+    size_t done = 0, k;
+
+    if (!sv_idle)
+        return 0;
+    do {
+        k = lzidle_step(sv_idle, now, sv_dict_delay, SV_DICT_STEP);
+        done += k;
+    } while (k > 0 && mono_us() - start < budget_us);
+    return done;
+}
+
+void sv_dict_stats(lzidle_stats *st)
+{
+    if (sv_idle)
+        lzidle_get_stats(sv_idle, st);
+    else
+        memset(st, 0, sizeof(*st));
+}
+
+int sv_dict_due(void)
+{
+    int64_t now = mono_us() / 1000, due = sv_idle ? lzidle_next_due(sv_idle, now, sv_dict_delay) : -1;
+
+    return due >= 0 && due <= now;
+}
+
+/* A new compressed value for p[0..n): registered, without a dictionary, or,
+ * when the dictionary is chosen on the write path, as lzval_new decides. */
+static lzval *lz_new(const char *p, size_t n)
+{
+    lzidle *q = sv_lzidle();
+    lzval *v;
+
+    if (!q)
+        return lzval_new(p, n, sv_compress_chunk);
+    v = lzval_new_nodict(p, n, sv_compress_chunk);
+    lzidle_adopt(q, v);
+    return v;
 }
 
 static int want_lz4(size_t n)
@@ -206,6 +280,7 @@ dbent *sv_set_lzval(db *d, const char *key, size_t klen, lzval *v)
     dbent_set_ptr(e, v);
     e->enc = ENC_LZ4;
     e->vlen = 0;
+    sv_dict_adopt(v);
     return e;
 }
 
@@ -240,7 +315,7 @@ static int to_lz4(dbent *e)
 {
     const char *p = sv_ptr(e);
     size_t n = e->vlen;
-    lzval *v = lzval_new(p, n, sv_compress_chunk);
+    lzval *v = lz_new(p, n);
 
     if (e->enc == ENC_RAW)
         xfree(dbent_ptr(e));

@@ -1,0 +1,405 @@
+/* test_lzidle.c -- the background conversion to dictionary mode (lzidle.h).
+ *
+ * Values are built from service-log text (textgen.h), for which the samples
+ * say a dictionary pays, and random bytes, for which they say no. The
+ * registry's clock is the test's own: a "delay" passes by stepping with a
+ * later now_ms, so nothing here depends on how fast the machine is. Every case
+ * checks the value against the plain buffer it was built from: its bytes by
+ * windows and whole, its counts, and its stored chunks rebuilt through
+ * lzval_from_chunks_* (what the log's loader does). */
+#include "lzidle.h"
+#include "lzval.h"
+#include "mem.h"
+#include "test.h"
+#include "textgen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SUB 8192
+#define DELAY 5000 /* ms, the registry delay the cases use */
+
+static char *svc_new(size_t n, uint64_t seed)
+{
+    char *p = malloc(n);
+    rng_seed(seed);
+    gen_svc(p, n);
+    return p;
+}
+
+static char *rand_new(size_t n, uint64_t seed)
+{
+    char *p = malloc(n);
+    size_t i;
+    rng_seed(seed);
+    for (i = 0; i < n; i++)
+        p[i] = (char)(rng() >> 24);
+    return p;
+}
+
+static size_t count_nl(const char *p, size_t n)
+{
+    size_t i, c = 0;
+    for (i = 0; i < n; i++)
+        c += p[i] == '\n';
+    return c;
+}
+
+/* v holds exactly m[0..n): length, newlines, the whole bytes, 300 random
+ * windows (through c, which may be NULL), and its stored chunks load back
+ * (lzval_from_chunks_*) into the same bytes and the same mode. */
+static int same(const lzval *v, const char *m, size_t n, lzcache *c)
+{
+    char *tmp = malloc(n + 1);
+    size_t i, k;
+    int ok = lzval_len(v) == n && lzval_newlines(v) == count_nl(m, n);
+    lzval *w;
+
+    ok = ok && lzval_read(v, 0, n, tmp, c) == 0 && memcmp(tmp, m, n) == 0;
+    rng_seed(n);
+    for (k = 0; ok && k < 300; k++) {
+        size_t off = rng_below(n), len = rng_below(n - off < 3 * SUB ? n - off : 3 * SUB) + 1;
+        ok = lzval_read(v, off, len, tmp, c) == 0 && memcmp(tmp, m + off, len) == 0;
+    }
+    w = lzval_from_chunks_begin(lzval_chunk_size(v));
+    for (i = 0; ok && i < lzval_nchunks(v); i++) {
+        const char *d;
+        size_t st, raw;
+        int comp;
+        lzval_chunk_stored(v, i, &d, &st, &raw, &comp);
+        ok = lzval_from_chunks_add(w, d, st, raw, comp) == 0;
+    }
+    w = lzval_from_chunks_end(w);
+    ok = ok && w && lzval_dict(w) == lzval_dict(v) && lzval_read(w, 0, n, tmp, NULL) == 0 &&
+         memcmp(tmp, m, n) == 0;
+    lzval_free(w);
+    free(tmp);
+    return ok;
+}
+
+/* Step q at now until nothing is due; returns the number of steps. */
+static size_t drain(lzidle *q, int64_t now)
+{
+    size_t steps = 0;
+    while (lzidle_step(q, now, DELAY, 64 * 1024) > 0)
+        steps++;
+    return steps;
+}
+
+static void test_converted_once_idle(void)
+{
+    size_t base = mem_used(), n = (1 << 20) + 777, before;
+    char *m = svc_new(n, 1);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_nodict(m, n, 65536), *u;
+    lzidle_stats st;
+
+    lzidle_clock(q, 1000);
+    lzidle_adopt(q, v);
+    before = lzval_stored(v);
+    CHECK(lzval_dict(v) == 0 && lzidle_registered(v));
+    lzidle_get_stats(q, &st);
+    CHECK(st.registered == 1 && st.pending_values == 1 && st.pending_bytes == n);
+    /* not idle long enough: nothing happens */
+    CHECK(lzidle_step(q, 1000 + DELAY - 1, DELAY, 1 << 30) == 0);
+    CHECK(lzidle_next_due(q, 1000, DELAY) == 1000 + DELAY);
+    CHECK(lzval_dict(v) == 0);
+    /* idle: converted in steps of about 64 KB, one value's worth */
+    CHECK(drain(q, 1000 + DELAY) >= n / (64 * 1024));
+    CHECK(lzval_dict(v) == SUB);
+    /* exactly the chunks lzval_new would have written with the dictionary */
+    u = lzval_new(m, n, 65536);
+    CHECK(lzval_dict(u) == SUB && lzval_stored(v) == lzval_stored(u) && lzval_stored(v) < before * 9 / 10);
+    lzval_free(u);
+    CHECK(same(v, m, n, NULL));
+    lzidle_get_stats(q, &st);
+    CHECK(st.pending_values == 0 && st.pending_bytes == 0 && st.converted_values == 1 && st.converted_bytes == n);
+    CHECK(st.saved_bytes == before - lzval_stored(v) && st.refused_values == 0 && st.dropped == 0);
+    CHECK(lzidle_next_due(q, 1000 + DELAY, DELAY) == -1);
+    /* converted values are left alone */
+    CHECK(lzidle_step(q, 1000000, DELAY, 1 << 30) == 0);
+    CHECK(lzidle_free(q) == -1); /* v is still registered */
+    lzval_free(v);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_reads_during_conversion(void)
+{
+    size_t base = mem_used(), n = 700000 + 13, step, stored;
+    char *m = svc_new(n, 2);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_nodict(m, n, 65536);
+    lzcache *c = lzcache_new(4);
+    int half = 0;
+
+    lzidle_adopt(q, v);
+    /* the cache holds decoded chunks of the value from before the conversion */
+    CHECK(same(v, m, n, c));
+    stored = lzval_stored(v);
+    for (step = 0; lzidle_step(q, DELAY, DELAY, 16 * 1024) > 0; step++) {
+        if (lzval_dict(v) == 0) {
+            /* half converted: reads, counts, the stored chunks (what the log
+             * exports) and the stored size are the value's as it was */
+            half++;
+            if (step % 5 == 2) {
+                CHECK(same(v, m, n, step % 2 ? c : NULL));
+                CHECK(lzval_stored(v) == stored);
+            }
+        }
+    }
+    CHECK(half > 20);
+    CHECK(lzval_dict(v) == SUB && lzval_stored(v) < stored);
+    /* after the swap, through the cache filled before and during it, and without */
+    CHECK(same(v, m, n, c));
+    CHECK(same(v, m, n, NULL));
+    lzcache_free(c);
+    lzval_free(v);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+/* Convert v part way: a few steps of 16 KB. */
+static void part_way(lzidle *q, int64_t now)
+{
+    int i;
+    for (i = 0; i < 6; i++)
+        lzidle_step(q, now, DELAY, 16 * 1024);
+}
+
+static void test_change_drops_conversion(void)
+{
+    size_t base = mem_used(), n = 400000, k;
+    char *m = svc_new(n + 50000, 3);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_nodict(m, n, 65536);
+    lzidle_stats st;
+    int64_t t = 0;
+
+    lzidle_adopt(q, v);
+    /* an append during the conversion */
+    t += DELAY;
+    part_way(q, t);
+    CHECK(lzval_dict(v) == 0);
+    CHECK(lzval_append(v, m + n, 30000, NULL) == 0);
+    lzidle_get_stats(q, &st);
+    CHECK(st.dropped == 1 && st.pending_values == 1 && st.pending_bytes == n + 30000);
+    /* it waits the delay again, from the change */
+    CHECK(lzidle_step(q, t + DELAY - 1, DELAY, 1 << 30) == 0);
+    t += DELAY;
+    /* a setrange during the next one */
+    part_way(q, t);
+    CHECK(lzval_setrange(v, 100000, "xyz", 3, NULL) == 0);
+    memcpy(m + 100000, "xyz", 3);
+    lzidle_get_stats(q, &st);
+    CHECK(st.dropped == 2 && st.pending_values == 1 && lzval_dict(v) == 0);
+    CHECK(same(v, m, n + 30000, NULL));
+    t += DELAY;
+    drain(q, t);
+    CHECK(lzval_dict(v) == SUB && same(v, m, n + 30000, NULL));
+    /* appends to a value in dictionary mode keep it there */
+    for (k = 0; k < 20000; k += 1000)
+        CHECK(lzval_append(v, m + n + 30000 + k, 1000, NULL) == 0);
+    CHECK(lzval_dict(v) == SUB && same(v, m, n + 50000, NULL));
+    lzidle_get_stats(q, &st);
+    CHECK(st.pending_values == 0 && st.converted_values == 1);
+    lzval_free(v);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_free_drops_conversion(void)
+{
+    size_t base = mem_used(), n = 500000;
+    char *m = svc_new(n, 4);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_nodict(m, n, 65536), *w = lzval_new_nodict(m, n / 2, 65536);
+    lzidle_stats st;
+
+    lzidle_adopt(q, v);
+    lzidle_adopt(q, w);
+    part_way(q, DELAY);
+    lzval_free(v); /* deleted, expired or overwritten in the middle */
+    lzidle_get_stats(q, &st);
+    CHECK(st.dropped == 1 && st.registered == 1 && st.pending_values == 1 && st.pending_bytes == n / 2);
+    drain(q, DELAY);
+    CHECK(lzval_dict(w) == SUB && same(w, m, n / 2, NULL));
+    lzval_free(w);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_refused_not_retried(void)
+{
+    size_t base = mem_used(), n = 100000;
+    char *r = rand_new(400000, 5), *m = svc_new(60000, 6);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_nodict(r, n, 65536), *small = lzval_new_nodict(m, 40000, 65536);
+    lzidle_stats st;
+    int64_t t = DELAY;
+
+    lzidle_adopt(q, v);
+    lzidle_adopt(q, small);
+    lzidle_get_stats(q, &st);
+    CHECK(st.registered == 2 && st.pending_values == 1); /* 40 KB: below 48 KB, never listed */
+    CHECK(drain(q, t) == 1);
+    lzidle_get_stats(q, &st);
+    CHECK(st.refused_values == 1 && st.pending_values == 0 && lzval_dict(v) == 0);
+    /* a change does not list it again until it has doubled past the next size */
+    CHECK(lzval_append(v, r + n, 50000, NULL) == 0);
+    CHECK(lzval_setrange(v, 10, "ab", 2, NULL) == 0);
+    lzidle_get_stats(q, &st);
+    CHECK(st.pending_values == 0);
+    t += 10 * DELAY;
+    CHECK(drain(q, t) == 0);
+    CHECK(lzval_append(v, r + 150000, 50000, NULL) == 0); /* 200,000 bytes: past 192 KB */
+    lzidle_get_stats(q, &st);
+    CHECK(st.pending_values == 1);
+    t += DELAY;
+    CHECK(drain(q, t) == 1);
+    lzidle_get_stats(q, &st);
+    CHECK(st.refused_values == 2 && st.pending_values == 0);
+    /* past 384 KB, the last size at which a value is asked again */
+    CHECK(lzval_append(v, r + 200000, 200000, NULL) == 0);
+    lzidle_get_stats(q, &st);
+    CHECK(st.pending_values == 1);
+    t += DELAY;
+    drain(q, t);
+    lzidle_get_stats(q, &st);
+    CHECK(st.refused_values == 3 && st.pending_values == 0 && st.converted_values == 0);
+    /* the small value, grown past 48 KB by an append, is listed */
+    CHECK(lzval_append(small, m + 40000, 20000, NULL) == 0);
+    lzidle_get_stats(q, &st);
+    CHECK(st.pending_values == 1 && lzval_dict(small) == 0);
+    t += DELAY;
+    drain(q, t);
+    lzidle_get_stats(q, &st);
+    CHECK(st.converted_values + st.refused_values == 4 && st.pending_values == 0);
+    CHECK(same(small, m, 60000, NULL));
+    lzval_free(v);
+    lzval_free(small);
+    CHECK(lzidle_free(q) == 0);
+    free(r);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_registered_appends_leave_dictionary(void)
+{
+    size_t base = mem_used(), n = 400000, k;
+    char *m = svc_new(n, 7);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_nodict(m, 20000, 65536), *u = lzval_new(m, 20000, 65536);
+
+    lzidle_adopt(q, v);
+    for (k = 20000; k < n; k += 1000) {
+        CHECK(lzval_append(v, m + k, 1000, NULL) == 0);
+        CHECK(lzval_append(u, m + k, 1000, NULL) == 0);
+    }
+    /* the unregistered value took its dictionary on the way; the registered one did not */
+    CHECK(lzval_dict(u) == SUB);
+    CHECK(lzval_dict(v) == 0 && same(v, m, n, NULL));
+    drain(q, DELAY);
+    CHECK(lzval_dict(v) == SUB && same(v, m, n, NULL));
+    /* a setrange touching the dictionary rebuilds it without one, and it waits again */
+    CHECK(lzval_setrange(v, 100, "0123456789", 10, NULL) == 0);
+    memcpy(m + 100, "0123456789", 10);
+    CHECK(lzval_dict(v) == 0 && same(v, m, n, NULL));
+    CHECK(drain(q, DELAY) == 0);
+    drain(q, 2 * DELAY);
+    CHECK(lzval_dict(v) == SUB && same(v, m, n, NULL));
+    lzval_free(v);
+    lzval_free(u);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_order_and_copies(void)
+{
+    size_t base = mem_used(), n = 200000;
+    char *m = svc_new(n, 8);
+    lzidle *q = lzidle_new();
+    lzval *a = lzval_new_nodict(m, n, 65536), *b = lzval_new_nodict(m, n, 20000), *d;
+    lzidle_stats st;
+
+    lzidle_clock(q, 0);
+    lzidle_adopt(q, a);
+    lzidle_clock(q, 1000);
+    lzidle_adopt(q, b);
+    /* a copy is registered too, stamped with the clock it is made at */
+    lzidle_clock(q, 2000);
+    d = lzval_dup(a);
+    CHECK(lzidle_registered(d));
+    lzidle_get_stats(q, &st);
+    CHECK(st.registered == 3 && st.pending_values == 3);
+    /* at 5500 only a has been unchanged for the delay */
+    drain(q, 5500);
+    CHECK(lzval_dict(a) == SUB && lzval_dict(b) == 0 && lzval_dict(d) == 0);
+    drain(q, 6000);
+    CHECK(lzval_dict(b) == SUB && lzval_dict(d) == 0);
+    /* a change moves a value to the end of the line */
+    lzidle_clock(q, 6500);
+    CHECK(lzval_append(d, "x", 1, NULL) == 0);
+    drain(q, 7000);
+    CHECK(lzval_dict(d) == 0);
+    drain(q, 11500);
+    CHECK(lzval_dict(d) == SUB);
+    CHECK(same(a, m, n, NULL) && same(b, m, n, NULL));
+    lzval_free(d);
+    lzval_free(b);
+    lzval_free(a);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+static void test_zero_delay_and_corrupt(void)
+{
+    size_t base = mem_used(), n = 300000;
+    char *m = svc_new(n, 9);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_nodict(m, n, 65536);
+    lzidle_stats st;
+
+    lzidle_adopt(q, v);
+    CHECK(lzval_debug_corrupt(v, 2) == 0);
+    /* delay 0: due at once; the corrupt sub-block ends the conversion, counted as refused */
+    while (lzidle_step(q, 0, 0, 64 * 1024) > 0)
+        ;
+    lzidle_get_stats(q, &st);
+    CHECK(st.refused_values == 1 && st.converted_values == 0 && st.pending_values == 0);
+    CHECK(lzval_dict(v) == 0);
+    lzval_free(v);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+int main(void)
+{
+    RUN(test_converted_once_idle,
+        "a value left unchanged for the delay is converted to dictionary mode, smaller, and reads back byte-identical");
+    RUN(test_reads_during_conversion,
+        "while a value is half converted its windows, counts, stored chunks and size are the old ones, and a cache "
+        "filled before the swap stays right after it");
+    RUN(test_change_drops_conversion,
+        "an append or setrange during a conversion drops it, and the value is converted once idle again");
+    RUN(test_free_drops_conversion,
+        "freeing a value during its conversion drops it and the next value is converted; no memory is left behind");
+    RUN(test_refused_not_retried,
+        "a value the samples refuse is asked again only when it passes 96, 192 or 384 KB; values below 48 KB wait "
+        "only once they grow past it");
+    RUN(test_registered_appends_leave_dictionary,
+        "appends to a registered value do not choose a dictionary, and a setrange on the dictionary rebuilds it "
+        "without one until it is idle again");
+    RUN(test_order_and_copies,
+        "values are converted in the order of their last change, and a copy of a registered value is registered");
+    RUN(test_zero_delay_and_corrupt,
+        "with a delay of 0 a value is due at once, and a corrupt sub-block ends its conversion as refused");
+    return TEST_DONE();
+}
