@@ -578,22 +578,15 @@ int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
     return aof_rewrite_switch(dir, m, w, policy, io, 0, rw, err, errlen);
 }
 
-int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsync_policy policy,
-                       const aof_io *io, uint64_t base_seq, aof_rewrite *rw, char *err, size_t errlen)
+int aof_rewrite_prepare(const char *dir, const aof_manifest *m, const aof_io *io, uint64_t base_seq,
+                        aof_rewrite *rw, aof_manifest *next, char *err, size_t errlen)
 {
-    char path[AOF_PATH_MAX], name[AOF_NAME_MAX + 1];
+    char name[AOF_NAME_MAX + 1];
     aof_manifest t;
-    int rc = -1, saved = 0;
 
     memset(rw, 0, sizeof(*rw));
     if (snprintf(rw->dir, sizeof(rw->dir), "%s", dir) >= (int)sizeof(rw->dir)) {
         aof_errf(err, errlen, "log directory path too long");
-        return -1;
-    }
-    if (*w && aof_writer_flush(*w) == AOF_FLUSH_ERR) {
-        aof_writer_stats st;
-        aof_writer_get_stats(*w, &st);
-        aof_errf(err, errlen, "the log cannot be written: %s", strerror(st.err_no));
         return -1;
     }
     if (aof_mkdirs(dir) < 0) {
@@ -601,8 +594,8 @@ int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsy
         return -1;
     }
     aof_manifest_copy(&t, m);
-    if (aof_new_file(dir, &t, AOF_KIND_INCR, io, path, sizeof(path), err, errlen) < 0)
-        goto done;
+    if (aof_new_file(dir, &t, AOF_KIND_INCR, io, rw->incr_path, sizeof(rw->incr_path), err, errlen) < 0)
+        goto fail;
     rw->incr_seq = aof_manifest_last(&t)->seq;
     rw->base_seq = base_seq ? base_seq : aof_manifest_alloc_seq(&t);
     aof_file_name(name, sizeof(name), rw->base_seq, AOF_KIND_BASE);
@@ -610,32 +603,61 @@ int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsy
         aof_path(rw->base_path, sizeof(rw->base_path), dir, name) < 0 ||
         aof_path(rw->manifest_temp, sizeof(rw->manifest_temp), dir, AOF_MANIFEST_REWRITE_TMP) < 0) {
         aof_errf(err, errlen, "log directory path too long");
-        unlink(path);
-        goto done;
+        unlink(rw->incr_path);
+        goto fail;
     }
     if (aof_manifest_base(&t)) {
         if (aof_manifest_save(dir, &t, err, errlen) < 0) {
-            unlink(path);
-            goto done;
+            unlink(rw->incr_path);
+            goto fail;
         }
-        saved = 1;
+        rw->saved = 1;
     }
-    if (*w ? aof_writer_switch(*w, path, err, errlen) == 0
-           : (*w = aof_writer_open(path, policy, io, err, errlen)) != NULL)
+    *next = t;
+    return 0;
+fail:
+    aof_manifest_free(&t);
+    return -1;
+}
+
+int aof_rewrite_commit(aof_manifest *m, aof_manifest *next, aof_writer **w, aof_fsync_policy policy,
+                       const aof_io *io, const aof_rewrite *rw, char *err, size_t errlen)
+{
+    int rc = -1;
+
+    if (*w ? aof_writer_switch(*w, rw->incr_path, err, errlen) == 0
+           : (*w = aof_writer_open(rw->incr_path, policy, io, err, errlen)) != NULL)
         rc = 0;
     /* If the switch failed after the save, the manifest names the new, empty incr
      * after the file still written to: a complete, correctly ordered set, which m
      * must now describe. No rewrite may finish from there: rc stays -1. */
-    if (rc == 0 || saved) {
+    if (rc == 0 || rw->saved) {
         aof_manifest_free(m);
-        *m = t;
-        aof_manifest_init(&t);
+        *m = *next;
+        aof_manifest_init(next);
+    } else {
+        if (next->next_seq > m->next_seq)
+            m->next_seq = next->next_seq;
+        aof_manifest_free(next);
     }
-done:
-    if (t.next_seq > m->next_seq)
-        m->next_seq = t.next_seq;
-    aof_manifest_free(&t);
     return rc;
+}
+
+int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsync_policy policy,
+                       const aof_io *io, uint64_t base_seq, aof_rewrite *rw, char *err, size_t errlen)
+{
+    aof_manifest next;
+
+    if (*w && aof_writer_flush(*w) == AOF_FLUSH_ERR) {
+        aof_writer_stats st;
+        aof_writer_get_stats(*w, &st);
+        memset(rw, 0, sizeof(*rw));
+        aof_errf(err, errlen, "the log cannot be written: %s", strerror(st.err_no));
+        return -1;
+    }
+    if (aof_rewrite_prepare(dir, m, io, base_seq, rw, &next, err, errlen) < 0)
+        return -1;
+    return aof_rewrite_commit(m, &next, w, policy, io, rw, err, errlen);
 }
 
 aof_writer *aof_rewrite_base_create(const aof_rewrite *rw, char *err, size_t errlen)

@@ -140,6 +140,8 @@ typedef struct aof_rewrite {
     char temp_path[AOF_PATH_MAX];  /* where the child writes the base */
     char base_path[AOF_PATH_MAX];  /* the base's final name, given by the child */
     char manifest_temp[AOF_PATH_MAX]; /* the manifest the child prepares */
+    char incr_path[AOF_PATH_MAX];  /* the incr opened at the start */
+    int saved;                     /* the manifest naming it was saved */
 } aof_rewrite;
 
 /* Parent, before fork: flush *w and switch it to a new incr file that m names
@@ -163,6 +165,23 @@ aof_writer *aof_rewrite_base_create(const aof_rewrite *rw, char *err, size_t err
  * above (aof_rewrite_child_finish may run on any thread, with a copy of m). */
 int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsync_policy policy,
                        const aof_io *io, uint64_t base_seq, aof_rewrite *rw, char *err, size_t errlen);
+/* aof_rewrite_switch in two halves, so that the I/O (a new file with its
+ * header and fsyncs, a manifest save: several fsyncs) can run on another thread
+ * ahead of the switch itself:
+ *   aof_rewrite_prepare: create the next incr, fill rw, and save a manifest
+ *     naming it after m's files (if m has a base: rw->saved). m is only read
+ *     (pass a copy if the loop may change it meanwhile), no writer is touched.
+ *     *next (uninitialised) gets the manifest now on disk. 0, or -1 (err set,
+ *     nothing left behind, *next untouched).
+ *   aof_rewrite_commit (the writer's thread): switch *w (or open one) to the
+ *     prepared incr and make m describe *next, which is consumed. 0, or -1 (the
+ *     writer stays where it was; m takes *next anyway if it was saved).
+ * Between the two, the log may go on in its current incr: a manifest naming an
+ * empty incr after it is complete and ordered. */
+int aof_rewrite_prepare(const char *dir, const aof_manifest *m, const aof_io *io, uint64_t base_seq,
+                        aof_rewrite *rw, aof_manifest *next, char *err, size_t errlen);
+int aof_rewrite_commit(aof_manifest *m, aof_manifest *next, aof_writer **w, aof_fsync_policy policy,
+                       const aof_io *io, const aof_rewrite *rw, char *err, size_t errlen);
 /* The temporary name of the base numbered seq in dir (as aof_rewrite_start
  * names it). 0, or -1 if the path is too long. */
 int aof_rewrite_temp_path(char *out, size_t cap, const char *dir, uint64_t seq);

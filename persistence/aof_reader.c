@@ -261,6 +261,18 @@ static aof_status aof_load_fail(aof_load_result *res, const aof_mfile *f, aof_st
     return st;
 }
 
+int aof_rest_empty(const char *dir, const aof_manifest *m, size_t i)
+{
+    char path[AOF_PATH_MAX];
+    struct stat st;
+
+    for (; i < m->nfiles; i++)
+        if (aof_path(path, sizeof(path), dir, m->files[i].name) < 0 || stat(path, &st) < 0 ||
+            st.st_size > AOF_HEADER_SIZE)
+            return 0;
+    return 1;
+}
+
 /* Replay file i of m; returns AOF_END when it was read to its end. */
 static aof_status aof_load_file(const char *dir, const aof_manifest *m, size_t i,
                                 aof_record_fn *fn, void *ctx, aof_load_result *res)
@@ -305,7 +317,7 @@ static aof_status aof_load_file(const char *dir, const aof_manifest *m, size_t i
         res->effects += rec.neffects;
         res->bytes += AOF_REC_HDR + (uint64_t)rec.len;
     }
-    if (st == AOF_TORN && i + 1 < m->nfiles) {
+    if (st == AOF_TORN && i + 1 < m->nfiles && !aof_rest_empty(dir, m, i + 1)) {
         snprintf(why, sizeof(why), "torn record in a file that is not the last one (%s)",
                  aof_reader_why(r));
         st = aof_load_fail(res, f, AOF_CORRUPT, aof_reader_offset(r), aof_reader_dropped(r), why);

@@ -107,4 +107,12 @@ typedef int aof_record_fn(void *ctx, const aof_mfile *f, const aof_record *rec, 
 aof_status aof_load(const char *dir, const aof_manifest *m, aof_record_fn *fn, void *ctx,
                     aof_load_result *res);
 
+/* 1 if the files of m from index i on (in dir) hold no record: each is at
+ * most a header (a missing file or i past the end: 0 and 1). A torn record just
+ * before such files is still the log's torn tail: an incremental rewrite names
+ * its next, empty incr in the manifest while the log is still written to the
+ * current one (aof_rewrite_prepare), so a crash there tears the last record of
+ * a file that is not the manifest's last. aof_load and the check tool use it. */
+int aof_rest_empty(const char *dir, const aof_manifest *m, size_t i);
+
 #endif

@@ -20,6 +20,8 @@ typedef struct stream_item {
     struct stream_item *next;
     char *p;  /* xmalloc'd, freed by the thread */
     size_t n; /* bytes */
+    void (*fn)(void *ctx); /* a call instead of bytes (aof_stream_call) */
+    void *ctx;
 } stream_item;
 
 struct aof_stream {
@@ -146,7 +148,9 @@ static void *stream_thread(void *arg)
                 stream_finish_io(s);
             break;
         }
-        if (!failed && stream_write(s, it->p, it->n) == 0)
+        if (it->fn)
+            it->fn(it->ctx);
+        else if (!failed && stream_write(s, it->p, it->n) == 0)
             stream_writeback(s);
         pthread_mutex_lock(&s->lock);
         s->queued -= it->n;
@@ -228,8 +232,7 @@ void aof_stream_push(aof_stream *s)
 
     if (b->committed == 0)
         return;
-    it = xmalloc(sizeof(*it));
-    it->next = NULL;
+    it = xcalloc(1, sizeof(*it));
     it->n = b->committed;
     if (b->committed == b->len && !aof_rec_open(b)) {
         it->p = b->p; /* take the whole buffer */
@@ -252,6 +255,22 @@ void aof_stream_push(aof_stream *s)
         s->head = it;
     s->tail = it;
     s->queued += it->n;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void aof_stream_call(aof_stream *s, void (*fn)(void *ctx), void *ctx)
+{
+    stream_item *it = xcalloc(1, sizeof(*it));
+
+    it->fn = fn;
+    it->ctx = ctx;
+    pthread_mutex_lock(&s->lock);
+    if (s->tail)
+        s->tail->next = it;
+    else
+        s->head = it;
+    s->tail = it;
     pthread_cond_signal(&s->wake);
     pthread_mutex_unlock(&s->lock);
 }

@@ -59,6 +59,11 @@ void aof_stream_append(aof_stream *s, const void *p, size_t n);
  * Never blocks beyond a mutex the thread holds only to take a buffer. */
 void aof_stream_push(aof_stream *s);
 
+/* Run fn(ctx) on the stream's thread, in order with the buffers pushed
+ * before and after it (e.g. file work the loop must not wait for). It runs even
+ * if a write failed; not if the stream is freed first. */
+void aof_stream_call(aof_stream *s, void (*fn)(void *ctx), void *ctx);
+
 /* Bytes handed over and not yet written: the loop's back-pressure figure. */
 uint64_t aof_stream_queued(aof_stream *s);
 

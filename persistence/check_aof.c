@@ -242,7 +242,7 @@ static int check_manifest(const char *mpath, int fix)
             rc = EXIT_USAGE;
             goto done;
         }
-        check_file(path, m.files[i].kind, m.files[i].seq, i + 1 == m.nfiles, &res);
+        check_file(path, m.files[i].kind, m.files[i].seq, aof_rest_empty(dir, &m, i + 1), &res);
         print_result(path, &res);
         records += res.records;
         bytes += res.bytes;

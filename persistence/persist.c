@@ -91,12 +91,21 @@ static struct {
     uint64_t cursor;       /* its ht_scan cursor */
     unsigned incomplete;   /* epochs started since every entry last carried db_epoch */
     aof_manifest m;        /* the manifest at the switch, for the finishing thread */
+    /* The next incr, created and named in a saved manifest by the stream's
+     * thread (aof_rewrite_prepare) while the scan runs, so that the switch on
+     * the loop is only a change of file descriptor. */
+    int prep;              /* 0 not (yet), 1 done, -1 failed (atomic: set by the thread) */
+    aof_manifest mprep;    /* the thread's copy of the manifest */
+    aof_manifest next;     /* the manifest it saved */
+    aof_rewrite prw;
+    char prep_err[256];
     long long scanned, touched; /* keys written by the scan / before a first write */
 } RI;
 
 static void rwi_copy(void);
 static int rwi_start(const char **errmsg);
 static void rwi_abort(int counts, const char *why);
+static void rwi_prepare_job(void *ctx);
 static void rwi_step(void);
 
 /* ---- logging ---- */
@@ -981,6 +990,9 @@ static int rwi_start(const char **errmsg)
     }
     if (!(RI.st = aof_stream_create(RI.temp, AOF_KIND_BASE, RI.seq, err, sizeof(err))))
         goto fail;
+    aof_manifest_copy(&RI.mprep, &P.m);
+    RI.prep = 0;
+    aof_stream_call(RI.st, rwi_prepare_job, NULL);
     {
         /* The thread that writes the base runs where a child would. */
         cpu_set_t set;
@@ -1005,6 +1017,38 @@ fail:
     return -1;
 }
 
+/* On the stream's thread: the next incr and the manifest that names it. */
+static void rwi_prepare_job(void *ctx)
+{
+    int rc;
+
+    (void)ctx;
+    rc = aof_rewrite_prepare(P.dir, &RI.mprep, NULL, RI.seq, &RI.prw, &RI.next, RI.prep_err, sizeof(RI.prep_err));
+    __atomic_store_n(&RI.prep, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+}
+
+/* The stream's thread is gone: forget a prepared incr the log will not switch
+ * to. If its manifest was saved, that is the log on disk now (the current incr
+ * then an empty one), and P.m must say so. */
+static void rwi_drop_prepared(void)
+{
+    if (RI.prep == 1) {
+        if (RI.prw.saved) {
+            aof_manifest_free(&P.m);
+            P.m = RI.next;
+            aof_manifest_init(&RI.next);
+            measure_files();
+        } else {
+            unlink(RI.prw.incr_path);
+            if (RI.next.next_seq > P.m.next_seq)
+                P.m.next_seq = RI.next.next_seq;
+            aof_manifest_free(&RI.next);
+        }
+    }
+    RI.prep = 0;
+    aof_manifest_free(&RI.mprep);
+}
+
 /* Abandon the rewrite: the log stays as it is (the files the rewrite made are
  * removed). counts: the attempt failed (else it is only cut short). */
 static void rwi_abort(int counts, const char *why)
@@ -1013,9 +1057,10 @@ static void rwi_abort(int counts, const char *why)
         return;
     aof_stream_free(RI.st); /* waits for a finishing step that runs */
     RI.st = NULL;
-    if (RI.state == RWI_SCAN)
+    if (RI.state == RWI_SCAN) {
         unlink(RI.temp);
-    else {
+        rwi_drop_prepared();
+    } else {
         aof_rewrite_abort(&P.rw);
         aof_manifest_free(&RI.m);
     }
@@ -1043,13 +1088,25 @@ static int rwi_finish_step(void *ctx, char *err, size_t errlen)
 static void rwi_finish(void)
 {
     char err[512];
+    int prep = __atomic_load_n(&RI.prep, __ATOMIC_ACQUIRE);
 
+    if (prep == 0)
+        return; /* the thread has not made the next incr yet */
+    if (prep < 0) {
+        snprintf(err, sizeof(err), "%s", RI.prep_err);
+        rwi_abort(1, err);
+        return;
+    }
     if (plog->committed > 0)
         do_flush();
     if (P.flush_failing)
         return;
     aof_stream_push(RI.st);
-    if (aof_rewrite_switch(P.dir, &P.m, &P.w, policy(), NULL, RI.seq, &P.rw, err, sizeof(err)) < 0) {
+    P.rw = RI.prw;
+    RI.prep = 0;
+    aof_manifest_free(&RI.mprep);
+    if (aof_rewrite_commit(&P.m, &RI.next, &P.w, policy(), NULL, &P.rw, err, sizeof(err)) < 0) {
+        measure_files();
         rwi_abort(1, err);
         return;
     }

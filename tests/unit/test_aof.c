@@ -1446,15 +1446,25 @@ static void test_load_rules(void)
     CHECK(aof_file_truncate(path, cut, err, sizeof(err)) == 0);
     aof_load(dir, &m, replay_set, got, &res);
     CHECK(res.status == AOF_END && res.records == 29);
-    /* The same tear in a file that is not the last: CORRUPT. */
+    /* The same tear in a file followed only by an empty one (an incremental
+     * rewrite names its next incr before the log switches to it): still the
+     * log's torn tail. Once a later file holds a record: CORRUPT. */
     {
-        char name[64];
+        char name[64], later[600];
+        aof_writer *lw;
         aof_file_name(name, sizeof(name), 3, AOF_KIND_INCR);
-        aof_path(path, sizeof(path), dir, name);
-        CHECK(aof_file_create(path, AOF_KIND_INCR, 3, NULL, err, sizeof(err)) == 0);
+        aof_path(later, sizeof(later), dir, name);
+        CHECK(aof_file_create(later, AOF_KIND_INCR, 3, NULL, err, sizeof(err)) == 0);
         CHECK(aof_manifest_add(&m, AOF_KIND_INCR, 3, name, err, sizeof(err)) == 0);
         aof_path(path, sizeof(path), dir, m.files[1].name);
         CHECK(truncate(path, (off_t)cut - 2) == 0);
+        CHECK(aof_rest_empty(dir, &m, 2) == 1 && aof_rest_empty(dir, &m, 3) == 1);
+        aof_load(dir, &m, replay_set, got, &res);
+        CHECK(res.status == AOF_TORN && strcmp(res.file, m.files[1].name) == 0 && res.records == 28);
+        CHECK((lw = aof_writer_open(later, AOF_FSYNC_NO, NULL, err, sizeof(err))) != NULL);
+        do_writes(lw, 1, 9);
+        aof_writer_close(lw);
+        CHECK(aof_rest_empty(dir, &m, 2) == 0);
         aof_load(dir, &m, replay_set, got, &res);
         CHECK(res.status == AOF_CORRUPT && strstr(res.why, "not the last"));
     }
