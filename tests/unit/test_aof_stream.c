@@ -17,6 +17,7 @@
 #include "aof_writer.h"
 #include "mem.h"
 #include "test.h"
+#include "testfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -58,63 +59,10 @@ static char *path_in(const char *name)
     return p;
 }
 
-static void rm_dir_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    char p[1024];
 
-    if (!d)
-        return;
-    while ((de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-        if (unlink(p) < 0) {
-            rm_dir_files(p);
-            rmdir(p);
-        }
-    }
-    closedir(d);
-}
 
-static long long file_size(const char *path)
-{
-    struct stat st;
 
-    return stat(path, &st) < 0 ? -1 : (long long)st.st_size;
-}
 
-static int file_exists(const char *path)
-{
-    return access(path, F_OK) == 0;
-}
-
-static unsigned char *read_whole(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    long long sz = file_size(path);
-    unsigned char *p;
-
-    *n = 0;
-    if (!f || sz < 0) {
-        if (f)
-            fclose(f);
-        return NULL;
-    }
-    p = malloc((size_t)sz + 1);
-    *n = fread(p, 1, (size_t)sz, f);
-    fclose(f);
-    return p;
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-
-    fwrite(p, 1, n, f);
-    fclose(f);
-}
 
 /* Poll s until it leaves 0 or ms pass; returns the last poll. */
 static int wait_poll(aof_stream *s, char *err, size_t errlen, int ms)
@@ -403,7 +351,7 @@ static void test_stream_contents(void)
     CHECK(aof_stream_queued(s) == 0);
     CHECK(file_size(path) == (long long)aof_stream_written(s));
     /* The bytes after the header are exactly the records, in order. */
-    data = read_whole(path, &n);
+    data = read_file(path, &n);
     CHECK(data && n == AOF_HEADER_SIZE + shadow.committed &&
           memcmp(data + AOF_HEADER_SIZE, shadow.p, shadow.committed) == 0);
     free(data);
