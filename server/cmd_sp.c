@@ -728,6 +728,50 @@ static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int i
     g->ends[g->count++] = g->len;
 }
 
+#define GREP_PREFIX_FIRST (64u << 10) /* bytes decoded before the first try on a prefix */
+#define GREP_CORRUPT (-100)              /* grep_compressed: a chunk does not decode */
+
+/* SP.GREP on a compressed entry. Without CONTEXT or WITHMETA the answer is the
+ * first MAX matching lines, so the entry is decoded a prefix at a time (64 KB,
+ * then x4): each try greps the prefix up to its last newline, and stops once it
+ * has MAX matches (those are then the first MAX of the whole entry: lines are
+ * whole and in order, and their numbers the same) or the whole entry is in. A
+ * common pattern in a large tool output decodes a few chunks instead of all of
+ * them (before: the whole entry, 17 % of the server's CPU on agent-mix). The
+ * retries scan again what was scanned, at most a third more. *content gets the
+ * decoded bytes (the caller frees); returns spgrep_run's code or GREP_CORRUPT. */
+static int grep_compressed(sp_entry *e, const sarg *pat, spgrep_opts *o, const sp_params *pr, grep_out *g,
+                           spgrep_result *res, char **content, char *err, size_t errcap)
+{
+    int early = o->context == 0 && !o->count_all;
+    size_t have = 0, want = early ? GREP_PREFIX_FIRST : e->size;
+    char *buf = xmalloc(e->size + 1);
+
+    *content = buf;
+    for (;;) {
+        size_t end;
+        int rc;
+
+        if (want > e->size)
+            want = e->size;
+        if (want > have && sp_entry_read(e, have, want - have, buf + have, pr) < 0)
+            return GREP_CORRUPT;
+        have = want;
+        end = have;
+        if (have < e->size) {
+            const char *nl = memrchr(buf, '\n', have);
+            end = nl ? (size_t)(nl - buf) + 1 : 0;
+        }
+        if (end > 0 || have == e->size) {
+            g->len = g->count = 0;
+            rc = spgrep_run(grep_cache, buf, end, pat->p, pat->len, o, grep_emit, g, res, err, errcap);
+            if (rc != SPGREP_OK || have == e->size || res->shown >= o->max_matches)
+                return rc;
+        }
+        want = have * 4;
+    }
+}
+
 static void cmd_sp_grep(client *c)
 {
     const sarg *pat = &c->argv[3];
@@ -783,20 +827,19 @@ static void cmd_sp_grep(client *c)
     }
     o.utf = e->kind == SP_TEXT && sp_utf8_valid(pat->p, pat->len);
     o.count_all = withmeta;
-    if (e->enc == SP_ENC_RAW) {
-        buf = e->raw;
-    } else {
-        if (sp_entry_copy(e, &content, &pr) < 0) {
-            reply_error(c, ERR_CORRUPT);
-            return;
-        }
-        buf = content;
-    }
     if (!grep_cache)
         grep_cache = spgrep_cache_new(16);
     memset(&g, 0, sizeof(g));
     o.max_us = srv.cfg.sp_grep_max_time * 1000LL;
-    rc = spgrep_run(grep_cache, buf, e->size, pat->p, pat->len, &o, grep_emit, &g, &res, err, sizeof(err));
+    if (e->enc == SP_ENC_RAW) {
+        buf = e->raw;
+        rc = spgrep_run(grep_cache, buf, e->size, pat->p, pat->len, &o, grep_emit, &g, &res, err, sizeof(err));
+    } else if ((rc = grep_compressed(e, pat, &o, &pr, &g, &res, &content, err, sizeof(err))) == GREP_CORRUPT) {
+        reply_error(c, ERR_CORRUPT);
+        xfree(g.buf);
+        xfree(g.ends);
+        return;
+    }
     if (rc == SPGREP_BADPATTERN) {
         reply_errorf(c, "ERR invalid pattern at offset %zu: %s", res.err_offset, err);
     } else if (rc == SPGREP_LIMIT) {

@@ -24,7 +24,8 @@ static inline void rm_dir_files(const char *dir)
     while ((de = readdir(d)) != NULL) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
-        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+        if (snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) >= (int)sizeof(p))
+            continue;
         if (unlink(p) < 0) {
             rm_dir_files(p);
             rmdir(p);
