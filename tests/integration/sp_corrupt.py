@@ -167,8 +167,18 @@ def case_sp_reads_of_the_damaged_chunk(w):
     expect_corrupt(r, "SP.RANGE", NS, b"log", c2, c2 + 50)
     expect_corrupt(r, "SP.RANGE", NS, b"log", b2, b2 + 50, "BYTES")
     expect_corrupt(r, "SP.RANGE", NS, b"log", 0)
-    expect_corrupt(r, "SP.GREP", NS, b"log", "ERROR")
-    expect_corrupt(r, "SP.GREP", NS, b"log", "worker", "LITERAL", "MAX", 1)
+    # SP.GREP decodes a prefix at a time and stops at MAX matches: a grep that
+    # must read the damaged chunk (no match before it, or more matches wanted
+    # than the chunks before it hold) reports it ...
+    expect_corrupt(r, "SP.GREP", NS, b"log", "no such text anywhere")
+    expect_corrupt(r, "SP.GREP", NS, b"log", "ERROR", "MAX", 1000000)
+    expect_corrupt(r, "SP.GREP", NS, b"log", "worker", "LITERAL", "CONTEXT", 1, "MAX", 1)
+    # ... and one answered by the first chunk never reads it (as SP.READ of an
+    # untouched window): the first matching line, exactly.
+    first = next(i for i, line in enumerate(c.split(b"\n"), 1) if b"worker" in line)
+    got = r.execute_command("SP.GREP", NS, b"log", "worker", "LITERAL", "MAX", 1)
+    if got != [b"%d:" % first + c.split(b"\n")[first - 1]]:
+        raise AssertionError("SP.GREP worker MAX 1 before the damaged chunk: %r" % (got,))
     expect_corrupt(r, "SP.PEEK", NS, b"log", "HEAD", c2 + 10, "TAIL", 10)
     expect_corrupt(r, "SP.PEEK", NS, b"first", "HEAD", 9000)  # past the raw dictionary
 
