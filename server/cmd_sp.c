@@ -838,6 +838,7 @@ static void cmd_sp_grep(client *c)
         reply_error(c, ERR_CORRUPT);
         xfree(g.buf);
         xfree(g.ends);
+        xfree(content);
         return;
     }
     if (rc == SPGREP_BADPATTERN) {
