@@ -128,6 +128,16 @@ static unsigned char *aof_grow(aof_buf *b, size_t n)
     return w;
 }
 
+void aof_buf_append_records(aof_buf *b, const void *p, size_t n)
+{
+    if (b->depth > 0)
+        aof_bug("records appended while a record is open");
+    if (n == 0)
+        return;
+    memcpy(aof_grow(b, n), p, n);
+    b->committed += n;
+}
+
 void aof_buf_consume(aof_buf *b, size_t n)
 {
     if (n > b->committed)

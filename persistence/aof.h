@@ -117,6 +117,11 @@ typedef struct aof_buf {
 void aof_buf_init(aof_buf *b);
 /* Release the bytes; b may be initialised again. */
 void aof_buf_free(aof_buf *b);
+/* Append n bytes of complete, encoded records (copied from another aof_buf's
+ * committed bytes) as committed bytes. No record may be open (a programming
+ * error: aborts). The record counter is not advanced (it counts records encoded
+ * here). */
+void aof_buf_append_records(aof_buf *b, const void *p, size_t n);
 /* Remove the first n committed bytes (n <= committed), keeping what follows.
  * Gives memory back when a large buffer has become small. The record counter
  * goes to 0 when the committed bytes are all consumed. */

@@ -571,13 +571,6 @@ int aof_rewrite_temp_path(char *out, size_t cap, const char *dir, uint64_t seq)
     return snprintf(out, cap, "%s/%s.tmp", dir, name) >= (int)cap ? -1 : 0;
 }
 
-int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
-                      aof_fsync_policy policy, const aof_io *io, aof_rewrite *rw, char *err,
-                      size_t errlen)
-{
-    return aof_rewrite_switch(dir, m, w, policy, io, 0, rw, err, errlen);
-}
-
 int aof_rewrite_prepare(const char *dir, const aof_manifest *m, const aof_io *io, uint64_t base_seq,
                         aof_rewrite *rw, aof_manifest *next, char *err, size_t errlen)
 {
@@ -643,8 +636,9 @@ int aof_rewrite_commit(aof_manifest *m, aof_manifest *next, aof_writer **w, aof_
     return rc;
 }
 
-int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsync_policy policy,
-                       const aof_io *io, uint64_t base_seq, aof_rewrite *rw, char *err, size_t errlen)
+int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
+                      aof_fsync_policy policy, const aof_io *io, aof_rewrite *rw, char *err,
+                      size_t errlen)
 {
     aof_manifest next;
 
@@ -655,7 +649,7 @@ int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsy
         aof_errf(err, errlen, "the log cannot be written: %s", strerror(st.err_no));
         return -1;
     }
-    if (aof_rewrite_prepare(dir, m, io, base_seq, rw, &next, err, errlen) < 0)
+    if (aof_rewrite_prepare(dir, m, io, 0, rw, &next, err, errlen) < 0)
         return -1;
     return aof_rewrite_commit(m, &next, w, policy, io, rw, err, errlen);
 }

@@ -156,18 +156,15 @@ int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
 /* Child: create the temporary base file (header: kind base, seq rw->base_seq),
  * with a writer of policy no. NULL on failure (err set). */
 aof_writer *aof_rewrite_base_create(const aof_rewrite *rw, char *err, size_t errlen);
-/* The same as aof_rewrite_start, for a base that already exists: an incremental
- * rewrite (persist.c) writes its base while the log goes on in the current incr,
- * then switches the log to a new incr at the instant the base is complete. Its
- * base was created at aof_rewrite_temp_path(dir, base_seq) with a seq taken from
- * aof_manifest_alloc_seq(m); base_seq is that seq (0: allocate one, as
- * aof_rewrite_start). The rest of the protocol is the child's and the parent's
- * above (aof_rewrite_child_finish may run on any thread, with a copy of m). */
-int aof_rewrite_switch(const char *dir, aof_manifest *m, aof_writer **w, aof_fsync_policy policy,
-                       const aof_io *io, uint64_t base_seq, aof_rewrite *rw, char *err, size_t errlen);
-/* aof_rewrite_switch in two halves, so that the I/O (a new file with its
- * header and fsyncs, a manifest save: several fsyncs) can run on another thread
- * ahead of the switch itself:
+/* aof_rewrite_start in two halves, so that the I/O (a new file with its header
+ * and fsyncs, a manifest save: several fsyncs) can run on another thread ahead
+ * of the switch itself. An incremental rewrite (persist.c) writes its base while
+ * the log goes on in the current incr, and switches the log to a new incr at
+ * the instant the base is complete; its base was created at
+ * aof_rewrite_temp_path(dir, base_seq) with a seq from aof_manifest_alloc_seq
+ * (base_seq 0: allocate one, as aof_rewrite_start). The rest of the protocol is
+ * the child's and the parent's above (aof_rewrite_child_finish may run on any
+ * thread, with a copy of m).
  *   aof_rewrite_prepare: create the next incr, fill rw, and save a manifest
  *     naming it after m's files (if m has a base: rw->saved). m is only read
  *     (pass a copy if the loop may change it meanwhile), no writer is touched.

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -205,24 +204,27 @@ aof_buf *aof_stream_buf(aof_stream *s)
 
 void aof_stream_append(aof_stream *s, const void *p, size_t n)
 {
-    aof_buf *b = &s->buf;
+    aof_buf_append_records(&s->buf, p, n);
+}
 
-    if (n == 0)
-        return;
-    if (aof_rec_open(b)) {
-        fprintf(stderr, "aof_stream_append: a record is being built in the stream's buffer\n");
-        abort();
+/* Put it at the end of the FIFO and wake the thread; 0, or -1 if the stream
+ * takes nothing more (finishing, or failed: then the item is the caller's). */
+static int stream_enqueue(aof_stream *s, stream_item *it, int refuse_when_done)
+{
+    pthread_mutex_lock(&s->lock);
+    if (refuse_when_done && (s->finishing || s->state != 0)) {
+        pthread_mutex_unlock(&s->lock);
+        return -1;
     }
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n)
-            cap *= 2;
-        b->p = xrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    b->committed += n;
+    if (s->tail)
+        s->tail->next = it;
+    else
+        s->head = it;
+    s->tail = it;
+    s->queued += it->n;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
 }
 
 void aof_stream_push(aof_stream *s)
@@ -242,21 +244,10 @@ void aof_stream_push(aof_stream *s)
         memcpy(it->p, b->p, b->committed);
         aof_buf_consume(b, b->committed);
     }
-    pthread_mutex_lock(&s->lock);
-    if (s->finishing || s->state != 0) {
-        pthread_mutex_unlock(&s->lock);
+    if (stream_enqueue(s, it, 1) < 0) {
         xfree(it->p);
         xfree(it);
-        return;
     }
-    if (s->tail)
-        s->tail->next = it;
-    else
-        s->head = it;
-    s->tail = it;
-    s->queued += it->n;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
 }
 
 void aof_stream_call(aof_stream *s, void (*fn)(void *ctx), void *ctx)
@@ -265,14 +256,7 @@ void aof_stream_call(aof_stream *s, void (*fn)(void *ctx), void *ctx)
 
     it->fn = fn;
     it->ctx = ctx;
-    pthread_mutex_lock(&s->lock);
-    if (s->tail)
-        s->tail->next = it;
-    else
-        s->head = it;
-    s->tail = it;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
+    stream_enqueue(s, it, 0);
 }
 
 uint64_t aof_stream_queued(aof_stream *s)

@@ -797,6 +797,17 @@ static void reap_remove(int wait)
     rm_job = NULL;
 }
 
+/* A rewrite (either kind) ended without a new base: INFO and the automatic
+ * trigger's count of failures in a row. why (may be NULL) goes to the log. */
+static void rewrite_failed(const char *why)
+{
+    P.last_rewrite_sec = (now_ms() - P.rewrite_start_ms + 500) / 1000;
+    P.last_rewrite_ok = 0;
+    P.rewrite_failures++;
+    log_warning("Background AOF rewrite failed%s%s%s; the log stays as it was and a later rewrite starts again",
+                why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
 static void rewrite_done(int ok)
 {
     char err[512];
@@ -828,17 +839,15 @@ static void rewrite_done(int ok)
     } else {
         aof_rewrite_abort(&P.rw);
     }
-    P.last_rewrite_ok = ok;
-    if (ok) {
-        P.rewrites++;
-        P.rewrite_failures = 0;
-        measure_files();
-        log_notice("Background AOF rewrite finished successfully: base %.1f MB",
-                   (double)P.base_size / 1e6);
-    } else {
-        P.rewrite_failures++;
-        log_warning("Background AOF rewrite failed; the log stays as it was and a later rewrite starts again");
+    if (!ok) {
+        rewrite_failed(NULL);
+        return;
     }
+    P.last_rewrite_ok = 1;
+    P.rewrites++;
+    P.rewrite_failures = 0;
+    measure_files();
+    log_notice("Background AOF rewrite finished successfully: base %.1f MB", (double)P.base_size / 1e6);
 }
 
 static void reap_child(void)
@@ -887,8 +896,9 @@ static void reap_child(void)
  * rewrite whole databases (FLUSHDB, FLUSHALL, SWAPDB) start the rewrite again
  * at the next iteration: cheap, since it starts from what is left.
  *
- * At the end of the scan the loop writes the iteration's records, switches the
- * log to a new incr file (aof_rewrite_switch: the manifest names it after the
+ * At the end of the scan the loop writes the iteration's records and switches
+ * the log to the new incr file the stream's thread made at the start
+ * (aof_rewrite_prepare / aof_rewrite_commit: the manifest names it after the
  * current one), and the stream's thread syncs the base, renames it and writes
  * the next manifest (aof_rewrite_child_finish, as a fork child would); the
  * cron then switches the manifest (rewrite_done). A crash at any point before
@@ -1067,11 +1077,7 @@ static void rwi_abort(int counts, const char *why)
     RI.state = RWI_IDLE;
     persist_rewriting = 0;
     if (counts) {
-        P.last_rewrite_sec = (now_ms() - P.rewrite_start_ms + 500) / 1000;
-        P.last_rewrite_ok = 0;
-        P.rewrite_failures++;
-        log_warning("Background AOF rewrite failed (%s); the log stays as it was and a later rewrite starts again",
-                    why);
+        rewrite_failed(why);
     } else {
         log_notice("Background AOF rewrite stopped (%s)", why);
     }

@@ -1,6 +1,6 @@
 /* test_aof_stream.c -- the threaded log-file writer of an incremental rewrite
  * (aof_stream), the rewrite switch for a base that already exists
- * (aof_rewrite_switch), and the memory counter shared with other threads
+ * (aof_rewrite_prepare / aof_rewrite_commit), and the memory counter shared with other threads
  * (mem_thread_register).
  *
  * Records come from a seeded model (record i always encodes to the same bytes:
@@ -891,7 +891,14 @@ static void test_rewrite_switch_protocol(void)
     CHECK(file_exists(temp));
 
     /* The scan is complete: switch the log to a new incr. */
-    CHECK(aof_rewrite_switch(dir, &m, &w, AOF_FSYNC_ALWAYS, NULL, seq, &rw, err, sizeof(err)) == 0);
+    {
+        /* As the server does it: the next incr and its manifest first (on
+         * the stream's thread there), then the switch of the writer. */
+        aof_manifest next;
+        CHECK(aof_writer_flush(w) != AOF_FLUSH_ERR);
+        CHECK(aof_rewrite_prepare(dir, &m, NULL, seq, &rw, &next, err, sizeof(err)) == 0);
+        CHECK(aof_rewrite_commit(&m, &next, &w, AOF_FSYNC_ALWAYS, NULL, &rw, err, sizeof(err)) == 0);
+    }
     CHECK(rw.base_seq == seq && strcmp(rw.temp_path, temp) == 0);
     CHECK(rw.incr_seq > seq);
     CHECK(m.nfiles == 3 && m.files[0].seq == old_base_seq && m.files[1].seq == old_incr_seq &&
@@ -975,7 +982,7 @@ int main(void)
     RUN(test_mem_other_thread, "a registered thread's allocations count, and the loop freeing them brings mem_used back");
     RUN(test_stream_memory, "buffers handed to the stream's thread and freed there bring mem_used back to its baseline");
     RUN(test_manifest_copy_and_temp_path, "the rewrite's temp path is the base name plus .tmp, and a manifest copy is deep");
-    RUN(test_rewrite_switch_protocol, "an incremental rewrite switched with aof_rewrite_switch ends as {the stream's base, the new incr}, loading every record");
+    RUN(test_rewrite_switch_protocol, "an incremental rewrite switched with aof_rewrite_prepare and aof_rewrite_commit ends as {the stream's base, the new incr}, loading every record");
     rc = TEST_DONE();
     rm_dir_files(tmpdir);
     rmdir(tmpdir);
