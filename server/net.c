@@ -25,6 +25,7 @@
 #include "util.h"
 
 #define IOBUF_LEN (16 * 1024)       /* bytes read per call in the common case */
+#define QBUF_WHOLE_MAX (4 * 1024 * 1024) /* bytes: a request up to this long gets its whole buffer at once */
 #define MAX_ACCEPTS_PER_CALL 1000
 #define QBUF_SHRINK_OVER (64 * 1024) /* bytes: an idle query buffer larger than this is shrunk */
 
@@ -469,7 +470,10 @@ void client_process_input(client *c)
         c->qlen -= c->qpos;
         c->qpos = 0;
     }
-    if (c->qlen == 0 && c->qcap > 1024 * 1024) {
+    /* A buffer grown for a big request goes as soon as it is empty (the cron
+     * would take it later, but 200 agents' tool outputs held meanwhile are tens
+     * of MB); the next big request allocates its own at its announced length. */
+    if (c->qlen == 0 && c->qcap > QBUF_SHRINK_OVER) {
         xfree(c->qbuf);
         c->qbuf = NULL;
         c->qcap = 0;
@@ -485,13 +489,17 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 
     if (c->flags & CLIENT_CLOSE_ASAP)
         return;
-    /* A big bulk argument in progress: read towards its end, but grow the buffer
-     * no faster than the bytes actually arrive (doubling), so a client that
-     * announces 500 MB and sends nothing costs nothing. */
+    /* A big bulk argument in progress: read towards its end. Up to
+     * QBUF_WHOLE_MAX the buffer takes the announced length at once (a tool
+     * output of a few hundred KB then costs one allocation and no copy of what
+     * arrived, instead of a copy at every doubling: 4 % of the server's time on
+     * agent-mix); past it the buffer grows no faster than the bytes actually
+     * arrive (doubling), so a client that announces 500 MB and sends nothing
+     * costs nothing. */
     if (c->parser.need > c->qlen && c->parser.need - c->qlen > readlen) {
         size_t want = c->parser.need - c->qlen;
         size_t step = c->qlen > readlen ? c->qlen : readlen;
-        readlen = want < step ? want : step;
+        readlen = c->parser.need <= QBUF_WHOLE_MAX || want < step ? want : step;
     }
     if (c->qcap - c->qlen < readlen) {
         size_t cap = c->qlen + readlen;
