@@ -97,7 +97,7 @@ static slot *get_code(spgrep_cache *c, const char *pat, size_t plen, uint32_t fl
     return s;
 }
 
-static int64_t mono_now_us(void)
+int64_t spgrep_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -123,7 +123,7 @@ int spgrep_run(spgrep_cache *c, const char *buf, size_t n, const char *pat, size
     pcre2_match_data *md = NULL;
     slot *s;
     int rc = SPGREP_OK;
-    int64_t t0 = o->max_us ? mono_now_us() : 0;
+    int64_t t0 = o->max_us ? (o->started_us ? o->started_us : spgrep_now_us()) : 0;
 
     memset(res, 0, sizeof(*res));
     if (o->utf && plen > 0) {
@@ -149,7 +149,7 @@ int spgrep_run(spgrep_cache *c, const char *buf, size_t n, const char *pat, size
         lineno++;
         if (!reporting && after == 0 && !o->count_all)
             break;
-        if (o->max_us && (lineno & 15) == 0 && mono_now_us() - t0 > o->max_us) {
+        if (o->max_us && (lineno & 15) == 0 && spgrep_now_us() - t0 > o->max_us) {
             res->err_line = lineno;
             snprintf(err, errcap, "time budget of %lld ms exceeded", (long long)(o->max_us / 1000));
             rc = SPGREP_LIMIT;

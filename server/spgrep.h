@@ -26,6 +26,8 @@ typedef struct spgrep_opts {
     uint32_t match_limit; /* PCRE2 match limit per line */
     uint32_t depth_limit; /* PCRE2 depth limit per line */
     int64_t max_us;       /* time budget of one call in microseconds (0 = none): past it, SPGREP_LIMIT */
+    int64_t started_us;   /* 0, or when the budget started (spgrep_now_us): one search
+                             continued over several calls shares one budget */
 } spgrep_opts;
 
 typedef struct spgrep_result {
@@ -41,6 +43,9 @@ enum { SPGREP_OK = 0, SPGREP_BADPATTERN = -1, SPGREP_LIMIT = -2 };
 /* Called for each reported line, in line order: lineno is 1-based, is_match is 1
  * for a matching line and 0 for a context line; p[0..len) is the line. */
 typedef void (*spgrep_emit)(void *ctx, size_t lineno, const char *p, size_t len, int is_match);
+
+/* The monotonic clock the time budget is measured on, in microseconds. */
+int64_t spgrep_now_us(void);
 
 spgrep_cache *spgrep_cache_new(size_t slots);
 void spgrep_cache_free(spgrep_cache *c);

@@ -1,7 +1,9 @@
-"""sp_grep_prefix.py -- SP.GREP on a compressed entry decodes a prefix at a time.
+"""sp_grep_prefix.py -- SP.GREP on a compressed entry decodes a part at a time.
 
-Without CONTEXT or WITHMETA, SP.GREP on a compressed entry decodes 64 KB, then
-four times more each try, and stops once it has MAX matching lines (cmd_sp.c,
+Without CONTEXT or WITHMETA, SP.GREP on a compressed entry decodes 16 KB, then
+as much again each time (16, 32, 64 KB ... of the entry), searches each part
+from where the last search stopped to the part's last newline, numbering the
+lines on, and stops once it has MAX matching lines (cmd_sp.c,
 grep_compressed). Its answer must be exactly the whole-entry answer. Checked on
 entries of 1 KB - 3 MB of seeded log-like text (compressed: over
 compress-threshold), for patterns that match on the first line, every few
@@ -12,6 +14,8 @@ with MAX 0, 1, 7, 100 and 100000, against:
   - the same GREP with WITHMETA (which scans the whole entry);
   - the same content written as an uncompressed entry (compress-threshold
     raised for it).
+A line that exhausts the match limit far into an entry must be reported with
+its own number, as for the uncompressed copy.
 Seeded (SEED=... reproduces); one server, stopped by PID."""
 import os
 import random
@@ -57,14 +61,15 @@ def model(text, pattern, mx):
 
 
 def boundary_maxes(text):
-    """MAX values whose last line straddles a prefix's end (64 KB x 4^k): with
+    """MAX values whose last line straddles a part's end (16 KB x 2^k): with
     the pattern "^line " (every line but the last), the MAX-th match is then
-    the line cut by the prefix, which must come back whole."""
+    the line cut by the part, which must come back whole, and MAX + 1 the first
+    line of the next search."""
     out = []
-    b = 64 << 10
+    b = 16 << 10
     while b < len(text.encode()):
         out.append(text.encode()[:b].count(b"\n") + 1)
-        b *= 4
+        b *= 2
     return out
 
 
@@ -113,8 +118,33 @@ def main():
             for ns, name, text in entries:
                 check_entry(r, ns, name, text)
 
-        rep.case("SP.GREP MAX on compressed entries of 1 KB - 3 MB, decoded a prefix at a time, answers exactly "
+        rep.case("SP.GREP MAX on compressed entries of 1 KB - 3 MB, decoded a part at a time, answers exactly "
                  "as a Python model, as WITHMETA (a whole scan) and as the uncompressed copy", run)
+
+        def limit_line():
+            text = make_text(30000, 0)
+            lines = text.split("\n")
+            k = 21000  # far past the first parts (~1.2 MB of text)
+            lines[k - 1] = "a" * 40 + "b"
+            text = "\n".join(lines)
+            r.config_set("compress-threshold", "4096")
+            r.execute_command("SP.WRITE", "lim", "e", text)
+            r.config_set("compress-threshold", str(1 << 30))
+            r.execute_command("SP.WRITE", "lim-raw", "e", text)
+            assert encoding("lim", "e") == b"lz4" and encoding("lim-raw", "e") != b"lz4"
+            errs = []
+            for ns in ("lim", "lim-raw"):
+                try:
+                    r.execute_command("SP.GREP", ns, "e", "(a+)+$")
+                    errs.append(None)
+                except redis.ResponseError as e:
+                    errs.append(str(e))
+            want = "SP.GREP stopped at line %d:" % k
+            assert errs[0] and errs[0].startswith(want), "compressed entry: %r, want %r..." % (errs[0], want)
+            assert errs[0] == errs[1], "compressed %r, uncompressed %r" % tuple(errs)
+
+        rep.case("a line that exhausts the match limit 1.2 MB into a compressed entry is reported with its own "
+                 "number, as for the uncompressed copy", limit_line)
     rep.finish()
 
 
