@@ -35,6 +35,7 @@ sp_params sp_server_params(void)
     sp_params p;
     p.compress_threshold = sv_compress_threshold;
     p.compress_chunk = sv_compress_chunk;
+    p.compress_accel = sv_write_accel();
     p.cache = sv_lzcache();
     p.idle = sv_lzidle();
     return p;

@@ -157,6 +157,9 @@ static int apply_compress(const char **err)
     (void)err;
     sv_compress_threshold = (size_t)srv.cfg.compress_threshold;
     sv_compress_chunk = (size_t)srv.cfg.compress_chunk;
+    sv_compress_accel = srv.cfg.compress_write_accel;
+    /* Near maxmemory, values are written at full compression at once. */
+    sv_accel_mem_limit = srv.cfg.maxmemory > 0 ? (size_t)(srv.cfg.maxmemory / 4 * 3) : 0;
     sv_dict_delay = srv.cfg.compress_dict_delay;
     return 0;
 }
@@ -192,7 +195,7 @@ const cfg_def cfg_table[] = {
     {"logfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(logfile), NULL, NULL, NULL, NULL},
     {"pidfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(pidfile), NULL, NULL, NULL, NULL},
     {"requirepass", CFG_STRING, CFG_SENSITIVE, 0, 0, "", C(requirepass), NULL, NULL, NULL, NULL},
-    {"maxmemory", CFG_MEMORY, 0, 0, LLONG_MAX, "0", C(maxmemory), NULL, NULL, NULL, NULL},
+    {"maxmemory", CFG_MEMORY, 0, 0, LLONG_MAX, "0", C(maxmemory), NULL, NULL, NULL, apply_compress},
     {"maxmemory-policy", CFG_ENUM, 0, 0, 0, "noeviction", C(maxmemory_policy), maxmemory_policy_names, NULL, NULL, NULL},
     {"proto-max-bulk-len", CFG_MEMORY, 0, 1024 * 1024, 2047LL * 1024 * 1024, "512mb", C(proto_max_bulk_len), NULL, NULL, NULL, NULL},
     {"client-query-buffer-limit", CFG_MEMORY, 0, 1024 * 1024, LLONG_MAX, "1gb", C(client_query_buffer_limit), NULL, NULL, NULL, NULL},
@@ -203,6 +206,7 @@ const cfg_def cfg_table[] = {
     {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL, apply_compress},
     {"compress-chunk", CFG_MEMORY, 0, 1024, 16LL << 20, "64kb", C(compress_chunk), NULL, NULL, NULL, apply_compress},
     {"compress-dict-delay", CFG_INT, 0, -1, 86400000, "5000", C(compress_dict_delay), NULL, NULL, NULL, apply_compress},
+    {"compress-write-acceleration", CFG_INT, 0, 1, 64, "8", C(compress_write_accel), NULL, NULL, NULL, apply_compress},
     {"sp-offload-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(sp_offload_threshold), NULL, NULL, NULL, NULL},
     {"sp-default-ttl", CFG_INT, 0, 0, 100LL * 365 * 24 * 3600, "0", C(sp_default_ttl), NULL, NULL, NULL, NULL},
     {"sp-grep-max-scan", CFG_MEMORY, 0, 1024, 1LL << 32, "64mb", C(sp_grep_max_scan), NULL, NULL, NULL, NULL},

@@ -75,7 +75,7 @@ static int lz_dict_pays(const lzval *v, const char *dict, const char *const *smp
     long long gain = 0, cost = 0;
 
     for (s = 0; s < LZ_DICT_SAMPLES; s++) {
-        size_t a = lzf_encode(smp[s], sub, out, NULL, 0), b = lzf_encode(smp[s], sub, out, pre, sub);
+        size_t a = lzf_encode(smp[s], sub, out, NULL, 0, 1), b = lzf_encode(smp[s], sub, out, pre, sub, 1);
         gain += (long long)(a ? a : sub) - (long long)(b ? b : sub);
         cost += (long long)sub - (long long)(a ? a : sub);
     }

@@ -134,12 +134,13 @@ size_t lzf_bound(size_t n)
     return (size_t)LZ4_compressBound((int)n);
 }
 
-size_t lzf_encode(const char *raw, size_t n, char *out, char *pre, size_t dn)
+size_t lzf_encode(const char *raw, size_t n, char *out, char *pre, size_t dn, int accel)
 {
     int bound = LZ4_compressBound((int)n), m;
 
     if (!pre) {
-        m = LZ4_compress_default(raw, out, (int)n, bound);
+        m = accel > 1 ? LZ4_compress_fast(raw, out, (int)n, bound, accel)
+                      : LZ4_compress_default(raw, out, (int)n, bound);
     } else {
         if (!lzf_stream && !(lzf_stream = LZ4_createStream()))
             lzf_oom("an LZ4 stream");

@@ -80,10 +80,12 @@ size_t lzf_bound(size_t n);
  * room): on its own if pre is NULL, else with the dictionary pre[0..dn) held by
  * the thread's prefix buffer (pre as lzf_prefix_load returned it, n <= dn); raw
  * is then copied after the dictionary first, so it may point anywhere but into
- * the prefix buffer. Returns the LZ4 block's size, or 0 if it would not save at
- * least 1/8 of n (the block is then to be stored raw; out holds garbage). The
- * same bytes and dictionary always give the same block. */
-size_t lzf_encode(const char *raw, size_t n, char *out, char *pre, size_t dn);
+ * the prefix buffer. accel is LZ4's acceleration (1: the default; higher is
+ * faster and compresses less; only without a dictionary). Returns the LZ4
+ * block's size, or 0 if it would not save at least 1/8 of n (the block is then
+ * to be stored raw; out holds garbage). The same bytes, dictionary and
+ * acceleration always give the same block. */
+size_t lzf_encode(const char *raw, size_t n, char *out, char *pre, size_t dn, int accel);
 
 /* Decode the LZ4 block src[0..size), whose raw bytes are full bytes long, into
  * dst: all of it (want == full) or its first want bytes (0 < want < full); with

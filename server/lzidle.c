@@ -59,10 +59,17 @@ int lzidle_free(lzidle *q)
     return 0;
 }
 
-/* Whether registered v should wait for a dictionary (see lzidle.h). */
-static int lz_wants(const lzval *v)
+/* Whether v may get a dictionary: the samples are to be asked. */
+static int lz_dict_candidate(const lzval *v)
 {
     return !v->dict && lzv_dict_fits(v) && lzv_dict_retry(v);
+}
+
+/* Whether registered v should wait to be re-encoded (see lzidle.h): for a
+ * dictionary, or from a fast acceleration. */
+static int lz_wants(const lzval *v)
+{
+    return v->accel > 1 || lz_dict_candidate(v);
 }
 
 static void lz_unlink(lzidle *q, lzval *v)
@@ -162,24 +169,26 @@ void lzv_idle_forget(lzval *v)
     q->nreg--;
 }
 
-/* Start on the head of the list: take it off, ask the samples; on a yes it
- * becomes cur with an empty copy. Returns the work done (bytes). */
+/* Start on the head of the list: take it off and, if it may get a dictionary,
+ * ask the samples; on a yes, or for a value written fast, it becomes cur with
+ * an empty copy (in dictionary mode on a yes; at acceleration 1 either way).
+ * Returns the work done (bytes). */
 static size_t lz_begin(lzidle *q)
 {
     lzval *v = q->head;
-    int r;
+    int r = 0, asked = lz_dict_candidate(v);
 
     lz_unlink(q, v);
-    r = lzv_dict_pays(v);
-    if (r <= 0) {
+    if (asked && (r = lzv_dict_pays(v)) <= 0) {
         v->dict_no = v->len;
         q->st.refused_values++;
-    } else {
+    }
+    if (r > 0 || (r == 0 && v->accel > 1)) {
         q->cur = v;
-        q->w = lzv_shell(v, 1);
+        q->w = lzv_shell(v, r > 0);
         q->ci = q->cj = 0;
     }
-    return 4 * v->sub_size;
+    return asked ? 4 * v->sub_size : 0;
 }
 
 /* Put cur's sub-blocks into w until max_bytes of work is done or all are in;
@@ -213,8 +222,13 @@ static size_t lz_convert(lzidle *q, size_t max_bytes)
     lzv_take(v, q->w); /* frees w; the raw bytes, so v's uid, are unchanged */
     q->w = NULL;
     q->cur = NULL;
-    q->st.converted_values++;
-    q->st.converted_bytes += v->len;
+    if (v->dict) {
+        q->st.converted_values++;
+        q->st.converted_bytes += v->len;
+    } else {
+        q->st.recompressed_values++;
+        q->st.recompressed_bytes += v->len;
+    }
     if (before > lzval_stored(v))
         q->st.saved_bytes += before - lzval_stored(v);
     return done;

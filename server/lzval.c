@@ -274,7 +274,7 @@ static int lz_decode(const lzval *v, const char *src, size_t size, char *dst, si
  * lzf_encode (0: store it raw). raw may point into any chunk of v. */
 static size_t lz_compress(const lzval *v, const char *raw, size_t n, char *out)
 {
-    return lzf_encode(raw, n, out, v->dict ? lz_prefix(v) : NULL, v->sub_size);
+    return lzf_encode(raw, n, out, v->dict ? lz_prefix(v) : NULL, v->sub_size, v->dict ? 1 : v->accel);
 }
 
 /* Whether the frame block whose header is at p is stored raw. */
@@ -810,6 +810,7 @@ lzval *lzv_shell(const lzval *v, int dict)
     w->bd = v->bd;
     w->dict = dict != 0;
     w->dict_id = dict ? lzv_new_uid() : 0;
+    w->accel = 1;
     return w;
 }
 
@@ -872,6 +873,7 @@ void lzv_take(lzval *v, lzval *w)
     v->data_bytes = w->data_bytes;
     v->dict = w->dict;
     v->dict_id = w->dict_id;
+    v->accel = w->accel;
     xfree(w);
 }
 
@@ -928,6 +930,7 @@ static lzval *lz_alloc(size_t chunk_size)
     v->sub_size = sub;
     v->nsub_max = (chunk_size + sub - 1) / sub;
     v->bd = (uint8_t)lzf_bd(sub);
+    v->accel = 1;
     v->uid = lzv_new_uid();
     return v;
 }
@@ -947,11 +950,22 @@ lzval *lzval_new(const char *p, size_t n, size_t chunk_size)
 
 lzval *lzval_new_nodict(const char *p, size_t n, size_t chunk_size)
 {
+    return lzval_new_fast(p, n, chunk_size, 1);
+}
+
+lzval *lzval_new_fast(const char *p, size_t n, size_t chunk_size, int accel)
+{
     lzval *v = lz_alloc(chunk_size);
 
+    v->accel = accel > 1 ? accel : 1;
     lz_put(v, p, n);
     lzval_seal(v);
     return v;
+}
+
+int lzval_accel(const lzval *v)
+{
+    return v->accel;
 }
 
 lzval *lzval_dup(const lzval *v)
@@ -961,6 +975,7 @@ lzval *lzval_dup(const lzval *v)
 
     d->len = v->len;
     d->dict = v->dict;
+    d->accel = v->accel;
     d->dict_id = v->dict ? lzv_new_uid() : 0;
     d->nchunks = v->nchunks;
     lz_reserve(d, v->nchunks);

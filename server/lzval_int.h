@@ -52,6 +52,8 @@ struct lzval {
                            they change (the prefix buffer is keyed by it); else 0 */
     uint8_t bd;         /* frame block-size id - 4: sub_size fits 64 KB << 2 * bd */
     uint8_t dict;       /* 1: dictionary mode (see the top comment of lzval.c) */
+    int accel;          /* LZ4 acceleration of the sub-blocks it compresses: 1, or more for a
+                           value written fast and re-encoded once idle (lzval_new_fast) */
     int bad;            /* from_chunks only: a chunk was rejected */
     int framed;         /* from_chunks only: a frame was added, and set dict */
     /* The background dictionary (lzidle.c): */

@@ -191,6 +191,8 @@ typedef struct server_config {
     int slowlog_max_len;
     long long compress_threshold;  /* bytes */
     long long compress_chunk;      /* bytes */
+    int compress_write_accel;      /* LZ4 acceleration of values written while a dictionary
+                                      registry re-encodes them once idle (lzval_new_fast) */
     int compress_dict_delay;       /* ms a compressed value stays unchanged before it takes
                                       its dictionary; -1: chosen on the write path */
     long long sp_offload_threshold;/* bytes, SP.OFFLOAD's default threshold */

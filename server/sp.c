@@ -23,7 +23,7 @@ static lzval *lz_content(const char *p, size_t n, const sp_params *pr)
 
     if (!pr->idle)
         return lzval_new(p, n, pr->compress_chunk);
-    v = lzval_new_nodict(p, n, pr->compress_chunk);
+    v = lzval_new_fast(p, n, pr->compress_chunk, pr->compress_accel);
     lzidle_adopt(pr->idle, v);
     return v;
 }

@@ -43,6 +43,8 @@ typedef struct sp_params {
     lzcache *cache;            /* may be NULL */
     struct lzidle *idle;       /* where compressed content waits for its dictionary
                                   (lzidle.h), or NULL: chosen when it is written */
+    int compress_accel;        /* LZ4 acceleration of content written with idle set, which
+                                  re-encodes it at 1 once unchanged (0 or 1: none) */
 } sp_params;
 
 typedef struct sp_entry {

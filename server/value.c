@@ -26,6 +26,8 @@
 
 size_t sv_compress_threshold = 4096;
 size_t sv_compress_chunk = 64 * 1024;
+int sv_compress_accel = 8;
+size_t sv_accel_mem_limit;
 long long sv_dict_delay = 5000;
 static lzcache *sv_cache;
 static lzidle *sv_idle;
@@ -40,6 +42,11 @@ static cq_item *cq;          /* ring of keys waiting for compression */
 static size_t cq_head, cq_len, cq_cap;
 
 static void compress_now(dbent *e);
+int sv_write_accel(void)
+{
+    return sv_accel_mem_limit && mem_used() >= sv_accel_mem_limit ? 1 : sv_compress_accel;
+}
+
 static int want_lz4(size_t n);
 
 /* Queue e's key for compression (once). When the queue is full the value is
@@ -163,7 +170,7 @@ static lzval *lz_new(const char *p, size_t n)
 
     if (!q)
         return lzval_new(p, n, sv_compress_chunk);
-    v = lzval_new_nodict(p, n, sv_compress_chunk);
+    v = lzval_new_fast(p, n, sv_compress_chunk, sv_write_accel());
     lzidle_adopt(q, v);
     return v;
 }

@@ -20,6 +20,15 @@ struct lzval;
 /* Thresholds, set from the configuration. */
 extern size_t sv_compress_threshold; /* bytes; values at or above it are compressed (0 = never) */
 extern size_t sv_compress_chunk;     /* raw bytes per chunk */
+extern int sv_compress_accel;        /* LZ4 acceleration on the write path while the background
+                                        (sv_dict_delay >= 0) re-encodes values once idle */
+extern size_t sv_accel_mem_limit;    /* bytes of mem_used() from which values are written at
+                                        acceleration 1 all the same (0: none; 3/4 of maxmemory) */
+
+/* The LZ4 acceleration to write a value with now: sv_compress_accel, or 1 past
+ * sv_accel_mem_limit (a value written fast takes more memory until it is
+ * re-encoded). */
+int sv_write_accel(void);
 
 /* The shared cache of decompressed chunks (created on first use). */
 struct lzcache *sv_lzcache(void);

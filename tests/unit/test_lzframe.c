@@ -57,7 +57,7 @@ static char *frame_build(const char *raw, size_t n, size_t blk, int dictmode, co
         const char *src = raw + j * blk;
         if (!(dictmode && !dict && j == 0)) {
             char *pre = dictmode ? lzf_prefix_load(id, dict ? dict : raw, blk) : NULL;
-            m = lzf_encode(src, k, out, pre, blk);
+            m = lzf_encode(src, k, out, pre, blk, 1);
         }
         lzf_block_put(f + pos, m ? m : k, m == 0);
         memcpy(f + pos + LZF_BLK_HDR, m ? out : src, m ? m : k);
@@ -197,13 +197,13 @@ static void test_encode_rule(void)
 
     rng_seed(2);
     gen(raw, BLK, 0);
-    CHECK(lzf_encode(raw, BLK, out, NULL, 0) == 0);
+    CHECK(lzf_encode(raw, BLK, out, NULL, 0, 1) == 0);
     gen(raw, BLK, 1);
-    m = lzf_encode(raw, BLK, out, NULL, 0);
+    m = lzf_encode(raw, BLK, out, NULL, 0, 1);
     CHECK(m > 0 && m <= BLK - BLK / 8);
-    CHECK(lzf_encode(raw, 1, out, NULL, 0) == 0); /* one literal costs a token */
+    CHECK(lzf_encode(raw, 1, out, NULL, 0, 1) == 0); /* one literal costs a token */
     gen(raw, 64, 0);
-    CHECK(lzf_encode(raw, 64, out, NULL, 0) == 0);
+    CHECK(lzf_encode(raw, 64, out, NULL, 0, 1) == 0);
     free(out);
 }
 
@@ -211,7 +211,7 @@ static void test_encode_rule(void)
 static void roundtrip_every_length(const char *raw, size_t n, char *pre, size_t dn)
 {
     char *out = malloc(lzf_bound(n)), *blk, *dst;
-    size_t m = lzf_encode(raw, n, out, pre, dn), want;
+    size_t m = lzf_encode(raw, n, out, pre, dn, 1), want;
     int ok = 1;
 
     CHECK(m > 0);
@@ -252,7 +252,7 @@ static void test_block_refused(void)
     pre = lzf_prefix_load(8, raw, BLK);
     for (d = 0; d < 2; d++) {
         char *p = d ? pre : NULL;
-        m = lzf_encode(raw + BLK, BLK, out, p, BLK);
+        m = lzf_encode(raw + BLK, BLK, out, p, BLK, 1);
         CHECK(m > 0);
         for (cut = 0; cut < m; cut++) {
             char *blk = malloc(cut ? cut : 1);

@@ -380,6 +380,107 @@ static void test_zero_delay_and_corrupt(void)
     CHECK(mem_used() == base);
 }
 
+/* Whether a and b store the same chunks, byte for byte. */
+static int same_chunks(const lzval *a, const lzval *b)
+{
+    size_t i;
+    int ok = lzval_nchunks(a) == lzval_nchunks(b) && lzval_dict(a) == lzval_dict(b);
+
+    for (i = 0; ok && i < lzval_nchunks(a); i++) {
+        const char *da, *db;
+        size_t sa, sb, ra, rb;
+        int ca, cb;
+        lzval_chunk_stored(a, i, &da, &sa, &ra, &ca);
+        lzval_chunk_stored(b, i, &db, &sb, &rb, &cb);
+        ok = sa == sb && ra == rb && ca == cb && memcmp(da, db, sa) == 0;
+    }
+    return ok;
+}
+
+static void test_fast_values(void)
+{
+    size_t base = mem_used(), big = (1 << 20) + 333, small = 30000 + 7, rnd = 200000, more = 20000;
+    size_t before_small, before_big;
+    char *mb = svc_new(big, 21), *ms = svc_new(small + more, 22), *mr = rand_new(rnd, 23);
+    lzidle *q = lzidle_new();
+    lzval *vb = lzval_new_fast(mb, big, 65536, 8), *vs = lzval_new_fast(ms, small, 65536, 8);
+    lzval *vr = lzval_new_fast(mr, rnd, 65536, 8), *u;
+    lzidle_stats st;
+
+    /* written fast: larger than at acceleration 1, and whole */
+    u = lzval_new_nodict(mb, big, 65536);
+    CHECK(lzval_accel(vb) == 8 && lzval_accel(u) == 1 && lzval_stored(vb) > lzval_stored(u) * 11 / 10);
+    lzval_free(u);
+    CHECK(same(vb, mb, big, NULL) && same(vs, ms, small, NULL) && same(vr, mr, rnd, NULL));
+    lzidle_clock(q, 0);
+    lzidle_adopt(q, vb);
+    lzidle_adopt(q, vs);
+    lzidle_adopt(q, vr);
+    lzidle_get_stats(q, &st);
+    CHECK(st.pending_values == 3); /* all of them: 30 KB is too short for a dictionary, but fast */
+    /* an append before the delay is compressed fast too, and the value waits again */
+    CHECK(lzval_append(vs, ms + small, more, NULL) == 0);
+    CHECK(lzval_accel(vs) == 8 && same(vs, ms, small + more, NULL));
+    before_small = lzval_stored(vs);
+    before_big = lzval_stored(vb);
+    CHECK(drain(q, DELAY) > 0);
+    /* the log text takes its dictionary: lzval_new's chunks exactly */
+    u = lzval_new(mb, big, 65536);
+    CHECK(lzval_dict(vb) == SUB && lzval_accel(vb) == 1 && same_chunks(vb, u) && same(vb, mb, big, NULL));
+    lzval_free(u);
+    /* the value appended to (now 50 KB, past the 48 KB a dictionary needs)
+     * takes one if its samples say so, else none: either way it is re-encoded
+     * at acceleration 1, as lzval_new or lzval_new_nodict would write it */
+    u = lzval_dict(vs) ? lzval_new(ms, small + more, 65536) : lzval_new_nodict(ms, small + more, 65536);
+    CHECK(lzval_accel(vs) == 1 && same_chunks(vs, u) && same(vs, ms, small + more, NULL));
+    CHECK(lzval_stored(vs) < before_small);
+    lzval_free(u);
+    /* random bytes: the samples refuse a dictionary, and the re-encoding at
+     * acceleration 1 stores them as lzval_new_nodict does */
+    u = lzval_new_nodict(mr, rnd, 65536);
+    CHECK(lzval_dict(vr) == 0 && lzval_accel(vr) == 1 && same_chunks(vr, u) && same(vr, mr, rnd, NULL));
+    lzval_free(u);
+    lzidle_get_stats(q, &st);
+    CHECK(st.pending_values == 0 && st.refused_values == 1u + (lzval_dict(vs) == 0));
+    CHECK(st.converted_values + st.recompressed_values == 3 && st.recompressed_values >= 1);
+    CHECK(st.converted_bytes + st.recompressed_bytes == big + small + more + rnd);
+    CHECK(st.saved_bytes > before_big - lzval_stored(vb));
+    /* re-encoded values are left alone */
+    CHECK(lzidle_step(q, 1000000, DELAY, 1 << 30) == 0);
+    lzval_free(vb);
+    lzval_free(vs);
+    lzval_free(vr);
+    CHECK(lzidle_free(q) == 0);
+    free(mb);
+    free(ms);
+    free(mr);
+    CHECK(mem_used() == base);
+}
+
+static void test_fast_short_recompressed(void)
+{
+    size_t base = mem_used(), n = 40000, before;
+    char *m = svc_new(n, 31);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_fast(m, n, 65536, 16), *u = lzval_new_nodict(m, n, 65536);
+    lzidle_stats st;
+
+    lzidle_adopt(q, v);
+    before = lzval_stored(v);
+    CHECK(before > lzval_stored(u));
+    CHECK(lzidle_step(q, DELAY - 1, DELAY, 1 << 30) == 0);
+    CHECK(drain(q, DELAY) > 0);
+    CHECK(lzval_dict(v) == 0 && lzval_accel(v) == 1 && same_chunks(v, u) && same(v, m, n, NULL));
+    lzidle_get_stats(q, &st);
+    CHECK(st.recompressed_values == 1 && st.recompressed_bytes == n && st.converted_values == 0);
+    CHECK(st.refused_values == 0 && st.saved_bytes == before - lzval_stored(v));
+    lzval_free(u);
+    lzval_free(v);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
 int main(void)
 {
     RUN(test_converted_once_idle,
@@ -401,5 +502,10 @@ int main(void)
         "values are converted in the order of their last change, and a copy of a registered value is registered");
     RUN(test_zero_delay_and_corrupt,
         "with a delay of 0 a value is due at once, and a corrupt sub-block ends its conversion as refused");
+    RUN(test_fast_short_recompressed,
+        "a 40 KB value written at acceleration 16 is re-encoded once idle into exactly lzval_new_nodict's chunks");
+    RUN(test_fast_values,
+        "values written fast (and appended to fast) are re-encoded at acceleration 1 once idle: with the "
+        "dictionary when it pays, else without, byte for byte what lzval_new or lzval_new_nodict would write");
     return TEST_DONE();
 }

@@ -233,7 +233,7 @@ static void test_detect_kind(void)
 static void test_counts_against_bytewise(void)
 {
     static const unsigned char pool[] = {'a', '\n', 0xC3, 0xA9, 0xE4, 0xB8, 0xAD, 0xF0, 0x9F, 0x80, 0x00, 0xFF};
-    sp_params pr = {0, 1024, NULL, NULL};
+    sp_params pr = {0, 1024, NULL, NULL, 1};
     unsigned char buf[80];
     uint32_t rng = 12345;
     int round;
@@ -518,7 +518,7 @@ static size_t brute_count(const sp *s)
 static void test_expire_bookkeeping(void)
 {
     sp *s = sp_new();
-    sp_params pr = {0, 1024, NULL, NULL};
+    sp_params pr = {0, 1024, NULL, NULL, 1};
     sp_entry *a, *b, *c, *d;
 
     CHECK(sp_next_expire(s) == -1);
@@ -687,7 +687,7 @@ static void test_content_across_threshold(void)
     for (kind = SP_TEXT; kind <= SP_BINARY; kind++)
         for (ci = 0; ci < 3; ci++) {
             lzcache *cache = lzcache_new(4);
-            sp_params pr = {64, chunks[ci], NULL, NULL};
+            sp_params pr = {64, chunks[ci], NULL, NULL, 1};
             sp *s = sp_new();
             sp_entry *e = sp_add(s, "doc", 3, 0);
             mbuf m = {0};
@@ -756,7 +756,7 @@ static void test_multibyte_across_chunk_boundaries(void)
             for (cut = 1; cut < strlen(chs[w]); cut++) {
                 size_t cs = chunks[ci], k;
                 lzcache *cache = lzcache_new(2);
-                sp_params pr = {64, cs, cache, NULL};
+                sp_params pr = {64, cs, cache, NULL, 1};
                 sp *s = sp_new();
                 sp_entry *e = sp_add(s, "t", 1, 0), *f = sp_add(s, "u", 1, 0);
                 mbuf m = {0};
@@ -793,7 +793,7 @@ static void test_multibyte_across_chunk_boundaries(void)
 static void test_random_text_against_model(void)
 {
     lzcache *cache = lzcache_new(3);
-    sp_params pr = {64, 1024, cache, NULL};
+    sp_params pr = {64, 1024, cache, NULL, 1};
     sp *s = sp_new();
     sp_entry *e = sp_add(s, "r", 1, 0);
     mbuf m = {0};
@@ -822,7 +822,7 @@ static void test_random_text_against_model(void)
 
 static void test_append_to_fresh_entry(void)
 {
-    sp_params pr = {64, 1024, NULL, NULL};
+    sp_params pr = {64, 1024, NULL, NULL, 1};
     sp *s = sp_new();
     sp_entry *a = sp_add(s, "a", 1, 0), *b = sp_add(s, "b", 1, 0);
     mbuf m = {0};
@@ -852,7 +852,7 @@ static void hex32(const uint8_t *d, char *out)
 
 static void test_sha256(void)
 {
-    sp_params pr = {64, 1024, NULL, NULL};
+    sp_params pr = {64, 1024, NULL, NULL, 1};
     sp *s = sp_new();
     sp_entry *e = sp_add(s, "h", 1, 0);
     uint8_t d[32], d2[32];
@@ -894,7 +894,7 @@ static void test_sha256(void)
 
 static void test_dup_independent(void)
 {
-    sp_params pr = {64, 1024, NULL, NULL};
+    sp_params pr = {64, 1024, NULL, NULL, 1};
     sp *s = sp_new(), *d;
     sp_entry *a = sp_add(s, "a", 1, 5), *b = sp_add(s, "b", 1, 6), *x;
     mbuf big = {0};
@@ -944,7 +944,7 @@ static void test_memory_back_to_baseline(void)
 {
     size_t base = mem_used();
     lzcache *cache = lzcache_new(4);
-    sp_params pr = {64, 1024, cache, NULL};
+    sp_params pr = {64, 1024, cache, NULL, 1};
     sp *s = sp_new(), *d;
     mbuf m = {0};
     uint8_t h[32];
