@@ -26,7 +26,7 @@
 
 size_t sv_compress_threshold = 4096;
 size_t sv_compress_chunk = 64 * 1024;
-int sv_compress_accel = 8;
+int sv_compress_accel = 6;
 size_t sv_accel_mem_limit;
 long long sv_dict_delay = 5000;
 static lzcache *sv_cache;

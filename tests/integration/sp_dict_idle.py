@@ -17,7 +17,7 @@ bench/gen_logs.py:
    byte-identical;
 4. compress-dict-delay is read and set with CONFIG GET / SET, refuses values
    out of range, and -1 puts the dictionary back on the write path;
-5. values are written at compress-write-acceleration (default 8: larger than
+5. values are written at compress-write-acceleration (default 6: larger than
    at 1) and re-encoded at 1 once idle, also those too short for a dictionary
    (lz4_recompressed_values), byte-identical; past 3/4 of maxmemory they are
    written at 1 at once.
@@ -199,7 +199,7 @@ def t_config(r, text):
 
 def t_fast(r, text):
     short = text[:30000]
-    eq(r.config_get("compress-write-acceleration"), {"compress-write-acceleration": "8"}, "the default")
+    eq(r.config_get("compress-write-acceleration"), {"compress-write-acceleration": "6"}, "the default")
     for bad in ("0", "65", "fast"):
         try:
             r.config_set("compress-write-acceleration", bad)
@@ -211,7 +211,7 @@ def t_fast(r, text):
     r.config_set("compress-write-acceleration", "1")
     r.execute_command("SP.WRITE", "fns", "full", short)
     s8, s1 = sp_stored(r, "fns", "fast"), sp_stored(r, "fns", "full")
-    check(s1 < s8 * 0.95, "acceleration 8 stores more than 1 until idle: %d vs %d" % (s8, s1))
+    check(s1 < s8 * 0.95, "acceleration 6 stores more than 1 until idle: %d vs %d" % (s8, s1))
     before = int(r.info("memory")["lz4_recompressed_values"])
     r.config_set("compress-dict-delay", "100")
     deadline = time.monotonic() + WAIT_S
@@ -223,7 +223,7 @@ def t_fast(r, text):
     eq(int(r.info("memory")["lz4_recompressed_values"]), before + 1, "only the fast entry was re-encoded")
     # near maxmemory: written at acceleration 1 at once
     r.config_set("compress-dict-delay", "60000")
-    r.config_set("compress-write-acceleration", "8")
+    r.config_set("compress-write-acceleration", "6")
     used = int(r.info("memory")["used_memory"])
     r.config_set("maxmemory", str(used * 6 // 5))  # 3/4 of it is under what is used
     try:
@@ -232,7 +232,7 @@ def t_fast(r, text):
     finally:
         r.config_set("maxmemory", "0")
     r.execute_command("SP.WRITE", "fns", "far", short)
-    eq(sp_stored(r, "fns", "far"), s8, "stored at acceleration 8 again without maxmemory")
+    eq(sp_stored(r, "fns", "far"), s8, "stored at acceleration 6 again without maxmemory")
     r.config_set("compress-dict-delay", "0")
 
 
