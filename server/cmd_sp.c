@@ -716,7 +716,7 @@ static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int i
     size_t nl = ll_to_str(num, (long long)(g->line_base + lineno)), need = nl + 1 + len;
 
     if (g->len + need > g->cap) {
-        g->cap = (g->len + need) * 2;
+        g->cap = (g->len + need) * 2 > 4096 ? (g->len + need) * 2 : 4096;
         g->buf = xrealloc(g->buf, g->cap);
     }
     memcpy(g->buf + g->len, num, nl);
@@ -744,17 +744,20 @@ static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int i
  * few sub-blocks instead of all of them (the whole entry was 17 % of the
  * server's CPU on agent-mix; a 64 KB prefix rescanned at every x4 step, 7 %).
  * With CONTEXT or WITHMETA the whole entry is decoded and searched at once.
- * *content gets the decoded bytes (the caller frees); returns spgrep_run's code
+ * Each part is decoded into a new buffer that keeps only the line the last
+ * part cut. *content gets the buffer (the caller frees); returns spgrep_run's code
  * (res and g as from one spgrep_run over the whole entry) or GREP_CORRUPT. */
 static int grep_compressed(sp_entry *e, const sarg *pat, spgrep_opts *o, const sp_params *pr, grep_out *g,
                            spgrep_result *res, char **content, char *err, size_t errcap)
 {
     int early = o->context == 0 && !o->count_all;
-    size_t have = 0, done = 0, want = early ? GREP_PREFIX_FIRST : e->size;
+    size_t have = 0, done = 0, off = 0, cap = 0, want = early ? GREP_PREFIX_FIRST : e->size;
     spgrep_opts part = *o;
     spgrep_result r;
     char *buf = NULL;
 
+    /* buf holds the entry's bytes [off, have); [done, have) is not searched yet
+     * (the line the last part cut). */
     memset(res, 0, sizeof(*res));
     if (o->max_us)
         part.started_us = spgrep_now_us();
@@ -764,21 +767,33 @@ static int grep_compressed(sp_entry *e, const sarg *pat, spgrep_opts *o, const s
 
         if (want > e->size)
             want = e->size;
-        buf = xrealloc(buf, want + 1);
-        *content = buf;
-        if (want > have && sp_entry_read(e, have, want - have, buf + have, pr) < 0)
+        if (want - off + 1 > cap) {
+            /* A new buffer for the next part, keeping only the cut line: what
+             * was searched is not copied again (lines shown are in g). */
+            size_t keep = have - done;
+            char *nb;
+            cap = want - done + 1;
+            nb = xmalloc(cap);
+            if (keep)
+                memcpy(nb, buf + (done - off), keep);
+            xfree(buf);
+            buf = nb;
+            off = done;
+            *content = buf;
+        }
+        if (want > have && sp_entry_read(e, have, want - have, buf + (have - off), pr) < 0)
             return GREP_CORRUPT;
         have = want;
         end = have;
         if (have < e->size) {
-            const char *nl = memrchr(buf + done, '\n', have - done);
-            end = nl ? (size_t)(nl - buf) + 1 : done;
+            const char *nl = memrchr(buf + (done - off), '\n', have - done);
+            end = nl ? off + (size_t)(nl - buf) + 1 : done;
         }
         if (end > done || have == e->size) {
             part.max_matches = o->max_matches - res->shown;
             g->line_base = res->lines;
-            rc = spgrep_run(grep_cache, buf + done, end - done, pat->p, pat->len, &part, grep_emit, g, &r, err,
-                            errcap);
+            rc = spgrep_run(grep_cache, buf + (done - off), end - done, pat->p, pat->len, &part, grep_emit, g, &r,
+                            err, errcap);
             res->matched += r.matched;
             res->shown += r.shown;
             res->err_line = res->lines + r.err_line;

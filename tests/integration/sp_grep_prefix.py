@@ -7,7 +7,8 @@ lines on, and stops once it has MAX matching lines (cmd_sp.c,
 grep_compressed). Its answer must be exactly the whole-entry answer. Checked on
 entries of 1 KB - 3 MB of seeded log-like text (compressed: over
 compress-threshold), for patterns that match on the first line, every few
-lines, rarely, only near the end, never, and across the prefixes' boundaries,
+lines, rarely, only near the end, never, across the parts' boundaries and
+after a line longer than several parts,
 with MAX 0, 1, 7, 100 and 100000, against:
   - a Python model (the first MAX lines, 1-based, that the pattern matches,
     as "n:line");
@@ -102,6 +103,10 @@ def main():
             text = make_text(nlines, err_every)
             r.execute_command("SP.WRITE", "g", "e%d" % i, text)
             entries.append(("g", "e%d" % i, text))
+        # a 150 KB line across several parts, a match at its end, more after it
+        text = make_text(3000, 0) + "\n" + "x" * 150000 + " ERROR user=451\n" + make_text(2000, 7)
+        r.execute_command("SP.WRITE", "g", "long", text)
+        entries.append(("g", "long", text))
         r.config_set("compress-threshold", str(1 << 30))
         for ns, name, text in entries:
             r.execute_command("SP.WRITE", ns + "-raw", name, text)
@@ -112,9 +117,9 @@ def main():
             return st[b"encoding"]
 
         def run():
-            for i in range(1, 5):
-                enc = encoding("g", "e%d" % i), encoding("g-raw", "e%d" % i)
-                assert enc[0] == b"lz4" and enc[1] != b"lz4", "encodings of e%d: %r" % (i, enc)
+            for name in ["e%d" % i for i in range(1, 5)] + ["long"]:
+                enc = encoding("g", name), encoding("g-raw", name)
+                assert enc[0] == b"lz4" and enc[1] != b"lz4", "encodings of %s: %r" % (name, enc)
             for ns, name, text in entries:
                 check_entry(r, ns, name, text)
 
