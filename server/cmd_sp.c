@@ -354,10 +354,14 @@ static int parse_kind(client *c, int i, int *kind)
 }
 
 /* Resolve the kind of content p[0..n): the requested one (text must be valid
- * UTF-8) or the detected one. -1 after replying. */
+ * UTF-8) or the detected one. -1 after replying. ti: the scan, for
+ * sp_entry_set_info. */
 static int resolve_kind(client *c, int want, const char *p, size_t n, sp_textinfo *ti)
 {
-    sp_text_scan(p, n, ti);
+    if (sv_compress_threshold > 0 && n >= sv_compress_threshold)
+        sp_text_scan_sub(p, n, sv_compress_chunk, ti); /* to be compressed: with sub-block counts */
+    else
+        sp_text_scan(p, n, ti);
     if (want == SP_TEXT && !ti->utf8) {
         reply_error(c, "ERR KIND text requires valid UTF-8 content");
         return -1;

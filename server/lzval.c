@@ -474,7 +474,13 @@ static void lz_put_block(lzval *v, lz_chunk *ck, const char *raw, size_t n, int 
     memcpy(st + pos + LZF_BLK_HDR, src, size);
     ck->stored_len += (uint32_t)(LZF_BLK_HDR + size);
     lzf_end_put(st + ck->stored_len - LZF_END);
-    lzv_count(raw, n, &ch, &nl);
+    if (v->hint_nl && n == lz_blen(v, v->chunk_size, j)) {
+        /* ASCII content counted by the caller's scan: its characters are its bytes. */
+        ch = (uint32_t)n;
+        nl = v->hint_nl[(size_t)(ck - v->chunks) * v->nsub_max + j];
+    } else {
+        lzv_count(raw, n, &ch, &nl);
+    }
     tab[j].off = (uint32_t)pos;
     tab[j].chars = ch;
     tab[j].nl = nl;
@@ -961,6 +967,27 @@ lzval *lzval_new_fast(const char *p, size_t n, size_t chunk_size, int accel)
     lz_put(v, p, n);
     lzval_seal(v);
     return v;
+}
+
+lzval *lzval_new_ascii(const char *p, size_t n, size_t chunk_size, int accel, const uint32_t *nl)
+{
+    lzval *v = lz_alloc(chunk_size);
+
+    v->accel = accel > 1 ? accel : 1;
+    v->hint_nl = nl;
+    lz_put(v, p, n);
+    v->hint_nl = NULL;
+    lzval_seal(v);
+    return v;
+}
+
+void lzval_layout(size_t chunk_size, size_t *chunk, size_t *sub)
+{
+    lzval *v = lz_alloc(chunk_size);
+
+    *chunk = v->chunk_size;
+    *sub = v->sub_size;
+    xfree(v);
 }
 
 int lzval_accel(const lzval *v)

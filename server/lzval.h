@@ -80,6 +80,18 @@ lzval *lzval_new_nodict(const char *p, size_t n, size_t chunk_size);
  * that a value that lives pays the ratio, one that dies young the speed. */
 lzval *lzval_new_fast(const char *p, size_t n, size_t chunk_size, int accel);
 
+/* As lzval_new_fast, for content the caller has just scanned and found all
+ * ASCII (every byte below 0x80), with the newline counts of its sub-blocks, so
+ * that they are not counted again. With chunk and sub from lzval_layout,
+ * nl[i * ceil(chunk / sub) + j] is the number of '\n' bytes of sub-block j of
+ * chunk i: bytes [i * chunk + j * sub, + sub) of p, cut at the chunk's end and
+ * at n. The value's full sub-blocks take their counts from it. */
+lzval *lzval_new_ascii(const char *p, size_t n, size_t chunk_size, int accel, const uint32_t *nl);
+
+/* The layout of values made with chunk_size: the chunk size they use (clamped
+ * to the supported range) and the raw bytes of their sub-blocks. */
+void lzval_layout(size_t chunk_size, size_t *chunk, size_t *sub);
+
 /* The acceleration v's sub-blocks are compressed at (1 unless lzval_new_fast
  * made it and no re-encoding has happened since). */
 int lzval_accel(const lzval *v);

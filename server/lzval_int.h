@@ -54,6 +54,8 @@ struct lzval {
     uint8_t dict;       /* 1: dictionary mode (see the top comment of lzval.c) */
     int accel;          /* LZ4 acceleration of the sub-blocks it compresses: 1, or more for a
                            value written fast and re-encoded once idle (lzval_new_fast) */
+    const uint32_t *hint_nl; /* while lzval_new_ascii builds it: the caller's newline counts of
+                                its full sub-blocks (index chunk * nsub_max + sub-block) */
     int bad;            /* from_chunks only: a chunk was rejected */
     int framed;         /* from_chunks only: a frame was added, and set dict */
     /* The background dictionary (lzidle.c): */

@@ -8,6 +8,8 @@
 #include "sp.h"
 
 #include <nettle/sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -16,14 +18,19 @@
 #include "textcount.h"
 
 /* Compressed content for p[0..n): without a dictionary, registered in pr->idle
- * which gives it one once idle, or, without a registry, as lzval_new chooses. */
-static lzval *lz_content(const char *p, size_t n, const sp_params *pr)
+ * which gives it one once idle, or, without a registry, as lzval_new chooses.
+ * ti (may be NULL): p's scan, whose sub-block newline counts, if any, spare
+ * the compression a count. */
+static lzval *lz_content(const char *p, size_t n, const sp_params *pr, const sp_textinfo *ti)
 {
     lzval *v;
 
     if (!pr->idle)
         return lzval_new(p, n, pr->compress_chunk);
-    v = lzval_new_fast(p, n, pr->compress_chunk, pr->compress_accel);
+    if (ti && ti->sub_nl && ti->sub_cs == pr->compress_chunk)
+        v = lzval_new_ascii(p, n, pr->compress_chunk, pr->compress_accel, ti->sub_nl);
+    else
+        v = lzval_new_fast(p, n, pr->compress_chunk, pr->compress_accel);
     lzidle_adopt(pr->idle, v);
     return v;
 }
@@ -231,6 +238,55 @@ void sp_text_scan(const char *s, size_t n, sp_textinfo *ti)
     ti->newlines = nl;
     ti->utf8 = valid;
     ti->nul = nul != 0;
+    ti->sub_nl = NULL;
+    ti->sub_cs = 0;
+}
+
+void sp_text_scan_sub(const char *p, size_t n, size_t chunk_size, sp_textinfo *ti)
+{
+    static _Thread_local uint32_t *nlbuf; /* working memory, as lzval's scratch: plain malloc */
+    static _Thread_local size_t nlcap;
+    size_t cs, sub, nsub, nch, i, j, newlines = 0;
+    int nul = 0;
+
+    if (n == 0) {
+        sp_text_scan(p, n, ti);
+        return;
+    }
+    lzval_layout(chunk_size, &cs, &sub);
+    nsub = (cs + sub - 1) / sub;
+    nch = (n + cs - 1) / cs;
+    if (nch * nsub > nlcap) {
+        free(nlbuf);
+        nlcap = nch * nsub;
+        if (!(nlbuf = malloc(nlcap * sizeof(uint32_t)))) {
+            fprintf(stderr, "scratchpad: out of memory allocating %zu bytes\n", nlcap * sizeof(uint32_t));
+            abort();
+        }
+    }
+    for (i = 0; i < nch; i++) {
+        size_t lo = i * cs, len = n - lo < cs ? n - lo : cs;
+        for (j = 0; j * sub < len; j++) {
+            size_t bl = len - j * sub < sub ? len - j * sub : sub;
+            sp_textinfo t;
+            sp_text_scan(p + lo + j * sub, bl, &t);
+            if (t.chars != bl || !t.utf8) {
+                /* Not all ASCII: validated and counted whole (a sequence may
+                 * cross a sub-block's end). */
+                sp_text_scan(p, n, ti);
+                return;
+            }
+            nlbuf[i * nsub + j] = (uint32_t)t.newlines;
+            newlines += t.newlines;
+            nul |= t.nul;
+        }
+    }
+    ti->chars = n;
+    ti->newlines = newlines;
+    ti->utf8 = 1;
+    ti->nul = nul;
+    ti->sub_nl = nlbuf;
+    ti->sub_cs = chunk_size;
 }
 
 /* ---- the scratchpad ---- */
@@ -557,7 +613,7 @@ void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, co
     s->bytes -= e->size;
     if (pr->compress_threshold > 0 && n >= pr->compress_threshold) {
         content_free(e);
-        e->lz = lz_content(p, n, pr);
+        e->lz = lz_content(p, n, pr, ti);
         e->enc = SP_ENC_LZ4;
     } else if (e->raw && (room = e->rawcap) >= n && room <= 2 * n + 64) {
         /* Overwriting small content with content of about its size (the common
@@ -626,7 +682,7 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
         if (lzval_append(e->lz, p, n, pr->cache) < 0)
             return -1;
     } else if (pr->compress_threshold > 0 && newsize >= pr->compress_threshold) {
-        lzval *v = lz_content(e->raw, e->size, pr);
+        lzval *v = lz_content(e->raw, e->size, pr, NULL);
         if (lzval_append(v, p, n, pr->cache) < 0) {
             lzval_free(v);
             return -1;

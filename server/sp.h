@@ -100,6 +100,10 @@ typedef struct sp_textinfo {
     size_t newlines; /* '\n' bytes */
     int utf8;        /* 1 if valid UTF-8 (as sp_utf8_valid) */
     int nul;         /* 1 if a NUL byte occurs */
+    const uint32_t *sub_nl; /* sp_text_scan_sub on all-ASCII content: the newline counts of
+                               its sub-blocks in lzval's layout for chunks of sub_cs bytes
+                               (lzval_new_ascii); else NULL */
+    size_t sub_cs;
 } sp_textinfo;
 
 /* Validate and count p[0..n) in one pass, 8 bytes at a time over ASCII: the
@@ -109,6 +113,14 @@ void sp_text_scan(const char *p, size_t n, sp_textinfo *ti);
 /* The kind content with these counts is detected as: text when valid UTF-8
  * without NUL bytes, binary otherwise. */
 static inline int sp_kind_of(const sp_textinfo *ti) { return ti->utf8 && !ti->nul ? SP_TEXT : SP_BINARY; }
+/* sp_text_scan for content about to be compressed in chunks of chunk_size:
+ * scanned a sub-block at a time, so that all-ASCII content (logs, most tool
+ * output) also gets the newline count of each sub-block (ti->sub_nl, in a
+ * buffer of the thread's, valid until the next call), which the compression
+ * then takes instead of counting the bytes again. Content with a byte of 0x80
+ * or more is scanned again whole, and empty content is scanned as
+ * sp_text_scan does (ti->sub_nl NULL for both). */
+void sp_text_scan_sub(const char *p, size_t n, size_t chunk_size, sp_textinfo *ti);
 
 /* ---- the scratchpad ---- */
 

@@ -1915,9 +1915,65 @@ static void test_dict_memory(void)
     CHECK(mem_used() == base);
 }
 
+/* lzval_new_ascii with the newline counts of its sub-blocks (counted here, byte
+ * by byte, over lzval_layout's geometry) builds exactly the value
+ * lzval_new_fast builds: the same stored chunks, counts and line lookups. */
+static void test_new_ascii_counts(void)
+{
+    size_t base = mem_used();
+    size_t chunks[] = {1024, 10000, 65536, 3u << 20};
+    size_t sizes[] = {0, 1, 1023, 1024, 8191, 8192, 8193, 65536, 65537, 300001, (3u << 20) + 12345};
+    size_t ci, si;
+
+    for (ci = 0; ci < sizeof(chunks) / sizeof(chunks[0]); ci++) {
+        for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+            size_t n = sizes[si], cs, sub, nsub, nch, i, j, k, q, line, b1, b2;
+            char *m = gen_new(n ? n : 1, GEN_LOG, 4000 + si);
+            uint32_t *nl;
+            lzval *a, *b;
+            int ok = 1;
+
+            lzval_layout(chunks[ci], &cs, &sub);
+            nsub = (cs + sub - 1) / sub;
+            nch = (n + cs - 1) / cs;
+            nl = calloc(nch * nsub + 1, sizeof(uint32_t));
+            for (i = 0; i < nch; i++)
+                for (j = 0; j * sub < cs && i * cs + j * sub < n; j++)
+                    for (k = i * cs + j * sub; k < n && k < i * cs + (j + 1) * sub && k < (i + 1) * cs; k++)
+                        nl[i * nsub + j] += m[k] == '\n';
+            a = lzval_new_ascii(m, n, chunks[ci], 6, nl);
+            b = lzval_new_fast(m, n, chunks[ci], 6);
+            ok = lzval_len(a) == n && lzval_newlines(a) == lzval_newlines(b) && lzval_chars(a) == n &&
+                 lzval_chars(b) == n && lzval_nchunks(a) == lzval_nchunks(b) && lzval_accel(a) == 6;
+            for (k = 0; ok && k < lzval_nchunks(a); k++) {
+                const char *da, *db;
+                size_t sa, sb, ra, rb;
+                int ca, cb;
+                lzval_chunk_stored(a, k, &da, &sa, &ra, &ca);
+                lzval_chunk_stored(b, k, &db, &sb, &rb, &cb);
+                ok = sa == sb && ra == rb && ca == cb && memcmp(da, db, sa) == 0;
+            }
+            /* line lookups use the per-sub-block counts */
+            for (line = 0, q = 0; ok && line <= lzval_newlines(b) && q < 200; line += 1 + line / 3, q++) {
+                ok = lzval_line_start(a, line, &b1, NULL) == lzval_line_start(b, line, &b2, NULL) && b1 == b2;
+            }
+            if (!ok)
+                fprintf(stderr, "    chunk %zu, %zu bytes\n", chunks[ci], n);
+            CHECK(ok);
+            lzval_free(a);
+            lzval_free(b);
+            free(nl);
+            free(m);
+        }
+    }
+    CHECK(mem_used() == base);
+}
+
 int main(void)
 {
     RUN(test_roundtrip, "a value round-trips at sizes below, at and above one chunk, for several chunk sizes");
+    RUN(test_new_ascii_counts, "a value built with the caller's sub-block newline counts is the one built counting "
+        "them itself: same chunks, counts and line lookups, for odd chunk sizes and lengths");
     RUN(test_roundtrip_small_chunk_size_clamped, "a chunk size below 1024 is raised to 1024");
     RUN(test_windows, "every window read equals the same slice of the model, across chunk boundaries");
     RUN(test_appends, "appends in pieces of every size equal the model, with or without a cache");

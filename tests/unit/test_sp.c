@@ -8,12 +8,14 @@
  * lookup is compared with a plain buffer and naive functions over it, for text
  * whose multi-byte characters straddle chunk boundaries on purpose. Memory is
  * checked to come back to its baseline once everything is freed. */
+#include "lzval.h"
 #include "mem.h"
 #include "sp.h"
 #include "test.h"
 
 #include <nettle/sha2.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -976,6 +978,69 @@ static void test_memory_back_to_baseline(void)
     CHECK(mem_used() == base);
 }
 
+/* sp_text_scan_sub gives what sp_text_scan gives for the whole content, and for
+ * all-ASCII content the newline count of each sub-block of lzval's layout
+ * (lzval_layout); content with one byte of 0x80 or more anywhere (valid UTF-8
+ * with sequences across sub-block ends, or not) has no sub-block counts. */
+static void test_text_scan_sub(void)
+{
+    size_t chunks[] = {1024, 10000, 65536};
+    size_t sizes[] = {0, 1, 8191, 8192, 8193, 20000, 65536, 131075};
+    uint32_t rng = 777;
+    size_t ci, si, i, j;
+    int variant;
+
+    for (ci = 0; ci < 3; ci++)
+        for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+            for (variant = 0; variant < 4; variant++) {
+                size_t n = sizes[si], cs, sub, nsub;
+                unsigned char *p = malloc(n + 4);
+                sp_textinfo a, b;
+                int ascii = 1;
+                for (i = 0; i < n; i++) {
+                    rng = rng * 1103515245u + 12345u;
+                    p[i] = (rng >> 16) % 9 == 0 ? '\n' : (rng >> 16) % 300 == 1 ? 0 : 'a' + (rng >> 20) % 26;
+                }
+                if (variant == 1 && n >= 8194) { /* an e-acute across the first sub-block's end */
+                    p[8191] = 0xC3;
+                    p[8192] = 0xA9;
+                    ascii = 0;
+                } else if (variant == 2 && n > 0) { /* an invalid byte at the end */
+                    p[n - 1] = 0xFF;
+                    ascii = 0;
+                } else if (variant == 3 && n >= 3) { /* a 3-byte sequence at the start */
+                    p[0] = 0xE4;
+                    p[1] = 0xB8;
+                    p[2] = 0xAD;
+                    ascii = 0;
+                }
+                sp_text_scan((const char *)p, n, &a);
+                sp_text_scan_sub((const char *)p, n, chunks[ci], &b);
+                CHECK(a.chars == b.chars && a.newlines == b.newlines && a.utf8 == b.utf8 && a.nul == b.nul);
+                if ((b.sub_nl != NULL) != (ascii && n > 0))
+                    fprintf(stderr, "    chunk %zu, %zu bytes, variant %d\n", chunks[ci], n, variant);
+                CHECK((b.sub_nl != NULL) == (ascii && n > 0) && a.sub_nl == NULL);
+                if (!b.sub_nl)
+                    goto next;
+                CHECK(b.sub_cs == chunks[ci]);
+                lzval_layout(chunks[ci], &cs, &sub);
+                nsub = (cs + sub - 1) / sub;
+                for (i = 0; i * cs < n; i++)
+                    for (j = 0; j < nsub && i * cs + j * sub < n; j++) {
+                        size_t lo = i * cs + j * sub, hi = lo + sub, k, c = 0;
+                        if (hi > (i + 1) * cs)
+                            hi = (i + 1) * cs;
+                        if (hi > n)
+                            hi = n;
+                        for (k = lo; k < hi; k++)
+                            c += p[k] == '\n';
+                        CHECK(b.sub_nl[i * nsub + j] == c);
+                    }
+            next:
+                free(p);
+            }
+}
+
 int main(void)
 {
     RUN(test_names_valid, "names of 1 to 255 allowed bytes, dots inside segments included, are valid");
@@ -985,6 +1050,8 @@ int main(void)
     RUN(test_utf8_invalid, "overlongs, surrogates, values past U+10FFFF, bad and truncated sequences are invalid");
     RUN(test_text_scan_against_separate, "one scan gives the validity, characters, newlines and NULs that the "
                                          "separate functions give, at every length and alignment");
+    RUN(test_text_scan_sub, "the scan by sub-blocks gives the whole scan's answer, and for ASCII content each "
+                            "sub-block's newlines in lzval's layout; a byte of 0x80 or more anywhere gives none");
     RUN(test_name_index, "the hash index finds exactly the entries present by name through adds, removes, "
                          "expiry and a copy, and empties with the scratchpad");
     RUN(test_detect_kind, "content is text when valid UTF-8 without NUL, binary otherwise");
