@@ -24,11 +24,9 @@ unmounted and every directory removed whatever happens.
 """
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -155,14 +153,9 @@ def value_for(policy, i):
 
 def run_policy(r, policy):
     tag = "appendfsync %s" % policy
-    top = tempfile.mkdtemp(prefix="sp-diskfull-")
-    mnt = os.path.join(top, "mnt")
-    os.mkdir(mnt)
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + FS_SIZE, "tmpfs", mnt],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if m.returncode != 0:
-        shutil.rmtree(top, ignore_errors=True)
-        why = "cannot mount a tmpfs: " + m.stdout.decode(errors="replace").strip()
+    top, mnt = spserver.tmpfs_mount(FS_SIZE, "sp-diskfull-")
+    if top is None:
+        why = mnt
         for s in ("filling the disk holds the reply of the write that hit ENOSPC",
                   "freeing space releases the held reply, nothing acknowledged is lost"):
             r.skip("%s: %s" % (tag, s), why)
@@ -392,11 +385,7 @@ def run_policy(r, policy):
                 pass
         if srv is not None:
             srv.stop()  # workdir given: stops the process, keeps the directory
-        u = subprocess.run(["umount", mnt], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        if u.returncode != 0:
-            subprocess.run(["umount", "-l", mnt], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not os.environ.get("KEEP_TEST_DIRS"):
-            shutil.rmtree(top, ignore_errors=True)
+        spserver.tmpfs_unmount(top, mnt)
 
 
 def main():

@@ -22,10 +22,8 @@ The tmpfs is unmounted and every directory removed whatever happens.
 
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -66,15 +64,10 @@ def run_mode(rep, mode):
                  "%s: writes go on after the failed rewrite and are acknowledged" % tag,
                  "%s: with space freed the next rewrite succeeds" % tag,
                  "%s: after a restart every acknowledged key is there and the log checks clean" % tag]
-    top = tempfile.mkdtemp(prefix="sp-rwfull-")
-    mnt = os.path.join(top, "mnt")
-    os.mkdir(mnt)
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + FS_SIZE, "tmpfs", mnt],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if m.returncode != 0:
-        shutil.rmtree(top, ignore_errors=True)
+    top, mnt = spserver.tmpfs_mount(FS_SIZE, "sp-rwfull-")
+    if top is None:
         for s in sentences:
-            rep.skip(s, "cannot mount a tmpfs: " + m.stdout.decode(errors="replace").strip())
+            rep.skip(s, mnt)
         return
     srv = None
     try:
@@ -174,8 +167,7 @@ def run_mode(rep, mode):
     finally:
         if srv is not None:
             srv.stop()
-        subprocess.run(["umount", mnt], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        shutil.rmtree(top, ignore_errors=True)
+        spserver.tmpfs_unmount(top, mnt)
 
 
 def main():

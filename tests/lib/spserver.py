@@ -33,6 +33,31 @@ def server_binary():
     return os.environ.get("SERVER") or os.path.join(TOP, "build", "scratchpad-server")
 
 
+def tmpfs_mount(size, prefix):
+    """A tmpfs of `size` (mount's syntax, e.g. "4m") mounted at <tmpdir>/mnt:
+    returns (top, mnt), or (None, why) if it cannot be mounted (not root, no
+    tmpfs). Undo with tmpfs_unmount(top, mnt) whatever happens."""
+    top = tempfile.mkdtemp(prefix=prefix)
+    mnt = os.path.join(top, "mnt")
+    os.mkdir(mnt)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", mnt],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if m.returncode != 0:
+        shutil.rmtree(top, ignore_errors=True)
+        return None, "cannot mount a tmpfs: " + m.stdout.decode(errors="replace").strip()
+    return top, mnt
+
+
+def tmpfs_unmount(top, mnt):
+    """Unmount what tmpfs_mount mounted (lazily if it is busy) and remove its
+    directory (kept with KEEP_TEST_DIRS set)."""
+    u = subprocess.run(["umount", mnt], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if u.returncode != 0:
+        subprocess.run(["umount", "-l", mnt], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not os.environ.get("KEEP_TEST_DIRS"):
+        shutil.rmtree(top, ignore_errors=True)
+
+
 def free_port():
     """A TCP port on 127.0.0.1 nobody listens on right now (the kernel's choice)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
