@@ -734,7 +734,7 @@ static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int i
     g->ends[g->count++] = g->len;
 }
 
-#define GREP_PREFIX_FIRST (16u << 10) /* bytes decoded before the first search of a prefix */
+#define GREP_PREFIX_FIRST (16u << 10) /* bytes of the first part decoded and searched */
 #define GREP_CORRUPT (-100)              /* grep_compressed: a chunk does not decode */
 
 /* SP.GREP on a compressed entry. Without CONTEXT or WITHMETA the answer is the

@@ -918,20 +918,29 @@ static char *lz_copy_source(const char *p, size_t n)
 
 /* ---- public ---- */
 
-/* chunk_size is clamped to [1024, 2^30]. */
-static lzval *lz_alloc(size_t chunk_size)
+void lzval_layout(size_t chunk_size, size_t *chunk, size_t *sub)
 {
-    lzval *v = xcalloc(1, sizeof(*v));
-    size_t sub = LZ_SUB;
+    size_t s = LZ_SUB;
 
     if (chunk_size < LZ_CHUNK_MIN)
         chunk_size = LZ_CHUNK_MIN;
     if (chunk_size > LZ_CHUNK_MAX)
         chunk_size = LZ_CHUNK_MAX;
-    if ((chunk_size + LZ_SUB_MAXN - 1) / LZ_SUB_MAXN > sub)
-        sub = (chunk_size + LZ_SUB_MAXN - 1) / LZ_SUB_MAXN;
-    if (sub > chunk_size)
-        sub = chunk_size;
+    if ((chunk_size + LZ_SUB_MAXN - 1) / LZ_SUB_MAXN > s)
+        s = (chunk_size + LZ_SUB_MAXN - 1) / LZ_SUB_MAXN;
+    if (s > chunk_size)
+        s = chunk_size;
+    *chunk = chunk_size;
+    *sub = s;
+}
+
+/* chunk_size is clamped to [1024, 2^30] (lzval_layout). */
+static lzval *lz_alloc(size_t chunk_size)
+{
+    lzval *v = xcalloc(1, sizeof(*v));
+    size_t sub;
+
+    lzval_layout(chunk_size, &chunk_size, &sub);
     v->chunk_size = chunk_size;
     v->sub_size = sub;
     v->nsub_max = (chunk_size + sub - 1) / sub;
@@ -961,14 +970,10 @@ lzval *lzval_new_nodict(const char *p, size_t n, size_t chunk_size)
 
 lzval *lzval_new_fast(const char *p, size_t n, size_t chunk_size, int accel)
 {
-    lzval *v = lz_alloc(chunk_size);
-
-    v->accel = accel > 1 ? accel : 1;
-    lz_put(v, p, n);
-    lzval_seal(v);
-    return v;
+    return lzval_new_ascii(p, n, chunk_size, accel, NULL);
 }
 
+/* nl NULL: every sub-block is counted here (lzval_new_fast). */
 lzval *lzval_new_ascii(const char *p, size_t n, size_t chunk_size, int accel, const uint32_t *nl)
 {
     lzval *v = lz_alloc(chunk_size);
@@ -979,15 +984,6 @@ lzval *lzval_new_ascii(const char *p, size_t n, size_t chunk_size, int accel, co
     v->hint_nl = NULL;
     lzval_seal(v);
     return v;
-}
-
-void lzval_layout(size_t chunk_size, size_t *chunk, size_t *sub)
-{
-    lzval *v = lz_alloc(chunk_size);
-
-    *chunk = v->chunk_size;
-    *sub = v->sub_size;
-    xfree(v);
 }
 
 int lzval_accel(const lzval *v)

@@ -85,7 +85,8 @@ lzval *lzval_new_fast(const char *p, size_t n, size_t chunk_size, int accel);
  * that they are not counted again. With chunk and sub from lzval_layout,
  * nl[i * ceil(chunk / sub) + j] is the number of '\n' bytes of sub-block j of
  * chunk i: bytes [i * chunk + j * sub, + sub) of p, cut at the chunk's end and
- * at n. The value's full sub-blocks take their counts from it. */
+ * at n. The value's full sub-blocks take their counts from it (nl NULL:
+ * counted here, which is lzval_new_fast). */
 lzval *lzval_new_ascii(const char *p, size_t n, size_t chunk_size, int accel, const uint32_t *nl);
 
 /* The layout of values made with chunk_size: the chunk size they use (clamped

@@ -42,12 +42,12 @@ static cq_item *cq;          /* ring of keys waiting for compression */
 static size_t cq_head, cq_len, cq_cap;
 
 static void compress_now(dbent *e);
+static int want_lz4(size_t n);
+
 int sv_write_accel(void)
 {
     return sv_accel_mem_limit && mem_used() >= sv_accel_mem_limit ? 1 : sv_compress_accel;
 }
-
-static int want_lz4(size_t n);
 
 /* Queue e's key for compression (once). When the queue is full the value is
  * compressed at once, so the queue's memory stays bounded. */

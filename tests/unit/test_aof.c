@@ -32,17 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static char tmpdir[256];
 
 /* ---- Helpers ---- */
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static double now_s(void)
 {
@@ -74,16 +65,6 @@ static char *gen_text(size_t n, int random, uint64_t seed)
         memcpy(p + pos, line, m);
         pos += m;
     }
-    return p;
-}
-
-static char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int next;
-    char *p = buf[next++ % 4];
-
-    snprintf(p, 512, "%s/%s", tmpdir, name);
     return p;
 }
 

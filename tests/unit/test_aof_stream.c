@@ -30,33 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 
-static char tmpdir[256];
 
 /* ---- Helpers ---- */
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 
     nanosleep(&ts, NULL);
-}
-
-static char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int next;
-    char *p = buf[next++ % 4];
-
-    snprintf(p, 512, "%s/%s", tmpdir, name);
-    return p;
 }
 
 

@@ -1,16 +1,42 @@
 /* testfs.h -- file helpers shared by the unit tests that write real files
- * (test_aof.c, test_aof_stream.c): remove a directory's files, size and
- * existence of a path, read or write a whole file. Test code: failures of the
+ * (test_aof.c, test_aof_stream.c): the test's temporary directory and paths in
+ * it, remove a directory's files, size and existence of a path, read or write
+ * a whole file, a monotonic clock. Test code: failures of the
  * helpers themselves show up as failed checks in the caller. */
 #ifndef SP_TESTFS_H
 #define SP_TESTFS_H
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The test program's temporary directory (its main creates it). */
+static char tmpdir[256];
+
+/* tmpdir/name, in one of four rotating buffers (a call may take up to four). */
+static inline char *path_in(const char *name)
+{
+    static char buf[4][512];
+    static int next;
+    char *p = buf[next++ % 4];
+
+    snprintf(p, 512, "%s/%s", tmpdir, name);
+    return p;
+}
+
+/* Milliseconds of a monotonic clock. */
+static inline int64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* Remove everything under dir (not dir itself). */
 static inline void rm_dir_files(const char *dir)
