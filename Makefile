@@ -19,15 +19,38 @@ HIREDIS_LIBS   := $(shell pkg-config --libs hiredis 2>/dev/null)
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP
 LIBS    := $(PKG_LIBS) -lm -lpthread
 
-SERVER_SRC := $(wildcard server/*.c)
+# The server is built as layers, each a static library; a layer's objects are
+# compiled with only the include paths it may use, and unit tests link only the
+# layers they test, so the build itself refuses most arrows that must not exist
+# (docs/architecture.md; `make check-deps` checks the rest from the #include lines).
+#   core         server/core/**      -Iserver/core                 data structures and codecs
+#   persistence  persistence/*.c     -Ipersistence -Iserver/core   the log as a library
+#   server       every other server/ file, all paths               keyspace, types, cmd, net, aof
+rwildcard   = $(foreach d,$(wildcard $(1:=/*)),$(call rwildcard,$d,$2) $(filter $(subst *,%,$2),$d))
+CORE_SRC    := $(sort $(call rwildcard,server/core,*.c))
 PERSIST_SRC := $(filter-out persistence/check_aof.c,$(wildcard persistence/*.c))
-CORE_SRC   := $(filter-out server/main.c,$(SERVER_SRC)) $(PERSIST_SRC)
-CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/%.o)
+SERVER_SRC  := $(filter-out $(CORE_SRC) server/main.c,$(sort $(call rwildcard,server,*.c)))
+CORE_OBJ    := $(CORE_SRC:%.c=$(BUILD)/%.o)
+PERSIST_OBJ := $(PERSIST_SRC:%.c=$(BUILD)/%.o)
+SERVER_OBJ  := $(SERVER_SRC:%.c=$(BUILD)/%.o)
+CORE_LIB    := $(BUILD)/libspcore.a
+PERSIST_LIB := $(BUILD)/libspaof.a
+SERVER_LIB  := $(BUILD)/libspserver.a
+CORE_INC    := -Iserver/core
+PERSIST_INC := -Ipersistence -Iserver/core
+SERVER_INC  := -Iserver -Iserver/core -Ipersistence
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:%.c=$(BUILD)/%)
 ITEST_C    := $(wildcard tests/integration/*.c)
 ITEST_BIN  := $(ITEST_C:%.c=$(BUILD)/%)
 TOOLS      := $(if $(wildcard persistence/check_aof.c),$(BUILD)/scratchpad-check-aof)
+
+# What each unit test links beyond the core library (default: the core alone).
+UNIT_LINK_test_aof        := $(PERSIST_LIB)
+UNIT_LINK_test_aof_stream := $(PERSIST_LIB)
+UNIT_LINK_test_resp       := $(BUILD)/server/net/resp.o
+UNIT_LINK_test_expire     := $(BUILD)/server/keyspace/db.o $(BUILD)/server/types/string/value.o
+UNIT_LINK_test_config     := $(SERVER_LIB) $(PERSIST_LIB)
 
 # Components add their targets here from their own fragments: EXTRA_ALL (built
 # by `make`), and test programs built into $(BUILD)/tests/extra/ (run by
@@ -36,28 +59,53 @@ EXTRA_ALL :=
 -include client/client.mk
 -include bench/bench.mk
 
-.PHONY: all run test asan bench clean deps deps-build unit-tests
+.PHONY: all run test asan bench clean deps deps-build unit-tests check-deps format-check
 all: $(BUILD)/scratchpad-server $(TOOLS) unit-tests $(ITEST_BIN) $(EXTRA_ALL)
 
 unit-tests: $(UNIT_BIN)
 
-$(BUILD)/scratchpad-server: $(CORE_OBJ) $(BUILD)/server/main.o
+$(CORE_LIB): $(CORE_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(PERSIST_LIB): $(PERSIST_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(SERVER_LIB): $(SERVER_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/scratchpad-server: $(BUILD)/server/main.o $(SERVER_LIB) $(PERSIST_LIB) $(CORE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/scratchpad-check-aof: $(BUILD)/persistence/check_aof.o $(CORE_OBJ)
+$(BUILD)/scratchpad-check-aof: $(BUILD)/persistence/check_aof.o $(PERSIST_LIB) $(CORE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/server/core/%.o: server/core/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Iserver -Ipersistence -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CORE_INC) -c -o $@ $<
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(CORE_OBJ)
+$(BUILD)/persistence/%.o: persistence/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Iserver -Ipersistence -Itests/unit -o $@ $< $(CORE_OBJ) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(PERSIST_INC) -c -o $@ $<
+
+$(BUILD)/server/%.o: server/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SERVER_INC) -c -o $@ $<
+
+.SECONDEXPANSION:
+$(BUILD)/tests/unit/%: tests/unit/%.c $$(UNIT_LINK_$$*) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SERVER_INC) -Itests/unit -o $@ $< $(UNIT_LINK_$*) $(CORE_LIB) $(LIBS)
 
 $(BUILD)/tests/integration/%: tests/integration/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(HIREDIS_CFLAGS) -o $@ $< $(HIREDIS_LIBS) $(LIBS)
+
+# The layering rules (docs/architecture.md), from the #include lines.
+check-deps:
+	@sh tests/check-deps.sh
 
 # Debian packages: what building needs, and what the tests need on top.
 BUILD_DEBS := build-essential pkg-config libevent-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev
@@ -88,4 +136,4 @@ bench: all
 clean:
 	rm -rf build build-asan
 
--include $(CORE_OBJ:.o=.d) $(BUILD)/server/main.d
+-include $(CORE_OBJ:.o=.d) $(PERSIST_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(BUILD)/server/main.d $(BUILD)/persistence/check_aof.d

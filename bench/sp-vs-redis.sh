@@ -536,7 +536,7 @@ report() {
     echo
     echo "Scratchpad compresses large values without the LZ4 dictionary when they are written and gives them their"
     echo "dictionary in the background once they have stayed unchanged for compress-dict-delay ms (5 s by default;"
-    echo "server/lzidle.h). used_memory is read after waiting (polling INFO memory, at most $DICT_WAIT s) until"
+    echo "server/core/lz/lzidle.h). used_memory is read after waiting (polling INFO memory, at most $DICT_WAIT s) until"
     echo "lz4_pending_values and lz4_dict_pending_values are 0. The wait after the load, median of the rounds:"
     echo "SP.WRITE $(awk '$1 == "sp-write" && $6 ~ /^[0-9]+$/ { print $6 }' "$MEMRES" | median) ms,"
     echo "SET $(awk '$1 == "sp-set" && $6 ~ /^[0-9]+$/ { print $6 }' "$MEMRES" | median) ms (\"-\" if it timed out)."

@@ -12,7 +12,7 @@
  * checked payloads, still stop (return 0) rather than step past the end. */
 #include "aof.h"
 
-#include "lzval.h"
+#include "lz/lzval.h"
 #include "mem.h"
 
 #include <isa-l/crc.h>

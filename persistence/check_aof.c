@@ -20,7 +20,7 @@
 #include "aof.h"
 #include "aof_manifest.h"
 #include "aof_reader.h"
-#include "lzval.h"
+#include "lz/lzval.h"
 #include "mem.h"
 
 #include <errno.h>

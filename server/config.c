@@ -14,11 +14,11 @@
 #include <sys/resource.h>
 
 #include "log.h"
-#include "mem.h"
-#include "persist.h"
+#include "core/mem.h"
+#include "aof/persist.h"
 #include "server.h"
-#include "util.h"
-#include "value.h"
+#include "core/util.h"
+#include "types/string/value.h"
 
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const maxmemory_policy_names[] = {"noeviction", NULL};

@@ -13,15 +13,15 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "config.h"
 #include "log.h"
-#include "mem.h"
-#include "multi.h"
-#include "net.h"
-#include "persist.h"
+#include "core/mem.h"
+#include "cmd/multi.h"
+#include "net/net.h"
+#include "aof/persist.h"
 #include "server.h"
-#include "util.h"
+#include "core/util.h"
 
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
 {

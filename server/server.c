@@ -9,17 +9,17 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "log.h"
-#include "mem.h"
-#include "multi.h"
-#include "net.h"
-#include "persist.h"
+#include "core/mem.h"
+#include "cmd/multi.h"
+#include "net/net.h"
+#include "aof/persist.h"
 #include "server.h"
-#include "sp.h"
-#include "stats.h"
-#include "value.h"
-#include "util.h"
+#include "core/sp/sp.h"
+#include "cmd/stats.h"
+#include "types/string/value.h"
+#include "core/util.h"
 
 server srv;
 

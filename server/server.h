@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arena.h"
-#include "db.h"
-#include "resp.h"
+#include "core/arena.h"
+#include "keyspace/db.h"
+#include "net/resp.h"
 
 #define SP_VERSION "7.0.15"        /* the Redis version we answer as (HELLO, INFO) */
 #define SP_SERVER_VERSION "0.1.0"  /* scratchpad's own version */

@@ -124,7 +124,7 @@ static void test_bad_multibulk(void)
 static void test_bulk_without_crlf(void)
 {
     /* Redis 7.0 skips the two bytes after a bulk's data unchecked (and would
-     * answer +PONG here); Scratchpad refuses them (see server/resp.c). */
+     * answer +PONG here); Scratchpad refuses them (see server/net/resp.c). */
     static const char bytes[] = "*1\r\n$4\r\nPINGxx*3\r\n$3\r\nSET\r\n$9\r\nbad:leak2\r\n$1\r\n1\r\n";
     expect_error("bulk data without CRLF", bytes, sizeof(bytes) - 1,
                  "-ERR Protocol error: expected '\\r\\n' after bulk data");

@@ -19,7 +19,7 @@ chunk of a compressed value (a string, or an entry of a scratchpad). Afterwards:
 The content is compressible log text with multi-byte characters (so every
 sub-block is stored as LZ4, which the hook makes undecodable, and character
 offsets go through the chunk index), five chunks of the default 64 KB. The
-value has a dictionary (server/lzval.h): its first 8 KB are stored raw, and the
+value has a dictionary (server/core/lz/lzval.h): its first 8 KB are stored raw, and the
 hook leaves them intact, so the damage in chunk 0 starts at byte 8192. Under
 the ASan build (BUILD=build-asan TESTS=sp_corrupt sh tests/run.sh) any read past
 a buffer aborts the server, which the final liveness check reports.

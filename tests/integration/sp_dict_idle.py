@@ -2,7 +2,7 @@
 
 Large values are compressed without the per-value dictionary when written and
 converted to dictionary mode once they have stayed unchanged for
-compress-dict-delay ms (server/lzidle.h). Through redis-py, with log text from
+compress-dict-delay ms (server/core/lz/lzidle.h). Through redis-py, with log text from
 bench/gen_logs.py:
 
 1. an SP.WRITE entry and a SET string wait (INFO memory lz4_dict_pending_*),

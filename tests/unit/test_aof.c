@@ -16,7 +16,7 @@
 #include "aof_manifest.h"
 #include "aof_reader.h"
 #include "aof_writer.h"
-#include "lzval.h"
+#include "lz/lzval.h"
 #include "mem.h"
 #include "test.h"
 #include "testfs.h"

@@ -1,4 +1,4 @@
-/* test_arena.c -- unit tests of the slab allocator (server/arena.c).
+/* test_arena.c -- unit tests of the slab allocator (server/core/arena.c).
  *
  * Each case drives an arena alone and checks the objects it returns (size,
  * alignment, no overlap), the page life cycle (reuse, release of empty pages,

@@ -1,4 +1,4 @@
-/* test_expire.c -- unit tests of key expiry in the keyspace (server/db.c),
+/* test_expire.c -- unit tests of key expiry in the keyspace (server/keyspace/db.c),
  * driven through db.h only: the expire heap's order, lazy expiry on lookup,
  * active expiry within a time budget, setting, replacing and removing TTLs,
  * moving an entry with its TTL, and a long random sequence checked against a
@@ -9,10 +9,10 @@
  * seed, so a failure replays identically. Each case builds its own databases on
  * its own arena and checks at the end that memory returns to where it was. */
 #include "arena.h"
-#include "db.h"
+#include "keyspace/db.h"
 #include "mem.h"
 #include "test.h"
-#include "value.h"
+#include "types/string/value.h"
 
 #include <stdint.h>
 #include <stdio.h>

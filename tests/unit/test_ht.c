@@ -1,4 +1,4 @@
-/* test_ht.c -- unit tests of the incremental hash table (server/ht.c).
+/* test_ht.c -- unit tests of the incremental hash table (server/core/ht.c).
  *
  * Items embed an ht_node and carry a binary key (with NUL bytes) derived from
  * their id, plus flags the tests use as the reference model: whether the item

@@ -3,7 +3,7 @@
  * The cache only keeps slots keyed by (value id, chunk index) and their have[]
  * counts; lzval fills them. These cases drive it with made-up ids and sizes, as
  * lzval would: find, claim after a miss, fill have[], change, evict. */
-#include "lzcache.h"
+#include "lz/lzcache.h"
 #include "mem.h"
 #include "test.h"
 

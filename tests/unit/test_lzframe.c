@@ -8,7 +8,7 @@
  * allocated at their exact size, so that under AddressSanitizer (make asan) a
  * read past a block is a failure. The data is log-like text and random bytes
  * from a seeded generator. */
-#include "lzframe.h"
+#include "lz/lzframe.h"
 #include "test.h"
 
 #define LZ4F_STATIC_LINKING_ONLY /* LZ4F_decompress_usingDict */

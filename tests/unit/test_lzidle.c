@@ -7,8 +7,8 @@
  * checks the value against the plain buffer it was built from: its bytes by
  * windows and whole, its counts, and its stored chunks rebuilt through
  * lzval_from_chunks_* (what the log's loader does). */
-#include "lzidle.h"
-#include "lzval.h"
+#include "lz/lzidle.h"
+#include "lz/lzval.h"
 #include "mem.h"
 #include "test.h"
 #include "textgen.h"

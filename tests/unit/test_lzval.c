@@ -10,7 +10,7 @@
  * (lz4frame.h), since the header promises that format. Values with a
  * dictionary are built from service-log text (GEN_SVC, close to
  * bench/gen_logs.py), for which lzval_new chooses one from about 64 KB. */
-#include "lzval.h"
+#include "lz/lzval.h"
 #include "mem.h"
 #include "test.h"
 #include "textgen.h"

@@ -1,10 +1,10 @@
-/* test_resp.c -- unit tests of the RESP request parser (server/resp.c).
+/* test_resp.c -- unit tests of the RESP request parser (server/net/resp.c).
  *
  * Most cases drive the parser the way a connection does (sim_feed: append the
  * bytes that arrived, parse every complete request, grow the argument array on
  * RESP_NEED_ARGS, drop consumed bytes) and compare a log of the parsed requests,
  * "argc|len:bytes|len:bytes\n" per request, with the expected one. */
-#include "resp.h"
+#include "net/resp.h"
 #include "test.h"
 
 #include <limits.h>

@@ -8,9 +8,9 @@
  * lookup is compared with a plain buffer and naive functions over it, for text
  * whose multi-byte characters straddle chunk boundaries on purpose. Memory is
  * checked to come back to its baseline once everything is freed. */
-#include "lzval.h"
+#include "lz/lzval.h"
 #include "mem.h"
-#include "sp.h"
+#include "sp/sp.h"
 #include "test.h"
 
 #include <nettle/sha2.h>

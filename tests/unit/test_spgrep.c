@@ -9,7 +9,7 @@
  * as context). The catastrophic-backtracking case must end by the match limit,
  * well under a second. */
 #include "mem.h"
-#include "spgrep.h"
+#include "sp/spgrep.h"
 #include "test.h"
 
 #include <stdio.h>

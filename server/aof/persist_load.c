@@ -1,0 +1,353 @@
+/* persist_load.c -- start-up replay of the log (see persist_load.h). */
+#include "aof/persist_load.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "aof_reader.h"
+#include "cmd/commands.h"
+#include "config.h"
+#include "log.h"
+#include "core/mem.h"
+#include "net/net.h"
+#include "core/sp/sp.h"
+#include "core/util.h"
+#include "types/string/value.h"
+
+#define LOAD_PROGRESS_MS 1000 /* a progress line this often during a long load */
+
+uint64_t persist_file_size(const char *dir, const char *name)
+{
+    char path[AOF_PATH_MAX];
+    struct stat st;
+    if (aof_path(path, sizeof(path), dir, name) < 0 || stat(path, &st) < 0)
+        return 0;
+    return (uint64_t)st.st_size;
+}
+
+typedef struct replay {
+    client *fake;
+    sarg *argv;
+    int cap;
+    char *scratch;          /* the bytes arguments, each followed by a NUL */
+    size_t scap;
+    aof_arg *args;          /* the effect's arguments as decoded */
+    int acap;
+    long long errors;
+    int64_t last_progress;
+    uint64_t total_bytes;
+    uint64_t done_bytes;    /* bytes of files completed */
+    const aof_mfile *cur;
+    const char *dir;        /* the log directory */
+} replay;
+
+/* A BYTES argument as a long long. */
+static int arg_num(const aof_arg *a, long long *v)
+{
+    return a->kind == AOF_ARG_BYTES && str_to_ll(a->p, a->len, v) == 0 ? 0 : -1;
+}
+
+static int fail(char *why, size_t whylen, const char *msg, const aof_arg *cmd)
+{
+    snprintf(why, whylen, "%s (effect %.*s)", msg, (int)(cmd->len > 32 ? 32 : cmd->len), cmd->p);
+    return -1;
+}
+
+/* _SETSTR key value expire */
+static int apply_setstr(db *d, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+{
+    long long expire;
+    dbent *e;
+
+    if (argc != 4 || a[1].kind != AOF_ARG_BYTES || arg_num(&a[3], &expire) < 0)
+        return fail(why, whylen, "malformed arguments", &a[0]);
+    if (a[2].kind == AOF_ARG_LZVAL) {
+        lzval *v = aof_arg_lzval(&a[2]);
+        if (!v)
+            return fail(why, whylen, "a compressed value does not decode", &a[0]);
+        e = sv_set_lzval(d, a[1].p, a[1].len, v);
+    } else {
+        e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, 0);
+    }
+    if (expire >= 0)
+        db_set_expire(d, e, expire);
+    return 0;
+}
+
+/* The scratchpad at key a (created if absent). NULL if the key holds a string. */
+static sp *replay_ns(db *d, const aof_arg *a, dbent **out)
+{
+    dbent *e = db_find_raw(d, a->p, a->len);
+    if (e) {
+        *out = e;
+        return e->type == OBJ_SCRATCHPAD ? dbent_ptr(e) : NULL;
+    }
+    return sp_key_create(d, a->p, a->len, out);
+}
+
+/* _SPENTRY ns name kind version created updated expire offload_seq content
+ * _SPAPPEND ns name version updated content
+ * _SPEXPIREAT ns name expire */
+static int apply_sp(db *d, int op, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+{
+    static const uint32_t want[3] = {10, 6, 4};
+    sp_params pr = sp_server_params();
+    long long n[6] = {0};
+    uint32_t i, nnum = op == 0 ? 6 : op == 1 ? 2 : 1;
+    dbent *ke;
+    sp_entry *e;
+    sp *s;
+
+    if (argc != want[op] || a[1].kind != AOF_ARG_BYTES || a[2].kind != AOF_ARG_BYTES ||
+        !sp_name_valid(a[2].p, a[2].len))
+        return fail(why, whylen, "malformed arguments", &a[0]);
+    for (i = 0; i < nnum; i++)
+        if (arg_num(&a[3 + i], &n[i]) < 0)
+            return fail(why, whylen, "malformed number", &a[0]);
+    if (!(s = replay_ns(d, &a[1], &ke)))
+        return fail(why, whylen, "the key holds a string", &a[0]);
+    e = sp_find(s, a[2].p, a[2].len);
+    if (op == 0) {
+        const aof_arg *content = &a[9];
+        if ((n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1)
+            return fail(why, whylen, "malformed entry", &a[0]);
+        if (!e)
+            e = sp_add(s, a[2].p, a[2].len, n[2]);
+        if (content->kind == AOF_ARG_LZVAL) {
+            lzval *v = aof_arg_lzval(content);
+            if (!v) {
+                if (e->version == 0)
+                    sp_remove(s, e);
+                if (s->n == 0)
+                    db_delete_entry(d, ke);
+                return fail(why, whylen, "a compressed value does not decode", &a[0]);
+            }
+            sp_entry_set_lz(s, e, v, (int)n[0]);
+        } else {
+            sp_entry_set(s, e, content->p, content->len, (int)n[0], &pr);
+        }
+        e->version = (uint64_t)n[1];
+        e->created = n[2];
+        e->updated = n[3];
+        sp_set_expire(s, e, n[4] >= 0 ? n[4] : -1);
+        if ((uint64_t)n[5] > s->offload_seq)
+            s->offload_seq = (uint64_t)n[5];
+    } else if (op == 1) {
+        const aof_arg *content = &a[5];
+        if (!e || content->kind != AOF_ARG_BYTES)
+            return fail(why, whylen, "append to a missing entry", &a[0]);
+        if (sp_entry_append(s, e, content->p, content->len, &pr) < 0)
+            return fail(why, whylen, "the entry is corrupt", &a[0]);
+        e->version = (uint64_t)n[0];
+        e->updated = n[1];
+    } else {
+        if (!e)
+            return fail(why, whylen, "expiry of a missing entry", &a[0]);
+        sp_set_expire(s, e, n[0] >= 0 ? n[0] : -1);
+    }
+    if (s->n == 0)
+        db_delete_entry(d, ke);
+    else
+        db_set_subexpire(d, ke, sp_next_expire(s));
+    return 0;
+}
+
+/* Run a logged command through the command table with the fake client. */
+static int apply_command(replay *r, db *d, int dbid, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+{
+    const cmd_def *cmd;
+    size_t need = 0, off = 0;
+    uint32_t i;
+    client *c = r->fake;
+
+    for (i = 0; i < argc; i++) {
+        if (a[i].kind != AOF_ARG_BYTES)
+            return fail(why, whylen, "a compressed argument to a command", &a[0]);
+        need += a[i].len + 1;
+    }
+    if (need > r->scap) {
+        r->scap = need * 2;
+        r->scratch = xrealloc(r->scratch, r->scap);
+    }
+    if ((int)argc > r->cap) {
+        r->cap = (int)argc * 2;
+        r->argv = xrealloc(r->argv, sizeof(sarg) * (size_t)r->cap);
+    }
+    for (i = 0; i < argc; i++) {
+        memcpy(r->scratch + off, a[i].p, a[i].len);
+        r->scratch[off + a[i].len] = '\0';
+        r->argv[i].p = r->scratch + off;
+        r->argv[i].len = a[i].len;
+        off += a[i].len + 1;
+    }
+    c->argc = (int)argc;
+    c->argv = r->argv;
+    c->db = d;
+    c->dbid = dbid;
+    if (!(cmd = cmd_lookup(a[0].p, a[0].len)))
+        return fail(why, whylen, "unknown command", &a[0]);
+    if ((cmd->arity > 0 && (int)argc != cmd->arity) || (cmd->arity < 0 && (int)argc < -cmd->arity))
+        return fail(why, whylen, "wrong number of arguments", &a[0]);
+    if (!(cmd->flags & CMD_WRITE))
+        return fail(why, whylen, "not a write command", &a[0]);
+    c->cmd = c->lastcmd = cmd;
+    srv.current = c;
+    cmd->proc(c);
+    c->argv = NULL;
+    c->argc = 0;
+    return 0;
+}
+
+static int is_name(const aof_arg *a, const char *name)
+{
+    size_t n = strlen(name);
+    return a->kind == AOF_ARG_BYTES && a->len == n && memcmp(a->p, name, n) == 0;
+}
+
+static int apply_record(void *ctx, const aof_mfile *f, const aof_record *rec, char *why, size_t whylen)
+{
+    replay *r = ctx;
+    aof_iter ei, ai;
+    aof_effect eff;
+
+    if (r->cur != f) {
+        if (r->cur)
+            r->done_bytes += persist_file_size(r->dir, r->cur->name);
+        r->cur = f;
+    }
+    aof_effects_begin(&ei, rec);
+    while (aof_effects_next(&ei, &eff)) {
+        uint32_t argc = 0;
+        db *d;
+        int rc;
+
+        if (eff.db >= srv.cfg.databases) {
+            snprintf(why, whylen, "database %u out of range (databases is %d)", eff.db, srv.cfg.databases);
+            return -1;
+        }
+        d = &srv.dbs[eff.db];
+        if ((int)eff.argc > r->acap) {
+            r->acap = (int)eff.argc * 2;
+            r->args = xrealloc(r->args, sizeof(aof_arg) * (size_t)r->acap);
+        }
+        aof_args_begin(&ai, &eff);
+        while (aof_args_next(&ai, &r->args[argc]))
+            argc++;
+        if (r->args[0].kind != AOF_ARG_BYTES) {
+            snprintf(why, whylen, "an effect's command name is a compressed value");
+            return -1;
+        }
+        if (is_name(&r->args[0], "_SETSTR"))
+            rc = apply_setstr(d, r->args, argc, why, whylen);
+        else if (is_name(&r->args[0], "_SPENTRY"))
+            rc = apply_sp(d, 0, r->args, argc, why, whylen);
+        else if (is_name(&r->args[0], "_SPAPPEND"))
+            rc = apply_sp(d, 1, r->args, argc, why, whylen);
+        else if (is_name(&r->args[0], "_SPEXPIREAT"))
+            rc = apply_sp(d, 2, r->args, argc, why, whylen);
+        else
+            rc = apply_command(r, d, eff.db, r->args, argc, why, whylen);
+        if (rc < 0)
+            return -1;
+    }
+    if ((rec->offset & 0xFFF) < 64 || rec->len > 65536) {
+        int64_t now = mono_us() / 1000;
+        if (now - r->last_progress >= LOAD_PROGRESS_MS) {
+            uint64_t at = r->done_bytes + rec->offset;
+            r->last_progress = now;
+            log_notice("Loading the log: %s at %llu, %.1f%% of %.1f MB", f->name, (unsigned long long)rec->offset,
+                       r->total_bytes ? 100.0 * (double)at / (double)r->total_bytes : 100.0,
+                       (double)r->total_bytes / 1e6);
+        }
+    }
+    return 0;
+}
+
+/* Replay the log the manifest names. 0, or -1 (the server must not start). */
+int persist_load(const char *dir, const aof_manifest *m, persist_load_stats *st)
+{
+    aof_load_result res;
+    replay r;
+    int64_t t0 = mono_us();
+    size_t i;
+    long long errs0 = cmd_total_errors();
+    int rc = 0;
+
+    memset(&r, 0, sizeof(r));
+    r.fake = client_new_fake();
+    r.dir = dir;
+    r.last_progress = t0 / 1000;
+    for (i = 0; i < m->nfiles; i++)
+        r.total_bytes += persist_file_size(dir, m->files[i].name);
+    log_notice("Loading the log from %s: %zu file%s, %.1f MB", dir, m->nfiles, m->nfiles == 1 ? "" : "s",
+               (double)r.total_bytes / 1e6);
+    srv.loading = 1;
+    db_expiry_paused = 1;
+    db_now = now_ms();
+    aof_load(dir, m, apply_record, &r, &res);
+    db_expiry_paused = 0;
+    srv.loading = 0;
+    /* The replay is not traffic: counters start from zero after it. */
+    srv.dirty = 0;
+    db_stat_hits = db_stat_misses = 0;
+    st->records = (long long)res.records;
+    st->bytes = (long long)res.bytes;
+    st->ms = (mono_us() - t0) / 1000;
+    switch (res.status) {
+    case AOF_END:
+        break;
+    case AOF_TORN:
+        if (!srv.cfg.aof_load_truncated) {
+            log_warning("The log ends in a torn record: %s/%s at offset %llu (%llu bytes to drop). "
+                        "aof-load-truncated is no: refusing to start. Run 'scratchpad-check-aof --fix "
+                        "%s/" AOF_MANIFEST_NAME "' or set aof-load-truncated yes",
+                        dir, res.file, (unsigned long long)res.offset, (unsigned long long)res.dropped, dir);
+            rc = -1;
+            break;
+        }
+        {
+            char path[AOF_PATH_MAX], err[256];
+            if (aof_path(path, sizeof(path), dir, res.file) < 0 ||
+                aof_file_truncate(path, res.offset, err, sizeof(err)) < 0) {
+                log_warning("Cannot truncate the torn tail of %s/%s: %s", dir, res.file, err);
+                rc = -1;
+                break;
+            }
+        }
+        st->truncated = (long long)res.dropped;
+        log_warning("!!! Warning: the log ended in a torn record (a crash in the middle of a write). "
+                    "%s/%s truncated at offset %llu: %llu bytes dropped; every record before it was loaded",
+                    dir, res.file, (unsigned long long)res.offset, (unsigned long long)res.dropped);
+        break;
+    case AOF_IOERR:
+        log_warning("Cannot read the log: %s/%s: %s. Scratchpad refuses to start without its whole log: restore "
+                    "the file, or fix %s/" AOF_MANIFEST_NAME " so that it names the files that exist",
+                    dir, res.file, res.why, dir);
+        rc = -1;
+        break;
+    default:
+        log_warning("Bad log: %s/%s at offset %llu: %s (%s). Scratchpad refuses to start rather than lose or "
+                    "invent data. To repair it, cutting the log at that offset (%llu bytes lost), run: "
+                    "scratchpad-check-aof --fix %s/" AOF_MANIFEST_NAME,
+                    dir, res.file, (unsigned long long)res.offset, res.why, aof_status_name(res.status),
+                    (unsigned long long)res.dropped, dir);
+        rc = -1;
+        break;
+    }
+    r.errors = cmd_total_errors() - errs0;
+    if (rc == 0) {
+        double secs = (double)(mono_us() - t0) / 1e6;
+        log_notice("DB loaded from the log: %llu records, %.1f MB in %.3f seconds (%.0f MB/s)",
+                   (unsigned long long)res.records, (double)res.bytes / 1e6, secs,
+                   secs > 0 ? (double)res.bytes / 1e6 / secs : 0.0);
+        if (r.errors)
+            log_warning("%lld logged commands answered an error during the load", r.errors);
+    }
+    client_free(r.fake);
+    xfree(r.argv);
+    xfree(r.scratch);
+    xfree(r.args);
+    return rc;
+}
+

@@ -1,0 +1,765 @@
+/* cmd_command.c -- COMMAND and its subcommands (COUNT, LIST, INFO, DOCS, GETKEYS,
+ * GETKEYSANDFLAGS, HELP), with Redis 7.0's reply shapes in RESP2 and RESP3.
+ *
+ * Why here: COMMAND describes the registry (commands.c) to clients, which use it
+ * to learn arities, flags and key positions; the describing (flag and ACL names,
+ * tips, key specs) is a job of its own and serves no other command.
+ *
+ * cmd_def rows carry name, arity, flags, key positions and ACL words. Redis 7
+ * also reports request/response "tips" and key specifications, which the rows do
+ * not carry; cmd_meta below keeps them for the Redis commands of the families
+ * this server has (copied from redis-server 7.0.15). A command without a row gets
+ * one key spec derived from its first/last/step key positions and its read/write
+ * flags.
+ *
+ * Invariant: COMMAND, COMMAND LIST and COMMAND DOCS with no names list in the
+ * registry's order (cmd_foreach), which follows the families in commands.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "net/reply.h"
+#include "core/util.h"
+
+/* What Redis 7 reports and the rows do not carry: tips (space-separated) and key
+ * specs. specs is ';'-separated, one entry per key spec: its flags separated by
+ * spaces, then optionally '#' and notes; a leading '?' marks a spec whose keys
+ * cannot be found from the arguments (begin_search and find_keys "unknown").
+ * With one positional spec it covers first..last by step; with several, spec i
+ * is the single key at first + i*step. Sorted by name (bsearch). */
+typedef struct cmd_meta {
+    const char *name;
+    const char *tips;
+    const char *specs;
+} cmd_meta;
+
+static const cmd_meta cmd_metas[] = {
+    {"append", NULL, "RW insert"},
+    {"client|info", "nondeterministic_output", NULL},
+    {"client|list", "nondeterministic_output", NULL},
+    {"command", "nondeterministic_output_order", NULL},
+    {"command|docs", "nondeterministic_output_order", NULL},
+    {"command|info", "nondeterministic_output_order", NULL},
+    {"command|list", "nondeterministic_output_order", NULL},
+    {"config|set", "request_policy:all_nodes response_policy:all_succeeded", NULL},
+    {"copy", NULL, "RO access;OW update"},
+    {"dbsize", "request_policy:all_shards response_policy:agg_sum", NULL},
+    {"decr", NULL, "RW access update"},
+    {"decrby", NULL, "RW access update"},
+    {"del", "request_policy:multi_shard response_policy:agg_sum", "RM delete"},
+    {"dump", "nondeterministic_output", "RO access"},
+    {"exists", "request_policy:multi_shard response_policy:agg_sum", "RO"},
+    {"expire", NULL, "RW update"},
+    {"expireat", NULL, "RW update"},
+    {"expiretime", NULL, "RO access"},
+    {"flushall", "request_policy:all_shards response_policy:all_succeeded", NULL},
+    {"flushdb", "request_policy:all_shards response_policy:all_succeeded", NULL},
+    {"get", NULL, "RO access"},
+    {"getdel", NULL, "RW access delete"},
+    {"getex", NULL, "RW access update#RW and UPDATE because it changes the TTL"},
+    {"getrange", NULL, "RO access"},
+    {"getset", NULL, "RW access update"},
+    {"incr", NULL, "RW access update"},
+    {"incrby", NULL, "RW access update"},
+    {"incrbyfloat", NULL, "RW access update"},
+    {"info", "nondeterministic_output request_policy:all_shards response_policy:special", NULL},
+    {"keys", "request_policy:all_shards nondeterministic_output_order", NULL},
+    {"lastsave", "nondeterministic_output", NULL},
+    {"latency|doctor", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
+    {"latency|graph", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
+    {"latency|histogram", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
+    {"latency|history", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
+    {"latency|latest", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
+    {"latency|reset", "request_policy:all_nodes response_policy:all_succeeded", NULL},
+    {"lcs", NULL, "RO access"},
+    {"memory|doctor", "nondeterministic_output request_policy:all_shards response_policy:special", NULL},
+    {"memory|malloc-stats", "nondeterministic_output request_policy:all_shards response_policy:special", NULL},
+    {"memory|purge", "request_policy:all_shards response_policy:all_succeeded", NULL},
+    {"memory|stats", "nondeterministic_output request_policy:all_shards response_policy:special", NULL},
+    {"memory|usage", NULL, "RO"},
+    {"mget", "request_policy:multi_shard", "RO access"},
+    {"module|list", "nondeterministic_output_order", NULL},
+    {"move", NULL, "RW access update"},
+    {"mset", "request_policy:multi_shard response_policy:all_succeeded", "OW update"},
+    {"msetnx", "request_policy:multi_shard response_policy:agg_min", "OW insert"},
+    {"object|encoding", "nondeterministic_output", "RO"},
+    {"object|freq", "nondeterministic_output", "RO"},
+    {"object|idletime", "nondeterministic_output", "RO"},
+    {"object|refcount", "nondeterministic_output", "RO"},
+    {"persist", NULL, "RW update"},
+    {"pexpire", NULL, "RW update"},
+    {"pexpireat", NULL, "RW update"},
+    {"pexpiretime", NULL, "RO access"},
+    {"ping", "request_policy:all_shards response_policy:all_succeeded", NULL},
+    {"psetex", NULL, "OW update"},
+    {"pttl", "nondeterministic_output", "RO access"},
+    {"randomkey", "request_policy:all_shards nondeterministic_output", NULL},
+    {"rename", NULL, "RW access delete;OW update"},
+    {"renamenx", NULL, "RW access delete;OW insert"},
+    {"restore", NULL, "OW update"},
+    {"restore-asking", NULL, "OW update"},
+    {"scan", "nondeterministic_output request_policy:special", NULL},
+    {"set", NULL, "RW access update variable_flags#RW and ACCESS due to the optional `GET` argument"},
+    {"setex", NULL, "OW update"},
+    {"setnx", NULL, "OW insert"},
+    {"setrange", NULL, "RW update"},
+    {"slowlog|get", "request_policy:all_nodes nondeterministic_output", NULL},
+    {"slowlog|len", "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", NULL},
+    {"slowlog|reset", "request_policy:all_nodes response_policy:all_succeeded", NULL},
+    {"sort", NULL,
+     "RO access;?RO access#For the optional BY/GET keyword. It is marked 'unknown' because the key names derive "
+     "from the content of the key we sort;?OW update#For the optional STORE keyword. It is marked 'unknown' "
+     "because the keyword can appear anywhere in the argument array"},
+    {"sort_ro", NULL,
+     "RO access;?RO access#For the optional BY/GET keyword. It is marked 'unknown' because the key names derive "
+     "from the content of the key we sort"},
+    {"strlen", NULL, "RO"},
+    {"substr", NULL, "RO access"},
+    {"time", "nondeterministic_output", NULL},
+    {"touch", "request_policy:multi_shard response_policy:agg_sum", "RO"},
+    {"ttl", "nondeterministic_output", "RO access"},
+    {"type", NULL, "RO"},
+    {"unlink", "request_policy:multi_shard response_policy:agg_sum", "RM delete"},
+    {"wait", "request_policy:all_shards response_policy:agg_min", NULL},
+    {"watch", NULL, "RO"},
+};
+
+static int meta_cmp(const void *key, const void *row)
+{
+    return strcmp(key, ((const cmd_meta *)row)->name);
+}
+
+static const cmd_meta *meta_of(const cmd_def *cmd)
+{
+    return bsearch(cmd_fullname(cmd), cmd_metas, sizeof(cmd_metas) / sizeof(cmd_metas[0]), sizeof(cmd_meta),
+                   meta_cmp);
+}
+
+#define MAX_SPECS 8
+
+typedef struct key_spec {
+    const char *flags;  /* space-separated words, flags_len bytes */
+    size_t flags_len;
+    const char *notes;  /* NULL if none */
+    size_t notes_len;
+    int unknown;        /* begin_search/find_keys "unknown" */
+    int index, lastkey, keystep;
+} key_spec;
+
+/* Fill out[] with cmd's key specs; returns how many (0 for a command without keys). */
+static int key_specs_of(const cmd_def *cmd, key_spec *out)
+{
+    const cmd_meta *m;
+    const char *p;
+    int n = 0, npos = 0, i, k;
+
+    if (cmd->first_key <= 0)
+        return 0;
+    m = meta_of(cmd);
+    if (m && m->specs) {
+        p = m->specs;
+        while (*p && n < MAX_SPECS) {
+            key_spec *s = &out[n++];
+            const char *end = strchr(p, ';'), *hash;
+            if (!end)
+                end = p + strlen(p);
+            memset(s, 0, sizeof(*s));
+            if (*p == '?') {
+                s->unknown = 1;
+                p++;
+            }
+            hash = memchr(p, '#', (size_t)(end - p));
+            s->flags = p;
+            s->flags_len = (size_t)((hash ? hash : end) - p);
+            if (hash) {
+                s->notes = hash + 1;
+                s->notes_len = (size_t)(end - hash - 1);
+            }
+            p = *end ? end + 1 : end;
+        }
+    } else {
+        memset(out, 0, sizeof(*out));
+        out->flags = (cmd->flags & CMD_WRITE) ? "RW access update" : (cmd->flags & CMD_READONLY) ? "RO access" : "RO";
+        out->flags_len = strlen(out->flags);
+        n = 1;
+    }
+    for (i = 0; i < n; i++)
+        npos += !out[i].unknown;
+    for (i = 0, k = 0; i < n; i++) {
+        key_spec *s = &out[i];
+        if (s->unknown)
+            continue;
+        if (npos == 1) {
+            s->index = cmd->first_key;
+            s->lastkey = cmd->last_key >= 0 ? cmd->last_key - cmd->first_key : cmd->last_key;
+            s->keystep = cmd->key_step > 0 ? cmd->key_step : 1;
+        } else {
+            s->index = cmd->first_key + k * (cmd->key_step > 0 ? cmd->key_step : 1);
+            s->lastkey = 0;
+            s->keystep = 1;
+        }
+        k++;
+    }
+    return n;
+}
+
+/* Reply the space-separated words of p[0..n) as a set of status strings, or of
+ * bulk strings if bulk (tips are bulk strings in Redis's reply). */
+static void reply_word_set(client *c, const char *p, size_t n, int bulk)
+{
+    const char *end = p + n, *q;
+    long count = 0;
+
+    for (q = p; q < end;) {
+        while (q < end && *q == ' ')
+            q++;
+        if (q < end)
+            count++;
+        while (q < end && *q != ' ')
+            q++;
+    }
+    reply_set(c, count);
+    for (q = p; q < end;) {
+        const char *w;
+        char word[128];
+        size_t len;
+        while (q < end && *q == ' ')
+            q++;
+        if (q == end)
+            break;
+        w = q;
+        while (q < end && *q != ' ')
+            q++;
+        len = (size_t)(q - w) < sizeof(word) - 1 ? (size_t)(q - w) : sizeof(word) - 1;
+        memcpy(word, w, len);
+        word[len] = '\0';
+        if (bulk)
+            reply_bulk(c, word, len);
+        else
+            reply_status(c, word);
+    }
+}
+
+static void reply_key_spec(client *c, const key_spec *s)
+{
+    reply_map(c, s->notes ? 4 : 3);
+    if (s->notes) {
+        reply_bulk_cstr(c, "notes");
+        reply_bulk(c, s->notes, s->notes_len);
+    }
+    reply_bulk_cstr(c, "flags");
+    reply_word_set(c, s->flags, s->flags_len, 0);
+    reply_bulk_cstr(c, "begin_search");
+    reply_map(c, 2);
+    reply_bulk_cstr(c, "type");
+    if (s->unknown) {
+        reply_bulk_cstr(c, "unknown");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 0);
+    } else {
+        reply_bulk_cstr(c, "index");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 1);
+        reply_bulk_cstr(c, "index");
+        reply_int(c, s->index);
+    }
+    reply_bulk_cstr(c, "find_keys");
+    reply_map(c, 2);
+    reply_bulk_cstr(c, "type");
+    if (s->unknown) {
+        reply_bulk_cstr(c, "unknown");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 0);
+    } else {
+        reply_bulk_cstr(c, "range");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "lastkey");
+        reply_int(c, s->lastkey);
+        reply_bulk_cstr(c, "keystep");
+        reply_int(c, s->keystep);
+        reply_bulk_cstr(c, "limit");
+        reply_int(c, 0);
+    }
+}
+
+/* Command flags as COMMAND names them, in Redis's order. CMD_MAY_REPLICATE,
+ * CMD_SENTINEL and CMD_NO_MULTI (ours: "runs at once inside MULTI") are not shown;
+ * CMD_NOT_IN_MULTI is Redis's no_multi. */
+static const struct {
+    uint32_t bit;
+    const char *name;
+} flag_names[] = {
+    {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
+    {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
+    {CMD_LOADING, "loading"},   {CMD_STALE, "stale"},         {CMD_SKIP_SLOWLOG, "skip_slowlog"},
+    {CMD_FAST, "fast"},         {CMD_NO_AUTH, "no_auth"},     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
+    {CMD_NOT_IN_MULTI, "no_multi"}, {CMD_ALLOW_BUSY, "allow_busy"},
+};
+#define NFLAGS ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
+
+static void reply_cmd_flags(client *c, const cmd_def *cmd)
+{
+    int i, n = 0;
+    for (i = 0; i < NFLAGS; i++)
+        n += (cmd->flags & flag_names[i].bit) != 0;
+    reply_set(c, n);
+    for (i = 0; i < NFLAGS; i++)
+        if (cmd->flags & flag_names[i].bit)
+            reply_status(c, flag_names[i].name);
+}
+
+/* ACL categories in Redis's order (ACL CAT). */
+static const char *const acl_names[] = {
+    "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap", "hyperloglog", "geo",
+    "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection", "transaction", "scripting",
+};
+#define NACL ((int)(sizeof(acl_names) / sizeof(acl_names[0])))
+#define ACL_MAX_OTHER 8
+
+typedef struct acl_set {
+    int has[NACL];
+    char other[ACL_MAX_OTHER][32]; /* words of the row that Redis does not know */
+    int nother;
+} acl_set;
+
+static int acl_index(const char *w, size_t n)
+{
+    int i;
+    for (i = 0; i < NACL; i++)
+        if (str_eq_ci(w, n, acl_names[i]))
+            return i;
+    return -1;
+}
+
+/* The row's ACL words plus the ones Redis implies from the flags (write, read,
+ * admin+dangerous, pubsub, fast or else slow). */
+static void acl_of(const cmd_def *cmd, acl_set *s)
+{
+    const char *p = cmd->acl ? cmd->acl : "";
+
+    memset(s, 0, sizeof(*s));
+    while (*p) {
+        const char *w;
+        size_t n;
+        int i;
+        while (*p == ' ' || *p == '@')
+            p++;
+        w = p;
+        while (*p && *p != ' ')
+            p++;
+        n = (size_t)(p - w);
+        if (!n)
+            continue;
+        i = acl_index(w, n);
+        if (i >= 0)
+            s->has[i] = 1;
+        else if (s->nother < ACL_MAX_OTHER && n < sizeof(s->other[0])) {
+            memcpy(s->other[s->nother], w, n);
+            s->other[s->nother++][n] = '\0';
+        }
+    }
+    if (cmd->flags & CMD_WRITE)
+        s->has[acl_index("write", 5)] = 1;
+    if (cmd->flags & CMD_READONLY)
+        s->has[acl_index("read", 4)] = 1;
+    if (cmd->flags & CMD_ADMIN) {
+        s->has[acl_index("admin", 5)] = 1;
+        s->has[acl_index("dangerous", 9)] = 1;
+    }
+    if (cmd->flags & CMD_PUBSUB)
+        s->has[acl_index("pubsub", 6)] = 1;
+    if (cmd->flags & CMD_FAST)
+        s->has[acl_index("fast", 4)] = 1;
+    if (!s->has[acl_index("fast", 4)])
+        s->has[acl_index("slow", 4)] = 1;
+}
+
+static void reply_cmd_acl(client *c, const cmd_def *cmd)
+{
+    acl_set s;
+    char buf[40];
+    int i, n = 0;
+
+    acl_of(cmd, &s);
+    for (i = 0; i < NACL; i++)
+        n += s.has[i];
+    reply_set(c, n + s.nother);
+    for (i = 0; i < NACL; i++) {
+        if (s.has[i]) {
+            snprintf(buf, sizeof(buf), "@%s", acl_names[i]);
+            reply_status(c, buf);
+        }
+    }
+    for (i = 0; i < s.nother; i++) {
+        snprintf(buf, sizeof(buf), "@%s", s.other[i]);
+        reply_status(c, buf);
+    }
+}
+
+/* One COMMAND INFO entry: the 10 fields of Redis 7. */
+static void reply_cmd_info(client *c, const cmd_def *cmd)
+{
+    const cmd_meta *m = meta_of(cmd);
+    key_spec specs[MAX_SPECS];
+    int n = key_specs_of(cmd, specs), i;
+
+    reply_array(c, 10);
+    reply_bulk_cstr(c, cmd_fullname(cmd));
+    reply_int(c, cmd->arity);
+    reply_cmd_flags(c, cmd);
+    reply_int(c, cmd->first_key);
+    reply_int(c, cmd->last_key);
+    reply_int(c, cmd->key_step);
+    reply_cmd_acl(c, cmd);
+    if (m && m->tips)
+        reply_word_set(c, m->tips, strlen(m->tips), 1);
+    else
+        reply_set(c, 0);
+    reply_set(c, n);
+    for (i = 0; i < n; i++)
+        reply_key_spec(c, &specs[i]);
+    if (cmd->subcommands) {
+        const cmd_def *s;
+        long k = 0;
+        for (s = cmd->subcommands; s->name; s++)
+            k++;
+        reply_array(c, k);
+        for (s = cmd->subcommands; s->name; s++)
+            reply_cmd_info(c, s);
+    } else {
+        reply_set(c, 0);
+    }
+}
+
+/* One COMMAND DOCS value: summary, since, group, complexity, subcommands. */
+static void reply_cmd_docs(client *c, const cmd_def *cmd)
+{
+    long n = 1 + (cmd->summary != NULL) + (cmd->since != NULL) + (cmd->complexity != NULL) +
+             (cmd->subcommands != NULL);
+
+    reply_map(c, n);
+    if (cmd->summary) {
+        reply_bulk_cstr(c, "summary");
+        reply_bulk_cstr(c, cmd->summary);
+    }
+    if (cmd->since) {
+        reply_bulk_cstr(c, "since");
+        reply_bulk_cstr(c, cmd->since);
+    }
+    reply_bulk_cstr(c, "group");
+    reply_bulk_cstr(c, cmd->group ? cmd->group : "generic");
+    if (cmd->complexity) {
+        reply_bulk_cstr(c, "complexity");
+        reply_bulk_cstr(c, cmd->complexity);
+    }
+    if (cmd->subcommands) {
+        const cmd_def *s;
+        long k = 0;
+        for (s = cmd->subcommands; s->name; s++)
+            k++;
+        reply_bulk_cstr(c, "subcommands");
+        reply_map(c, k);
+        for (s = cmd->subcommands; s->name; s++) {
+            reply_bulk_cstr(c, cmd_fullname(s));
+            reply_cmd_docs(c, s);
+        }
+    }
+}
+
+/* The command or subcommand named p[0..n) ("get", "config|get"), or NULL. */
+static const cmd_def *lookup_fullname(const char *p, size_t n)
+{
+    const char *bar = memchr(p, '|', n);
+    const cmd_def *cmd, *s;
+
+    if (!bar)
+        return cmd_lookup(p, n);
+    cmd = cmd_lookup(p, (size_t)(bar - p));
+    if (!cmd || !cmd->subcommands)
+        return NULL;
+    for (s = cmd->subcommands; s->name; s++)
+        if (str_eq_ci(bar + 1, n - (size_t)(bar - p) - 1, s->name))
+            return s;
+    return NULL;
+}
+
+static void visit_count(const cmd_def *cmd, void *ctx)
+{
+    (void)cmd;
+    (*(long *)ctx)++;
+}
+
+typedef struct visit_ctx {
+    client *c;
+    long n;
+    int filter;          /* 0 none, 1 acl category, 2 pattern */
+    int acl;             /* index in acl_names, -1 if unknown */
+    const sarg *pattern;
+} visit_ctx;
+
+static void visit_info(const cmd_def *cmd, void *ctx)
+{
+    reply_cmd_info(((visit_ctx *)ctx)->c, cmd);
+}
+
+static void visit_docs(const cmd_def *cmd, void *ctx)
+{
+    client *c = ((visit_ctx *)ctx)->c;
+    reply_bulk_cstr(c, cmd_fullname(cmd));
+    reply_cmd_docs(c, cmd);
+}
+
+static int list_match(const cmd_def *cmd, const visit_ctx *v)
+{
+    const char *name = cmd_fullname(cmd);
+    acl_set s;
+
+    switch (v->filter) {
+    case 1:
+        if (v->acl < 0)
+            return 0;
+        acl_of(cmd, &s);
+        return s.has[v->acl];
+    case 2:
+        return glob_match(v->pattern->p, v->pattern->len, name, strlen(name), 1);
+    default:
+        return 1;
+    }
+}
+
+static void visit_list(const cmd_def *cmd, void *ctx)
+{
+    visit_ctx *v = ctx;
+    const cmd_def *s;
+
+    if (list_match(cmd, v)) {
+        reply_bulk_cstr(v->c, cmd_fullname(cmd));
+        v->n++;
+    }
+    if (cmd->subcommands) {
+        for (s = cmd->subcommands; s->name; s++) {
+            if (list_match(s, v)) {
+                reply_bulk_cstr(v->c, cmd_fullname(s));
+                v->n++;
+            }
+        }
+    }
+}
+
+static void cmd_command(client *c)
+{
+    visit_ctx v = {c, 0, 0, -1, NULL};
+    reply_array(c, cmd_count());
+    cmd_foreach(visit_info, &v);
+}
+
+static void command_count(client *c)
+{
+    reply_int(c, cmd_count());
+}
+
+static void command_info(client *c)
+{
+    int i;
+
+    if (c->argc == 2) {
+        cmd_command(c);
+        return;
+    }
+    reply_array(c, c->argc - 2);
+    for (i = 2; i < c->argc; i++) {
+        const cmd_def *cmd = lookup_fullname(c->argv[i].p, c->argv[i].len);
+        if (cmd)
+            reply_cmd_info(c, cmd);
+        else
+            reply_null(c);
+    }
+}
+
+static void command_docs(client *c)
+{
+    visit_ctx v = {c, 0, 0, -1, NULL};
+    long n = 0;
+    int i;
+
+    if (c->argc == 2) {
+        cmd_foreach(visit_count, &n);
+        reply_map(c, n);
+        cmd_foreach(visit_docs, &v);
+        return;
+    }
+    for (i = 2; i < c->argc; i++)
+        n += lookup_fullname(c->argv[i].p, c->argv[i].len) != NULL;
+    reply_map(c, n);
+    for (i = 2; i < c->argc; i++) {
+        const cmd_def *cmd = lookup_fullname(c->argv[i].p, c->argv[i].len);
+        if (cmd)
+            visit_docs(cmd, &v);
+    }
+}
+
+static void command_list(client *c)
+{
+    visit_ctx v = {c, 0, 0, -1, NULL};
+    void *slot;
+
+    if (c->argc == 5 && str_eq_ci(c->argv[2].p, c->argv[2].len, "filterby")) {
+        const sarg *kind = &c->argv[3], *arg = &c->argv[4];
+        if (str_eq_ci(kind->p, kind->len, "module")) {
+            reply_array(c, 0); /* no modules */
+            return;
+        } else if (str_eq_ci(kind->p, kind->len, "aclcat")) {
+            v.filter = 1;
+            v.acl = acl_index(arg->p, arg->len);
+        } else if (str_eq_ci(kind->p, kind->len, "pattern")) {
+            v.filter = 2;
+            v.pattern = arg;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    } else if (c->argc != 2) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    slot = reply_defer(c);
+    cmd_foreach(visit_list, &v);
+    reply_defer_array(c, slot, v.n);
+}
+
+/* COMMAND GETKEYS / GETKEYSANDFLAGS <command> [arg ...]: the keys (and their key
+ * spec flags) at the command's key positions, with Redis's errors. */
+static void command_getkeys_impl(client *c, int with_flags)
+{
+    const sarg *argv = c->argv + 2;
+    int argc = c->argc - 2, first, last, step, i, n, k, nkeys, npos = 0;
+    const cmd_def *cmd = cmd_lookup(argv[0].p, argv[0].len);
+    key_spec specs[MAX_SPECS];
+
+    if (cmd && cmd->subcommands && argc >= 2) {
+        const cmd_def *s;
+        for (s = cmd->subcommands; s->name; s++)
+            if (str_eq_ci(argv[1].p, argv[1].len, s->name))
+                break;
+        cmd = s->name ? s : NULL;
+    }
+    if (!cmd) {
+        reply_error(c, "ERR Invalid command specified");
+        return;
+    }
+    if (cmd->first_key <= 0) {
+        reply_error(c, "ERR The command has no key arguments");
+        return;
+    }
+    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        reply_error(c, "ERR Invalid number of arguments specified for command");
+        return;
+    }
+    first = cmd->first_key;
+    last = cmd->last_key >= 0 ? cmd->last_key : argc + cmd->last_key;
+    step = cmd->key_step > 0 ? cmd->key_step : 1;
+    if (last >= argc || last < first) {
+        if (cmd->flags & CMD_NO_MANDATORY_KEYS)
+            reply_array(c, 0);
+        else
+            reply_error(c, "ERR Invalid arguments specified for command");
+        return;
+    }
+    nkeys = (last - first) / step + 1;
+    n = key_specs_of(cmd, specs);
+    for (i = 0; i < n; i++)
+        npos += !specs[i].unknown;
+    reply_array(c, nkeys);
+    for (i = first, k = 0; i <= last; i += step, k++) {
+        const key_spec *s = NULL;
+        int j, seen = 0;
+        if (!with_flags) {
+            reply_bulk(c, argv[i].p, argv[i].len);
+            continue;
+        }
+        for (j = 0; j < n; j++) {
+            if (specs[j].unknown)
+                continue;
+            if (npos == 1 || seen == k) {
+                s = &specs[j];
+                break;
+            }
+            seen++;
+        }
+        reply_array(c, 2);
+        reply_bulk(c, argv[i].p, argv[i].len);
+        if (s)
+            reply_word_set(c, s->flags, s->flags_len, 0);
+        else
+            reply_set(c, 0);
+    }
+}
+
+static void command_getkeys(client *c)
+{
+    command_getkeys_impl(c, 0);
+}
+
+static void command_getkeysandflags(client *c)
+{
+    command_getkeys_impl(c, 1);
+}
+
+static void command_help(client *c)
+{
+    static const char *const lines[] = {
+        "(no subcommand)",
+        "    Return details about all Redis commands.",
+        "COUNT",
+        "    Return the total number of commands in this Redis server.",
+        "LIST",
+        "    Return a list of all commands in this Redis server.",
+        "INFO [<command-name> ...]",
+        "    Return details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "DOCS [<command-name> ...]",
+        "    Return documentation details about multiple Redis commands.",
+        "    If no command names are given, documentation details for all",
+        "    commands are returned.",
+        "GETKEYS <full-command>",
+        "    Return the keys from a full Redis command.",
+        "GETKEYSANDFLAGS <full-command>",
+        "    Return the keys and the access flags from a full Redis command.",
+        NULL,
+    };
+    reply_help(c, lines);
+}
+
+/* ---- the table ---- */
+
+#define LS (CMD_LOADING | CMD_STALE)
+
+static const cmd_def command_subcommands[] = {
+    {"count", command_count, 2, LS, 0, 0, 0, "server", "Get total number of Redis commands", "2.8.13", "O(1)",
+     "slow connection", NULL, NULL, NULL},
+    {"docs", command_docs, -2, LS, 0, 0, 0, "server", "Get array of specific Redis command documentation", "7.0.0",
+     "O(N) where N is the number of commands to look up", "slow connection", NULL, NULL, NULL},
+    {"getkeys", command_getkeys, -4, LS, 0, 0, 0, "server", "Extract keys given a full Redis command", "2.8.13",
+     "O(N) where N is the number of arguments to the command", "slow connection", NULL, NULL, NULL},
+    {"getkeysandflags", command_getkeysandflags, -4, LS, 0, 0, 0, "server",
+     "Extract keys and access flags given a full Redis command", "7.0.0",
+     "O(N) where N is the number of arguments to the command", "slow connection", NULL, NULL, NULL},
+    {"help", command_help, 2, LS, 0, 0, 0, "server", "Show helpful text about the different subcommands", "5.0.0",
+     "O(1)", "slow connection", NULL, NULL, NULL},
+    {"info", command_info, -2, LS, 0, 0, 0, "server",
+     "Get array of specific Redis command details, or all when no argument is given.", "2.8.13",
+     "O(N) where N is the number of commands to look up", "slow connection", NULL, NULL, NULL},
+    {"list", command_list, -2, LS, 0, 0, 0, "server", "Get an array of Redis command names", "7.0.0",
+     "O(N) where N is the total number of Redis commands", "slow connection", NULL, NULL, NULL},
+    {0},
+};
+
+const cmd_def cmd_table_command[] = {
+    {"command", cmd_command, -1, LS | CMD_SENTINEL, 0, 0, 0, "server", "Get array of Redis command details",
+     "2.8.13", "O(N) where N is the total number of Redis commands", "slow connection", command_subcommands, NULL,
+     NULL},
+    {0},
+};

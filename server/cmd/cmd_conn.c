@@ -1,0 +1,504 @@
+/* cmd_conn.c -- connection commands: PING, ECHO, QUIT, AUTH, HELLO, SELECT,
+ * RESET and CLIENT. Replies and errors as Redis 7. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd/commands.h"
+#include "core/mem.h"
+#include "cmd/multi.h"
+#include "net/net.h"
+#include "net/reply.h"
+#include "core/util.h"
+
+static void cmd_ping(client *c)
+{
+    if (c->argc > 2) {
+        reply_arity_error(c);
+        return;
+    }
+    if (c->argc == 2)
+        reply_bulk(c, c->argv[1].p, c->argv[1].len);
+    else
+        reply_raw(c, "+PONG\r\n", 7);
+}
+
+static void cmd_echo(client *c)
+{
+    reply_bulk(c, c->argv[1].p, c->argv[1].len);
+}
+
+static void cmd_quit(client *c)
+{
+    reply_ok(c);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+/* 0 if user/pass are right (user "default"), else -1 after replying. */
+static int check_auth(client *c, const sarg *user, const sarg *pass)
+{
+    const char *want = srv.cfg.requirepass ? srv.cfg.requirepass : "";
+
+    if ((user && !str_eq_ci(user->p, user->len, "default")) || !want[0] || pass->len != strlen(want) ||
+        memcmp(pass->p, want, pass->len) != 0) {
+        if (!want[0] && (!user || str_eq_ci(user->p, user->len, "default"))) {
+            /* No password set: any password works for "default" (as Redis's nopass user). */
+            c->flags |= CLIENT_AUTHENTICATED;
+            return 0;
+        }
+        reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
+        return -1;
+    }
+    c->flags |= CLIENT_AUTHENTICATED;
+    return 0;
+}
+
+static void cmd_auth(client *c)
+{
+    if (c->argc > 3) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    if (c->argc == 2 && (!srv.cfg.requirepass || !srv.cfg.requirepass[0])) {
+        reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
+                       "Are you sure your configuration is correct?");
+        return;
+    }
+    if (check_auth(c, c->argc == 3 ? &c->argv[1] : NULL, &c->argv[c->argc - 1]) == 0)
+        reply_ok(c);
+}
+
+static int valid_name(const sarg *a)
+{
+    size_t i;
+    for (i = 0; i < a->len; i++)
+        if (a->p[i] < '!' || a->p[i] > '~')
+            return 0;
+    return 1;
+}
+
+static int set_name(client *c, const sarg *a)
+{
+    if (!valid_name(a)) {
+        reply_error(c, "ERR Client names cannot contain spaces, newlines or special characters.");
+        return -1;
+    }
+    xfree(c->name);
+    c->name = a->len ? xstrndup(a->p, a->len) : NULL;
+    return 0;
+}
+
+static void cmd_hello(client *c)
+{
+    long long ver = c->resp;
+    int i;
+
+    if (c->argc >= 2) {
+        if (str_to_ll(c->argv[1].p, c->argv[1].len, &ver) < 0) {
+            reply_error(c, "ERR Protocol version is not an integer or out of range");
+            return;
+        }
+        if (ver < 2 || ver > 3) {
+            reply_error(c, "NOPROTO unsupported protocol version");
+            return;
+        }
+    }
+    for (i = 2; i < c->argc; i++) {
+        int more = c->argc - i - 1;
+        if (str_eq_ci(c->argv[i].p, c->argv[i].len, "auth") && more >= 2) {
+            if (check_auth(c, &c->argv[i + 1], &c->argv[i + 2]) < 0)
+                return;
+            i += 2;
+        } else if (str_eq_ci(c->argv[i].p, c->argv[i].len, "setname") && more >= 1) {
+            if (!valid_name(&c->argv[i + 1])) {
+                reply_error(c, "ERR Client names cannot contain spaces, newlines or special characters.");
+                return;
+            }
+            i += 1;
+        } else {
+            reply_errorf(c, "ERR Syntax error in HELLO option '%s'", c->argv[i].p);
+            return;
+        }
+    }
+    if (!(c->flags & CLIENT_AUTHENTICATED)) {
+        reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+                       "HELLO AUTH <user> <pass> option can be used to authenticate the client and "
+                       "select the RESP protocol version at the same time");
+        return;
+    }
+    for (i = 2; i < c->argc; i++) {
+        if (str_eq_ci(c->argv[i].p, c->argv[i].len, "setname")) {
+            set_name(c, &c->argv[i + 1]);
+            break;
+        }
+    }
+    c->resp = (int)ver;
+    reply_map(c, 7);
+    reply_bulk_cstr(c, "server");
+    reply_bulk_cstr(c, "redis");
+    reply_bulk_cstr(c, "version");
+    reply_bulk_cstr(c, SP_VERSION);
+    reply_bulk_cstr(c, "proto");
+    reply_int(c, c->resp);
+    reply_bulk_cstr(c, "id");
+    reply_int(c, (long long)c->id);
+    reply_bulk_cstr(c, "mode");
+    reply_bulk_cstr(c, "standalone");
+    reply_bulk_cstr(c, "role");
+    reply_bulk_cstr(c, "master");
+    reply_bulk_cstr(c, "modules");
+    reply_array(c, 0);
+}
+
+static void cmd_select(client *c)
+{
+    long long id;
+    if (str_to_ll(c->argv[1].p, c->argv[1].len, &id) < 0) {
+        reply_error(c, ERR_NOTINT);
+        return;
+    }
+    if (id < 0 || id >= srv.cfg.databases) {
+        reply_error(c, ERR_DBINDEX);
+        return;
+    }
+    c->dbid = (int)id;
+    c->db = &srv.dbs[id];
+    reply_ok(c);
+}
+
+static void cmd_reset(client *c)
+{
+    multi_discard(c);
+    multi_unwatch_all(c);
+    c->dbid = 0;
+    c->db = &srv.dbs[0];
+    c->resp = 2;
+    xfree(c->name);
+    c->name = NULL;
+    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
+    if (srv.cfg.requirepass && srv.cfg.requirepass[0])
+        c->flags &= ~CLIENT_AUTHENTICATED;
+    reply_status(c, "RESET");
+}
+
+/* ---- CLIENT ---- */
+
+static void client_id(client *c)
+{
+    reply_int(c, (long long)c->id);
+}
+
+static void client_setname(client *c)
+{
+    if (set_name(c, &c->argv[2]) == 0)
+        reply_ok(c);
+}
+
+static void client_getname(client *c)
+{
+    if (c->name)
+        reply_bulk_cstr(c, c->name);
+    else
+        reply_null(c);
+}
+
+static void client_info(client *c)
+{
+    size_t cap = client_describe_cap(c);
+    char *buf = xmalloc(cap + 1);
+    size_t n = client_describe(c, buf, cap);
+    buf[n++] = '\n';
+    reply_verbatim(c, buf, n);
+    xfree(buf);
+}
+
+static void client_list(client *c)
+{
+    size_t cap = 4096, len = 0;
+    char *out = xmalloc(cap);
+    client *x;
+    int i, ids = 0;
+    long long *idlist = NULL;
+
+    for (i = 2; i < c->argc; i++) {
+        if (str_eq_ci(c->argv[i].p, c->argv[i].len, "type") && i + 1 < c->argc) {
+            const char *t = c->argv[i + 1].p;
+            if (strcasecmp(t, "normal") && strcasecmp(t, "master") && strcasecmp(t, "replica") &&
+                strcasecmp(t, "slave") && strcasecmp(t, "pubsub")) {
+                reply_errorf(c, "ERR Unknown client type '%s'", t);
+                xfree(out);
+                return;
+            }
+            if (strcasecmp(t, "normal") != 0) {
+                /* No replica, master or pubsub clients exist here. */
+                reply_verbatim(c, "", 0);
+                xfree(out);
+                return;
+            }
+            i++;
+        } else if (str_eq_ci(c->argv[i].p, c->argv[i].len, "id") && i + 1 < c->argc) {
+            int j;
+            idlist = xmalloc(sizeof(long long) * (size_t)(c->argc - i));
+            for (j = i + 1; j < c->argc; j++) {
+                if (str_to_ll(c->argv[j].p, c->argv[j].len, &idlist[ids]) < 0 || idlist[ids] <= 0) {
+                    reply_error(c, "ERR Invalid client ID");
+                    xfree(idlist);
+                    xfree(out);
+                    return;
+                }
+                ids++;
+            }
+            break;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            xfree(out);
+            return;
+        }
+    }
+    for (x = srv.clients; x; x = x->next) {
+        size_t n;
+        if (x->flags & CLIENT_FAKE)
+            continue;
+        if (ids) {
+            int k, hit = 0;
+            for (k = 0; k < ids; k++)
+                if ((uint64_t)idlist[k] == x->id)
+                    hit = 1;
+            if (!hit)
+                continue;
+        }
+        n = client_describe_cap(x);
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            out = xrealloc(out, cap);
+        }
+        n = client_describe(x, out + len, n);
+        out[len + n] = '\n';
+        len += n + 1;
+    }
+    reply_verbatim(c, out, len);
+    xfree(out);
+    xfree(idlist);
+}
+
+static void kill_client(client *c, client *x)
+{
+    if (x == c)
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    else
+        client_close_async(x);
+}
+
+static void client_kill(client *c)
+{
+    client *x;
+    long long killed = 0;
+    int i, skipme = 1;
+    const char *addr = NULL, *laddr = NULL;
+    long long id = 0;
+
+    if (c->argc == 3) {
+        for (x = srv.clients; x; x = x->next) {
+            if (!(x->flags & CLIENT_FAKE) && strcmp(x->addr, c->argv[2].p) == 0) {
+                kill_client(c, x);
+                reply_ok(c);
+                return;
+            }
+        }
+        reply_error(c, "ERR No such client");
+        return;
+    }
+    if ((c->argc - 2) % 2 != 0) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    for (i = 2; i < c->argc; i += 2) {
+        const sarg *k = &c->argv[i], *v = &c->argv[i + 1];
+        if (str_eq_ci(k->p, k->len, "id")) {
+            if (str_to_ll(v->p, v->len, &id) < 0 || id <= 0) {
+                reply_error(c, "ERR client-id should be greater than 0");
+                return;
+            }
+        } else if (str_eq_ci(k->p, k->len, "addr")) {
+            addr = v->p;
+        } else if (str_eq_ci(k->p, k->len, "laddr")) {
+            laddr = v->p;
+        } else if (str_eq_ci(k->p, k->len, "skipme")) {
+            if (str_eq_ci(v->p, v->len, "yes"))
+                skipme = 1;
+            else if (str_eq_ci(v->p, v->len, "no"))
+                skipme = 0;
+            else {
+                reply_error(c, ERR_SYNTAX);
+                return;
+            }
+        } else if (str_eq_ci(k->p, k->len, "type")) {
+            if (!str_eq_ci(v->p, v->len, "normal") && !str_eq_ci(v->p, v->len, "master") &&
+                !str_eq_ci(v->p, v->len, "replica") && !str_eq_ci(v->p, v->len, "slave") &&
+                !str_eq_ci(v->p, v->len, "pubsub")) {
+                reply_errorf(c, "ERR Unknown client type '%s'", v->p);
+                return;
+            }
+            if (!str_eq_ci(v->p, v->len, "normal")) {
+                reply_int(c, 0);
+                return;
+            }
+        } else if (str_eq_ci(k->p, k->len, "user")) {
+            if (!str_eq_ci(v->p, v->len, "default")) {
+                reply_errorf(c, "ERR No such user '%s'", v->p);
+                return;
+            }
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    for (x = srv.clients; x; x = x->next) {
+        if (x->flags & (CLIENT_FAKE | CLIENT_CLOSE_ASAP))
+            continue;
+        if (id && x->id != (uint64_t)id)
+            continue;
+        if (addr && strcmp(x->addr, addr) != 0)
+            continue;
+        if (laddr && strcmp(x->laddr, laddr) != 0)
+            continue;
+        if (x == c && skipme)
+            continue;
+        kill_client(c, x);
+        killed++;
+    }
+    reply_int(c, killed);
+}
+
+static void client_setinfo(client *c)
+{
+    const sarg *attr = &c->argv[2], *val = &c->argv[3];
+    char **field;
+
+    if (str_eq_ci(attr->p, attr->len, "lib-name"))
+        field = &c->lib_name;
+    else if (str_eq_ci(attr->p, attr->len, "lib-ver"))
+        field = &c->lib_ver;
+    else {
+        reply_errorf(c, "ERR Unrecognized option '%s'", attr->p);
+        return;
+    }
+    if (!valid_name(val)) {
+        reply_errorf(c, "ERR %s cannot contain spaces, newlines or special characters.", attr->p);
+        return;
+    }
+    xfree(*field);
+    *field = val->len ? xstrndup(val->p, val->len) : NULL;
+    reply_ok(c);
+}
+
+static void client_reply(client *c)
+{
+    const sarg *m = &c->argv[2];
+    if (str_eq_ci(m->p, m->len, "on")) {
+        c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
+        reply_ok(c);
+    } else if (str_eq_ci(m->p, m->len, "off")) {
+        c->flags |= CLIENT_REPLY_OFF;
+    } else if (str_eq_ci(m->p, m->len, "skip")) {
+        if (!(c->flags & CLIENT_REPLY_OFF))
+            c->flags |= CLIENT_REPLY_SKIP_NEXT;
+    } else {
+        reply_error(c, ERR_SYNTAX);
+    }
+}
+
+static void client_help(client *c)
+{
+    static const char *const lines[] = {
+        "GETNAME",
+        "    Return the name of the current connection.",
+        "ID",
+        "    Return the ID of the current connection.",
+        "INFO",
+        "    Return information about the current client connection.",
+        "KILL <ip:port>",
+        "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]",
+        "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Kill connections by type.",
+        "    * USER <username>",
+        "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)",
+        "      Skip killing current connection (default: yes).",
+        "    * ID <client-id>",
+        "      Kill connections by client id.",
+        "LIST [options ...]",
+        "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Return clients of specified type.",
+        "    * ID <client-id> [<client-id> ...]",
+        "      Return clients of specified IDs only.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
+        "SETNAME <name>",
+        "    Assign the name <name> to the current connection.",
+        "SETINFO <option> <value>",
+        "    Set client meta attr. Options are:",
+        "    * LIB-NAME: the client lib name.",
+        "    * LIB-VER: the client lib version.",
+        NULL,
+    };
+    reply_help(c, lines);
+}
+
+static const cmd_def client_subcommands[] = {
+    {"id", client_id, 2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Returns the unique client ID of the connection.", "5.0.0", "O(1)", "slow connection", NULL, NULL, NULL},
+    {"setname", client_setname, 3, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Sets the connection name.", "2.6.9", "O(1)", "slow connection", NULL, NULL, NULL},
+    {"getname", client_getname, 2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Returns the name of the connection.", "2.6.9", "O(1)", "slow connection", NULL, NULL, NULL},
+    {"list", client_list, -2, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections",
+     "admin slow dangerous connection", NULL, NULL, NULL},
+    {"info", client_info, 2, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Returns information about the connection.", "6.2.0", "O(1)", "slow connection", NULL, NULL, NULL},
+    {"kill", client_kill, -3, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Terminates open connections.", "2.4.0", "O(N) where N is the number of client connections",
+     "admin slow dangerous connection", NULL, NULL, NULL},
+    {"setinfo", client_setinfo, 4, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Sets information specific to the client or connection.", "7.2.0", "O(1)", "slow connection", NULL,
+     NULL, NULL},
+    {"reply", client_reply, 3, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Instructs the server whether to reply to commands.", "3.2.0", "O(1)", "slow connection", NULL, NULL,
+     NULL},
+    {"help", client_help, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "connection",
+     "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "slow connection", NULL, NULL,
+     NULL},
+    {0},
+};
+
+#define CONN_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST)
+const cmd_def cmd_table_conn[] = {
+    {"ping", cmd_ping, -1, CMD_FAST | CMD_SENTINEL, 0, 0, 0, "connection", "Returns the server's liveliness response.",
+     "1.0.0", "O(1)", "fast connection", NULL, NULL, NULL},
+    {"echo", cmd_echo, 2, CMD_FAST | CMD_LOADING | CMD_STALE, 0, 0, 0, "connection", "Returns the given string.", "1.0.0", "O(1)",
+     "fast connection", NULL, NULL, NULL},
+    {"quit", cmd_quit, -1, CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH, 0, 0,
+     0, "connection", "Closes the connection.", "1.0.0", "O(1)", "fast connection", NULL, NULL, NULL},
+    {"auth", cmd_auth, -2, CONN_FLAGS | CMD_NO_AUTH | CMD_SENTINEL | CMD_ALLOW_BUSY, 0, 0, 0, "connection",
+     "Authenticates the connection.", "1.0.0", "O(N) where N is the number of passwords defined for the user",
+     "fast connection", NULL, NULL, NULL},
+    {"hello", cmd_hello, -1, CONN_FLAGS | CMD_NO_AUTH | CMD_SENTINEL | CMD_ALLOW_BUSY, 0, 0, 0, "connection",
+     "Handshakes with the Redis server.", "6.0.0", "O(1)", "fast connection", NULL, NULL, NULL},
+    {"select", cmd_select, 2, CMD_LOADING | CMD_STALE | CMD_FAST, 0, 0, 0, "connection",
+     "Changes the selected database.", "1.0.0", "O(1)", "fast connection", NULL, NULL, NULL},
+    {"reset", cmd_reset, 1, CONN_FLAGS | CMD_NO_AUTH | CMD_ALLOW_BUSY, 0, 0, 0, "connection",
+     "Resets the connection.", "6.2.0", "O(1)", "fast connection", NULL, NULL, NULL},
+    {"client", cmd_container, -2, CMD_SENTINEL, 0, 0, 0, "connection",
+     "A container for client connection commands.", "2.4.0", "Depends on subcommand.", "slow", client_subcommands,
+     NULL, NULL},
+    {0},
+};

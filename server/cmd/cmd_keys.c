@@ -1,0 +1,841 @@
+/* cmd_keys.c -- the generic key commands: DEL, UNLINK, EXISTS, TYPE, RENAME,
+ * RENAMENX, COPY, MOVE, SWAPDB, TOUCH, RANDOMKEY, KEYS, SCAN, the EXPIRE family,
+ * TTL and its relatives, PERSIST and OBJECT, with Redis 7.0's replies and errors.
+ *
+ * Why here: these commands work on entries whatever their type, through the
+ * keyspace API (db.h) only; the string layer is used for nothing but OBJECT
+ * ENCODING's name.
+ *
+ * Invariants: every key a command changes (its value, its name, its TTL, its
+ * deletion) is reported with key_modified, once per key, after the change; a
+ * command that changes nothing reports nothing. Expired keys are never returned:
+ * lookups expire them lazily, KEYS skips them, SCAN filters them. Lookups here
+ * also apply a scratchpad's due entry expiries (db_subexpire_due), so one whose
+ * entries have all expired counts as missing (KEYS, which cannot change the
+ * table while walking it, still lists it until the active cycle reaps it).
+ *
+ * OBJECT IDLETIME is not offered: an entry records no access time (dbent has no
+ * room for one), so no truthful idle time can be given. OBJECT FREQ answers the
+ * error Redis gives when no LFU policy is selected, which is always our case
+ * (the only maxmemory-policy is noeviction). */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "core/lz/lzval.h"
+#include "core/mem.h"
+#include "aof/persist.h"
+#include "cmd/multi.h"
+#include "net/reply.h"
+#include "core/util.h"
+#include "types/string/value.h"
+
+#define ERR_SAMEOBJ "ERR source and destination objects are the same"
+
+/* ---- helpers ---- */
+
+/* The name TYPE and SCAN TYPE use for an entry's type ("none" for NULL). */
+static const char *type_name(const dbent *e)
+{
+    if (!e)
+        return "none";
+    return e->type == OBJ_SCRATCHPAD ? "scratchpad" : "string";
+}
+
+/* The live entry for key in d, or NULL: db_lookup (read: counts a keyspace hit
+ * or miss) or db_lookup_write. Both apply a due sub-expiry, so a scratchpad
+ * whose entries have all expired is gone here as it is for the SP.* commands. */
+static dbent *key_lookup(db *d, const char *key, size_t klen, int read)
+{
+    return read ? db_lookup(d, key, klen) : db_lookup_write(d, key, klen);
+}
+
+static dbent *key_read(db *d, const char *key, size_t klen)
+{
+    return key_lookup(d, key, klen, 1);
+}
+
+static dbent *key_write(db *d, const char *key, size_t klen)
+{
+    return key_lookup(d, key, klen, 0);
+}
+
+/* Parse argv[i] as an int as Redis's getIntFromObjectOrReply does: a message of
+ * its own for a number outside the int range. msg, if not NULL, replaces both
+ * errors (SWAPDB's "invalid first DB index"). 0, or -1 after replying. */
+static int arg_int(client *c, int i, const char *msg, int *out)
+{
+    long long v;
+
+    if (str_to_ll(c->argv[i].p, c->argv[i].len, &v) < 0) {
+        reply_error(c, msg ? msg : ERR_NOTINT);
+        return -1;
+    }
+    if (v < INT_MIN || v > INT_MAX) {
+        if (msg)
+            reply_error(c, msg);
+        else
+            reply_errorf(c, "ERR value is out of range, value must between %d and %d", INT_MIN, INT_MAX);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* The database numbered by argv[i], or NULL after replying (not a number, or
+ * out of range). */
+static db *arg_db(client *c, int i)
+{
+    int id;
+
+    if (arg_int(c, i, NULL, &id) < 0)
+        return NULL;
+    if (id < 0 || id >= srv.cfg.databases) {
+        reply_error(c, ERR_DBINDEX);
+        return NULL;
+    }
+    return &srv.dbs[id];
+}
+
+static int same_bytes(const sarg *a, const sarg *b)
+{
+    return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
+}
+
+/* 1 if e's value can be duplicated: strings always; a type's own structure
+ * only if the type registered a dup function. */
+static int value_copyable(const dbent *e)
+{
+    return e->enc != ENC_PTR || db_type_dup[e->type] != NULL;
+}
+
+/* Add key to dst as an independent copy of e's value (same type and encoding,
+ * no TTL) and return the new entry. e must stay linked in its database; key must
+ * not exist in dst. The caller checked that e's value can be copied
+ * (value_copyable). Inline bytes are copied into the new entry, a heap buffer is
+ * duplicated, a compressed value is copied chunk by chunk without recompressing
+ * it (lzval_dup), and a type's own structure goes through db_type_dup. */
+static dbent *value_copy(const dbent *e, db *dst, const char *key, size_t klen)
+{
+    size_t room = e->enc == ENC_INLINE ? e->vlen : sizeof(void *);
+    dbent *n = db_add(dst, key, klen, e->type, room);
+    void *p = NULL;
+
+    switch (e->enc) {
+    case ENC_INLINE:
+        memcpy(dbent_room(n), e->data + dbent_klen(e), e->vlen);
+        break;
+    case ENC_RAW:
+        p = xmalloc(e->vlen);
+        memcpy(p, dbent_ptr(e), e->vlen);
+        break;
+    case ENC_LZ4:
+        p = lzval_dup(dbent_ptr(e));
+        break;
+    case ENC_PTR:
+        p = db_type_dup[e->type](dbent_ptr(e));
+        break;
+    default:
+        break;
+    }
+    if (e->enc != ENC_INLINE)
+        dbent_set_ptr(n, p);
+    n->enc = e->enc;
+    n->vlen = e->vlen;
+    sv_note_moved(dst, n);
+    return n;
+}
+
+/* ---- DEL, UNLINK, EXISTS, TOUCH, TYPE ---- */
+
+/* DEL and UNLINK: both free the values at once (there is no background freeing
+ * thread); UNLINK exists for compatibility. */
+static void cmd_del(client *c)
+{
+    long long n = 0;
+    int i;
+
+    for (i = 1; i < c->argc; i++) {
+        dbent *e = key_write(c->db, c->argv[i].p, c->argv[i].len);
+        if (e) {
+            db_delete_entry(c->db, e);
+            key_modified(c->db, c->argv[i].p, c->argv[i].len);
+            n++;
+        }
+    }
+    reply_int(c, n);
+}
+
+/* EXISTS and TOUCH: the count of arguments naming a live key (a key named
+ * twice counts twice). */
+static void cmd_exists(client *c)
+{
+    long long n = 0;
+    int i;
+
+    for (i = 1; i < c->argc; i++)
+        if (key_read(c->db, c->argv[i].p, c->argv[i].len))
+            n++;
+    reply_int(c, n);
+}
+
+static void cmd_type(client *c)
+{
+    reply_status(c, type_name(key_read(c->db, c->argv[1].p, c->argv[1].len)));
+}
+
+/* ---- RENAME, RENAMENX, MOVE, COPY, SWAPDB ---- */
+
+static void rename_generic(client *c, int nx)
+{
+    const sarg *src = &c->argv[1], *dst = &c->argv[2];
+    dbent *e = key_write(c->db, src->p, src->len), *old;
+
+    if (!e) {
+        reply_error(c, ERR_NOKEY);
+        return;
+    }
+    if (same_bytes(src, dst)) {
+        if (nx)
+            reply_int(c, 0);
+        else
+            reply_ok(c);
+        return;
+    }
+    old = key_write(c->db, dst->p, dst->len);
+    if (old) {
+        if (nx) {
+            reply_int(c, 0);
+            return;
+        }
+        db_delete_entry(c->db, old);
+    }
+    sv_note_moved(c->db, db_move_entry(c->db, e, c->db, dst->p, dst->len));
+    key_modified(c->db, src->p, src->len);
+    key_modified(c->db, dst->p, dst->len);
+    if (nx)
+        reply_int(c, 1);
+    else
+        reply_ok(c);
+}
+
+static void cmd_rename(client *c)
+{
+    rename_generic(c, 0);
+}
+
+static void cmd_renamenx(client *c)
+{
+    rename_generic(c, 1);
+}
+
+static void cmd_move(client *c)
+{
+    const sarg *key = &c->argv[1];
+    db *dst = arg_db(c, 2);
+    dbent *e;
+
+    if (!dst)
+        return;
+    if (dst == c->db) {
+        reply_error(c, ERR_SAMEOBJ);
+        return;
+    }
+    e = key_write(c->db, key->p, key->len);
+    if (!e || key_write(dst, key->p, key->len)) {
+        reply_int(c, 0);
+        return;
+    }
+    sv_note_moved(dst, db_move_entry(c->db, e, dst, key->p, key->len));
+    key_modified(c->db, key->p, key->len);
+    key_modified(dst, key->p, key->len);
+    reply_int(c, 1);
+}
+
+/* COPY source destination [DB n] [REPLACE]. Only the destination changes, so
+ * only it is reported as modified (as Redis: a WATCH on the source survives). */
+static void cmd_copy(client *c)
+{
+    const sarg *src = &c->argv[1], *dstkey = &c->argv[2];
+    db *dst = c->db;
+    int replace = 0, i;
+    int64_t when, swhen;
+    dbent *e, *old, *n;
+
+    for (i = 3; i < c->argc; i++) {
+        const sarg *a = &c->argv[i];
+        if (str_eq_ci(a->p, a->len, "replace")) {
+            replace = 1;
+        } else if (str_eq_ci(a->p, a->len, "db") && i + 1 < c->argc) {
+            dst = arg_db(c, i + 1);
+            if (!dst)
+                return;
+            i++;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    if (dst == c->db && same_bytes(src, dstkey)) {
+        reply_error(c, ERR_SAMEOBJ);
+        return;
+    }
+    e = key_read(c->db, src->p, src->len);
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    old = key_write(dst, dstkey->p, dstkey->len);
+    if (old && !replace) {
+        reply_int(c, 0);
+        return;
+    }
+    if (!value_copyable(e)) {
+        reply_error(c, "ERR not supported for this key type");
+        return;
+    }
+    when = db_get_expire(c->db, e);
+    swhen = db_get_subexpire(c->db, e);
+    if (old)
+        db_delete_entry(dst, old);
+    n = value_copy(e, dst, dstkey->p, dstkey->len);
+    if (when >= 0)
+        db_set_expire(dst, n, when);
+    if (swhen >= 0)
+        db_set_subexpire(dst, n, swhen);
+    key_modified(dst, dstkey->p, dstkey->len);
+    reply_int(c, 1);
+}
+
+/* SWAPDB a b: the contents of the two databases are exchanged; clients keep
+ * their database number (c->db points at the slot &srv.dbs[n], whose id db_swap
+ * keeps), so a client selected on a now sees what was in b. */
+static void cmd_swapdb(client *c)
+{
+    int a, b;
+
+    if (arg_int(c, 1, "ERR invalid first DB index", &a) < 0 ||
+        arg_int(c, 2, "ERR invalid second DB index", &b) < 0)
+        return;
+    if (a < 0 || a >= srv.cfg.databases || b < 0 || b >= srv.cfg.databases) {
+        reply_error(c, ERR_DBINDEX);
+        return;
+    }
+    if (a != b) {
+        db_swap(&srv.dbs[a], &srv.dbs[b]);
+        multi_touch_swap(&srv.dbs[a], &srv.dbs[b]);
+    }
+    srv.dirty++;
+    reply_ok(c);
+}
+
+/* ---- RANDOMKEY, KEYS, SCAN ---- */
+
+/* A random live key. Expired keys drawn are deleted (as Redis does), so every
+ * miss shrinks the table and the loop ends; after a run of misses the expired
+ * keys are swept in expiry order (db_active_expire), so a table made mostly of
+ * expired keys costs one sweep rather than a long series of unlucky draws. */
+static void cmd_randomkey(client *c)
+{
+    db *d = c->db;
+    int misses = 0;
+
+    for (;;) {
+        dbent *e = (dbent *)ht_random(&d->keys, &srv.rng);
+        if (!e) {
+            reply_null(c);
+            return;
+        }
+        if (!db_is_expired(d, e)) {
+            if (!db_subexpire_due(d, e)) {
+                reply_bulk(c, dbent_key(e), dbent_klen(e));
+                return;
+            }
+        } else {
+            /* Expire it the usual way (stats, WATCH); the key is read before e is freed. */
+            db_lookup_write(d, dbent_key(e), dbent_klen(e));
+        }
+        if (++misses % 16 == 0)
+            db_active_expire(d, db_now, 10000);
+    }
+}
+
+typedef struct keys_ctx {
+    client *c;
+    db *d;
+    const sarg *pat;
+    int all;       /* the pattern is "*" */
+    long n;        /* keys replied */
+} keys_ctx;
+
+static int keys_visit(void *ctx, ht_node *node)
+{
+    keys_ctx *k = ctx;
+    dbent *e = (dbent *)node;
+
+    if (db_is_expired(k->d, e))
+        return 0;
+    if (k->all || glob_match(k->pat->p, k->pat->len, dbent_key(e), dbent_klen(e), 0)) {
+        reply_bulk(k->c, dbent_key(e), dbent_klen(e));
+        k->n++;
+    }
+    return 0;
+}
+
+/* KEYS pattern: every live matching key. Expired keys are skipped, not deleted
+ * (the table cannot change while it is walked); active expiry removes them. */
+static void cmd_keys(client *c)
+{
+    keys_ctx k = {c, c->db, &c->argv[1], 0, 0};
+    void *slot = reply_defer(c);
+
+    k.all = k.pat->len == 1 && k.pat->p[0] == '*';
+    ht_foreach(&c->db->keys, keys_visit, &k);
+    reply_defer_array(c, slot, k.n);
+}
+
+/* Keys gathered by one SCAN call, copied out of the table: filtering may expire
+ * (delete) entries, so nothing may point into them. The buffer is reused by
+ * every call and trimmed after a large one. */
+typedef struct scan_key {
+    size_t off, len;      /* bytes: where the key starts in scan_buf.bytes, its length */
+} scan_key;
+
+typedef struct scan_buf {
+    char *bytes;
+    size_t used, cap;     /* bytes */
+    scan_key *keys;
+    size_t n, ncap;       /* keys */
+} scan_buf;
+
+static scan_buf scanbuf;
+
+static void scan_collect(void *ctx, ht_node *node)
+{
+    scan_buf *b = ctx;
+    dbent *e = (dbent *)node;
+    size_t klen = dbent_klen(e);
+
+    if (b->n == b->ncap) {
+        b->ncap = b->ncap ? b->ncap * 2 : 64;
+        b->keys = xrealloc(b->keys, sizeof(scan_key) * b->ncap);
+    }
+    if (b->used + klen > b->cap) {
+        b->cap = (b->used + klen) * 2;
+        b->bytes = xrealloc(b->bytes, b->cap);
+    }
+    memcpy(b->bytes + b->used, dbent_key(e), klen);
+    b->keys[b->n].off = b->used;
+    b->keys[b->n].len = klen;
+    b->n++;
+    b->used += klen;
+}
+
+static void scan_buf_reset(scan_buf *b)
+{
+    if (b->cap > 1024 * 1024 || b->ncap > 64 * 1024) {
+        xfree(b->bytes);
+        xfree(b->keys);
+        memset(b, 0, sizeof(*b));
+    }
+    b->used = b->n = 0;
+}
+
+/* Parse a SCAN cursor as Redis does with strtoul: decimal, no leading space,
+ * nothing after it, no overflow ("-1" wraps, "" is 0). 0, or -1 after replying. */
+static int parse_cursor(client *c, const sarg *a, uint64_t *cursor)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(a->p, &end, 10);
+    if (isspace((unsigned char)a->p[0]) || *end != '\0' || errno == ERANGE) {
+        reply_error(c, "ERR invalid cursor");
+        return -1;
+    }
+    *cursor = v;
+    return 0;
+}
+
+/* SCAN cursor [MATCH pattern] [COUNT n] [TYPE type]. ht_scan's reverse-binary
+ * cursor returns every key present for the whole iteration at least once, even
+ * across resizes. Each call visits buckets until it has count keys or has made
+ * 10 * count steps, then filters by pattern, type and expiry (expired keys are
+ * deleted, as Redis's expireIfNeeded does). */
+static void cmd_scan(client *c)
+{
+    scan_buf *b = &scanbuf;
+    uint64_t cursor;
+    long long count = 10, steps;
+    const sarg *pat = NULL, *type = NULL;
+    char cbuf[24];
+    size_t i, kept = 0;
+    int j;
+
+    if (parse_cursor(c, &c->argv[1], &cursor) < 0)
+        return;
+    for (j = 2; j < c->argc; j += 2) {
+        const sarg *a = &c->argv[j];
+        int has_value = j + 1 < c->argc;
+        if (has_value && str_eq_ci(a->p, a->len, "count")) {
+            if (arg_ll(c, j + 1, &count) < 0)
+                return;
+            if (count < 1) {
+                reply_error(c, ERR_SYNTAX);
+                return;
+            }
+        } else if (has_value && str_eq_ci(a->p, a->len, "match")) {
+            pat = &c->argv[j + 1];
+        } else if (has_value && str_eq_ci(a->p, a->len, "type")) {
+            type = &c->argv[j + 1];
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return;
+        }
+    }
+    if (pat && pat->len == 1 && pat->p[0] == '*')
+        pat = NULL;
+
+    steps = count > LLONG_MAX / 10 ? LLONG_MAX : count * 10;
+    scan_buf_reset(b);
+    do {
+        cursor = ht_scan(&c->db->keys, cursor, scan_collect, b);
+    } while (cursor && steps-- && (long long)b->n < count);
+
+    /* Filter in place: the keys kept move down to indexes [0, kept). */
+    for (i = 0; i < b->n; i++) {
+        scan_key k = b->keys[i];
+        const char *p = b->bytes + k.off;
+        dbent *e;
+
+        if (pat && !glob_match(pat->p, pat->len, p, k.len, 0))
+            continue;
+        e = type ? key_read(c->db, p, k.len) : key_write(c->db, p, k.len);
+        if (!e || (type && !str_eq_ci(type->p, type->len, type_name(e))))
+            continue;
+        b->keys[kept++] = k;
+    }
+    reply_array(c, 2);
+    reply_bulk(c, cbuf, (size_t)snprintf(cbuf, sizeof(cbuf), "%llu", (unsigned long long)cursor));
+    reply_array(c, (long)kept);
+    for (i = 0; i < kept; i++)
+        reply_bulk(c, b->bytes + b->keys[i].off, b->keys[i].len);
+    scan_buf_reset(b);
+}
+
+/* ---- EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT ---- */
+
+#define EXP_NX (1 << 0)
+#define EXP_XX (1 << 1)
+#define EXP_GT (1 << 2)
+#define EXP_LT (1 << 3)
+
+/* Parse the NX|XX|GT|LT options from argv[3]. 0, or -1 after replying. */
+static int parse_expire_flags(client *c, int *flags)
+{
+    int i;
+
+    *flags = 0;
+    for (i = 3; i < c->argc; i++) {
+        const sarg *a = &c->argv[i];
+        if (str_eq_ci(a->p, a->len, "nx"))
+            *flags |= EXP_NX;
+        else if (str_eq_ci(a->p, a->len, "xx"))
+            *flags |= EXP_XX;
+        else if (str_eq_ci(a->p, a->len, "gt"))
+            *flags |= EXP_GT;
+        else if (str_eq_ci(a->p, a->len, "lt"))
+            *flags |= EXP_LT;
+        else {
+            reply_errorf(c, "ERR Unsupported option %s", a->p);
+            return -1;
+        }
+    }
+    if ((*flags & EXP_NX) && (*flags & (EXP_XX | EXP_GT | EXP_LT))) {
+        reply_error(c, "ERR NX and XX, GT or LT options at the same time are not compatible");
+        return -1;
+    }
+    if ((*flags & EXP_GT) && (*flags & EXP_LT)) {
+        reply_error(c, "ERR GT and LT options at the same time are not compatible");
+        return -1;
+    }
+    return 0;
+}
+
+/* The four EXPIRE commands. basetime is db_now for the relative ones and 0 for
+ * the absolute ones; seconds says the argument's unit. Negative times are
+ * allowed; only an overflow of the unit conversion or of the addition is an
+ * error. A time not in the future deletes the key (and answers 1). A key
+ * without a TTL counts as an infinite TTL for GT and LT. */
+static void expire_generic(client *c, int64_t basetime, int seconds)
+{
+    const sarg *key = &c->argv[1];
+    long long when, cur;
+    int flags;
+    dbent *e;
+
+    if (parse_expire_flags(c, &flags) < 0 || arg_ll(c, 2, &when) < 0)
+        return;
+    if (seconds) {
+        if (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000)
+            goto overflow;
+        when *= 1000;
+    }
+    if (when > LLONG_MAX - basetime)
+        goto overflow;
+    when += basetime;
+
+    e = key_write(c->db, key->p, key->len);
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    cur = db_get_expire(c->db, e);
+    if (((flags & EXP_NX) && cur != -1) || ((flags & EXP_XX) && cur == -1) ||
+        ((flags & EXP_GT) && (cur == -1 || when <= cur)) || ((flags & EXP_LT) && cur != -1 && when >= cur)) {
+        reply_int(c, 0);
+        return;
+    }
+    /* While the log is replayed a past time only sets the expiry: the key
+     * expired later than that replay's clock says, and the log holds its DEL. */
+    if (when <= db_now && !db_expiry_paused)
+        db_delete_entry(c->db, e);
+    else
+        db_set_expire(c->db, e, when);
+    key_modified(c->db, key->p, key->len);
+    if (plog) {
+        plog_begin(c->dbid);
+        if (when <= db_now && !db_expiry_paused) {
+            plog_str("DEL");
+            plog_arg(key);
+        } else {
+            plog_str("PEXPIREAT");
+            plog_arg(key);
+            plog_ll(when);
+        }
+        plog_end();
+    }
+    reply_int(c, 1);
+    return;
+
+overflow:
+    reply_errorf(c, "ERR invalid expire time in '%s' command", cmd_fullname(c->cmd));
+}
+
+static void cmd_expire(client *c)
+{
+    expire_generic(c, db_now, 1);
+}
+
+static void cmd_pexpire(client *c)
+{
+    expire_generic(c, db_now, 0);
+}
+
+static void cmd_expireat(client *c)
+{
+    expire_generic(c, 0, 1);
+}
+
+static void cmd_pexpireat(client *c)
+{
+    expire_generic(c, 0, 0);
+}
+
+/* ---- TTL, PTTL, EXPIRETIME, PEXPIRETIME, PERSIST ---- */
+
+/* -2 if the key is missing, -1 if it has no TTL, else the remaining time
+ * (absolute: the expiry time) in ms or in seconds rounded half up. */
+static void ttl_generic(client *c, int ms, int absolute)
+{
+    dbent *e = key_read(c->db, c->argv[1].p, c->argv[1].len);
+    long long t;
+
+    if (!e) {
+        reply_int(c, -2);
+        return;
+    }
+    t = db_get_expire(c->db, e);
+    if (t == -1) {
+        reply_int(c, -1);
+        return;
+    }
+    if (!absolute)
+        t -= db_now;
+    if (t < 0)
+        t = 0;
+    reply_int(c, ms ? t : t / 1000 + (t % 1000 + 500) / 1000);
+}
+
+static void cmd_ttl(client *c)
+{
+    ttl_generic(c, 0, 0);
+}
+
+static void cmd_pttl(client *c)
+{
+    ttl_generic(c, 1, 0);
+}
+
+static void cmd_expiretime(client *c)
+{
+    ttl_generic(c, 0, 1);
+}
+
+static void cmd_pexpiretime(client *c)
+{
+    ttl_generic(c, 1, 1);
+}
+
+static void cmd_persist(client *c)
+{
+    const sarg *key = &c->argv[1];
+    dbent *e = key_write(c->db, key->p, key->len);
+
+    if (e && db_persist(c->db, e)) {
+        key_modified(c->db, key->p, key->len);
+        reply_int(c, 1);
+        return;
+    }
+    reply_int(c, 0);
+}
+
+/* ---- OBJECT ---- */
+
+/* The entry for OBJECT's key argument, or NULL after replying nil. */
+static dbent *object_lookup(client *c)
+{
+    dbent *e = key_read(c->db, c->argv[2].p, c->argv[2].len);
+    if (!e)
+        reply_null(c);
+    return e;
+}
+
+/* Strings name their encoding as Redis does (plus "lz4"); a scratchpad is an
+ * array of entries sorted by name (sp.h), hence "sortedarray". */
+static void object_encoding(client *c)
+{
+    dbent *e = object_lookup(c);
+    if (!e)
+        return;
+    reply_bulk_cstr(c, e->type == OBJ_STRING ? sv_encoding_name(e) : "sortedarray");
+}
+
+static void object_freq(client *c)
+{
+    if (!object_lookup(c))
+        return;
+    reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
+                   "when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+}
+
+/* Values are never shared between keys, so the count is always 1. */
+static void object_refcount(client *c)
+{
+    if (object_lookup(c))
+        reply_int(c, 1);
+}
+
+static void object_help(client *c)
+{
+    static const char *const lines[] = {
+        "ENCODING <key>",
+        "    Return the kind of internal representation used in order to store the value",
+        "    associated with a <key>.",
+        "FREQ <key>",
+        "    Return the access frequency index of the <key>. The returned integer is",
+        "    proportional to the logarithm of the recent access frequency of the key.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value associated with the specified",
+        "    <key>.",
+        NULL,
+    };
+    reply_help(c, lines);
+}
+
+#define RO_SLOW "keyspace read slow"
+static const cmd_def object_subcommands[] = {
+    {"encoding", object_encoding, 3, CMD_READONLY, 2, 2, 1, "generic",
+     "Inspect the internal encoding of a Redis object", "2.2.3", "O(1)", RO_SLOW, NULL, NULL, NULL},
+    {"freq", object_freq, 3, CMD_READONLY, 2, 2, 1, "generic",
+     "Get the logarithmic access frequency counter of a Redis object", "4.0.0", "O(1)", RO_SLOW, NULL, NULL,
+     NULL},
+    {"refcount", object_refcount, 3, CMD_READONLY, 2, 2, 1, "generic",
+     "Get the number of references to the value of the key", "2.2.3", "O(1)", RO_SLOW, NULL, NULL, NULL},
+    {"help", object_help, 2, CMD_LOADING | CMD_STALE, 0, 0, 0, "generic",
+     "Show helpful text about the different subcommands", "6.2.0", "O(1)", "keyspace slow", NULL, NULL, NULL},
+    {0},
+};
+
+#define WF (CMD_WRITE | CMD_FAST)
+#define RF (CMD_READONLY | CMD_FAST)
+#define W_FAST "keyspace write fast"
+#define R_FAST "keyspace read fast"
+const cmd_def cmd_table_keys[] = {
+    {"del", cmd_del, -2, CMD_WRITE, 1, -1, 1, "generic", "Delete a key", "1.0.0",
+     "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a "
+     "string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, "
+     "sorted set or hash. Removing a single key that holds a string value is O(1).",
+     "keyspace write slow", NULL, NULL, NULL},
+    {"unlink", cmd_del, -2, WF, 1, -1, 1, "generic",
+     "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0",
+     "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in "
+     "order to reclaim memory, where N is the number of allocations the deleted objects where composed of.",
+     W_FAST, NULL, NULL, NULL},
+    {"exists", cmd_exists, -2, RF, 1, -1, 1, "generic", "Determine if a key exists", "1.0.0",
+     "O(N) where N is the number of keys to check.", R_FAST, NULL, NULL, NULL},
+    {"type", cmd_type, 2, RF, 1, 1, 1, "generic", "Determine the type stored at key", "1.0.0", "O(1)", R_FAST,
+     NULL, NULL, NULL},
+    {"rename", cmd_rename, 3, CMD_WRITE, 1, 2, 1, "generic", "Rename a key", "1.0.0", "O(1)",
+     "keyspace write slow", NULL, NULL, NULL},
+    {"renamenx", cmd_renamenx, 3, WF, 1, 2, 1, "generic", "Rename a key, only if the new key does not exist",
+     "1.0.0", "O(1)", W_FAST, NULL, NULL, NULL},
+    {"copy", cmd_copy, -3, CMD_WRITE | CMD_DENYOOM, 1, 2, 1, "generic", "Copy a key", "6.2.0",
+     "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
+     "keyspace write slow", NULL, NULL, NULL},
+    {"move", cmd_move, 3, WF, 1, 1, 1, "generic", "Move a key to another database", "1.0.0", "O(1)", W_FAST, NULL,
+     NULL, NULL},
+    {"swapdb", cmd_swapdb, 3, WF, 0, 0, 0, "server", "Swaps two Redis databases", "4.0.0",
+     "O(N) where N is the count of clients watching or blocking on keys from both databases.",
+     "keyspace write fast dangerous", NULL, NULL, NULL},
+    {"touch", cmd_exists, -2, RF, 1, -1, 1, "generic",
+     "Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1",
+     "O(N) where N is the number of keys that will be touched.", R_FAST, NULL, NULL, NULL},
+    {"randomkey", cmd_randomkey, 1, CMD_READONLY, 0, 0, 0, "generic", "Return a random key from the keyspace",
+     "1.0.0", "O(1)", "keyspace read slow", NULL, NULL, NULL},
+    {"keys", cmd_keys, 2, CMD_READONLY, 0, 0, 0, "generic", "Find all keys matching the given pattern", "1.0.0",
+     "O(N) with N being the number of keys in the database, under the assumption that the key names in the "
+     "database and the given pattern have limited length.",
+     "keyspace read slow dangerous", NULL, NULL, NULL},
+    {"scan", cmd_scan, -2, CMD_READONLY, 0, 0, 0, "generic", "Incrementally iterate the keys space", "2.8.0",
+     "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to "
+     "return back to 0. N is the number of elements inside the collection.",
+     "keyspace read slow", NULL, NULL, NULL},
+    {"expire", cmd_expire, -3, WF | CMD_OWN_EFFECT, 1, 1, 1, "generic", "Set a key's time to live in seconds", "1.0.0", "O(1)",
+     W_FAST, NULL, NULL, NULL},
+    {"pexpire", cmd_pexpire, -3, WF | CMD_OWN_EFFECT, 1, 1, 1, "generic", "Set a key's time to live in milliseconds", "2.6.0",
+     "O(1)", W_FAST, NULL, NULL, NULL},
+    {"expireat", cmd_expireat, -3, WF | CMD_OWN_EFFECT, 1, 1, 1, "generic", "Set the expiration for a key as a UNIX timestamp",
+     "1.2.0", "O(1)", W_FAST, NULL, NULL, NULL},
+    {"pexpireat", cmd_pexpireat, -3, WF | CMD_OWN_EFFECT, 1, 1, 1, "generic",
+     "Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "O(1)", W_FAST, NULL,
+     NULL, NULL},
+    {"ttl", cmd_ttl, 2, RF, 1, 1, 1, "generic", "Get the time to live for a key in seconds", "1.0.0", "O(1)",
+     R_FAST, NULL, NULL, NULL},
+    {"pttl", cmd_pttl, 2, RF, 1, 1, 1, "generic", "Get the time to live for a key in milliseconds", "2.6.0",
+     "O(1)", R_FAST, NULL, NULL, NULL},
+    {"expiretime", cmd_expiretime, 2, RF, 1, 1, 1, "generic", "Get the expiration Unix timestamp for a key",
+     "7.0.0", "O(1)", R_FAST, NULL, NULL, NULL},
+    {"pexpiretime", cmd_pexpiretime, 2, RF, 1, 1, 1, "generic",
+     "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "O(1)", R_FAST, NULL, NULL, NULL},
+    {"persist", cmd_persist, 2, WF, 1, 1, 1, "generic", "Remove the expiration from a key", "2.2.0", "O(1)",
+     W_FAST, NULL, NULL, NULL},
+    {"object", cmd_container, -2, 0, 0, 0, 0, "generic", "A container for object introspection commands", "2.2.3",
+     "Depends on subcommand.", "slow", object_subcommands, NULL, NULL},
+    {0},
+};

@@ -1,0 +1,88 @@
+/* cmd_slowlog.c -- SLOWLOG GET, LEN, RESET and HELP, with Redis 7.0's replies.
+ *
+ * Why here: the slow log itself is kept by commands.c, where cmd_call times every
+ * command (slowlog_push); these are the commands that let clients read and clear
+ * it, kept as their own small family beside the other server commands. */
+#include "cmd/commands.h"
+#include "net/reply.h"
+#include "core/util.h"
+
+static void slowlog_get(client *c)
+{
+    long long count = 10;
+    int i, n;
+
+    if (c->argc > 3) {
+        reply_subcommand_syntax(c);
+        return;
+    }
+    if (c->argc == 3 && (str_to_ll(c->argv[2].p, c->argv[2].len, &count) < 0 || count < -1)) {
+        reply_error(c, "ERR count should be greater than or equal to -1");
+        return;
+    }
+    n = (count == -1 || count > srv.slowlog_len) ? srv.slowlog_len : (int)count;
+    reply_array(c, n);
+    for (i = 0; i < n; i++) {
+        const slowlog_entry *e = &srv.slowlog[i];
+        int j;
+        reply_array(c, 6);
+        reply_int(c, e->id);
+        reply_int(c, (long long)e->time);
+        reply_int(c, e->duration);
+        reply_array(c, e->argc);
+        for (j = 0; j < e->argc; j++)
+            reply_bulk(c, e->argv[j].p, e->argv[j].len);
+        reply_bulk_cstr(c, e->peer ? e->peer : "");
+        reply_bulk_cstr(c, e->cname ? e->cname : "");
+    }
+}
+
+static void slowlog_len(client *c)
+{
+    reply_int(c, srv.slowlog_len);
+}
+
+static void slowlog_reset_cmd(client *c)
+{
+    slowlog_reset();
+    reply_ok(c);
+}
+
+static void slowlog_help(client *c)
+{
+    static const char *const lines[] = {
+        "GET [<count>]",
+        "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+        "    Entries are made of:",
+        "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+        "    client name",
+        "LEN",
+        "    Return the length of the slowlog.",
+        "RESET",
+        "    Reset the slowlog.",
+        NULL,
+    };
+    reply_help(c, lines);
+}
+
+/* ---- the table ---- */
+
+#define LS (CMD_LOADING | CMD_STALE)
+
+static const cmd_def slowlog_subcommands[] = {
+    {"get", slowlog_get, -2, CMD_ADMIN | LS, 0, 0, 0, "server", "Get the slow log's entries", "2.2.12",
+     "O(N) where N is the number of entries returned", "admin slow dangerous", NULL, NULL, NULL},
+    {"len", slowlog_len, 2, CMD_ADMIN | LS, 0, 0, 0, "server", "Get the slow log's length", "2.2.12", "O(1)",
+     "admin slow dangerous", NULL, NULL, NULL},
+    {"reset", slowlog_reset_cmd, 2, CMD_ADMIN | LS, 0, 0, 0, "server", "Clear all entries from the slow log",
+     "2.2.12", "O(N) where N is the number of entries in the slowlog", "admin slow dangerous", NULL, NULL, NULL},
+    {"help", slowlog_help, 2, LS, 0, 0, 0, "server", "Show helpful text about the different subcommands", "6.2.0",
+     "O(1)", "slow", NULL, NULL, NULL},
+    {0},
+};
+
+const cmd_def cmd_table_slowlog[] = {
+    {"slowlog", cmd_container, -2, 0, 0, 0, 0, "server", "A container for slow log commands", "2.2.12",
+     "Depends on subcommand.", "slow", slowlog_subcommands, NULL, NULL},
+    {0},
+};

@@ -1,0 +1,567 @@
+/* commands.c -- registry, dispatch, stats and slow log (see commands.h). */
+#include "cmd/commands.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ht.h"
+#include "log.h"
+#include "core/mem.h"
+#include "cmd/multi.h"
+#include "aof/persist.h"
+#include "net/net.h"
+#include "net/reply.h"
+#include "cmd/stats.h"
+#include "core/util.h"
+
+#define REG_SIZE 1024 /* open-addressing slots; power of two, > 2x the commands */
+#define NAME_MAX_LEN 64
+
+/* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
+static const cmd_def *table_list[] = {
+    cmd_table_conn, cmd_table_string, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
+    cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
+};
+
+typedef struct reg_slot {
+    const cmd_def *cmd;
+    char *fullname;
+} reg_slot;
+
+static reg_slot registry[REG_SIZE];
+static int ncommands;
+
+/* Extra per-command data kept beside the const tables, keyed by address. */
+typedef struct cmd_extra {
+    const cmd_def *cmd;
+    cmd_stats stats;
+    char fullname[NAME_MAX_LEN * 2];
+} cmd_extra;
+static cmd_extra *extras;
+static int nextras, capextras;
+
+static uint32_t name_hash(const char *lname, size_t len)
+{
+    return (uint32_t)ht_hash(lname, len, 0x5ca7c4);
+}
+
+static void reg_add(const cmd_def *cmd)
+{
+    uint32_t i = name_hash(cmd->name, strlen(cmd->name)) & (REG_SIZE - 1);
+    while (registry[i].cmd)
+        i = (i + 1) & (REG_SIZE - 1);
+    registry[i].cmd = cmd;
+    ncommands++;
+}
+
+static cmd_extra *extra_of(const cmd_def *cmd)
+{
+    /* Extras are sorted by address for binary search. */
+    int lo = 0, hi = nextras - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (extras[mid].cmd == cmd)
+            return &extras[mid];
+        if ((uintptr_t)extras[mid].cmd < (uintptr_t)cmd)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+static void extra_add(const cmd_def *cmd, const cmd_def *parent)
+{
+    cmd_extra *x;
+    if (nextras == capextras) {
+        capextras = capextras ? capextras * 2 : 256;
+        extras = xrealloc(extras, sizeof(cmd_extra) * (size_t)capextras);
+    }
+    x = &extras[nextras++];
+    memset(x, 0, sizeof(*x));
+    x->cmd = cmd;
+    if (parent)
+        snprintf(x->fullname, sizeof(x->fullname), "%s|%s", parent->name, cmd->name);
+    else
+        snprintf(x->fullname, sizeof(x->fullname), "%s", cmd->name);
+}
+
+static int extra_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const cmd_extra *)a)->cmd, y = (uintptr_t)((const cmd_extra *)b)->cmd;
+    return x < y ? -1 : x > y;
+}
+
+void cmd_init(void)
+{
+    size_t t;
+    for (t = 0; t < sizeof(table_list) / sizeof(table_list[0]); t++) {
+        const cmd_def *c;
+        for (c = table_list[t]; c->name; c++) {
+            reg_add(c);
+            extra_add(c, NULL);
+            if (c->subcommands) {
+                const cmd_def *s;
+                for (s = c->subcommands; s->name; s++)
+                    extra_add(s, c);
+            }
+        }
+    }
+    qsort(extras, (size_t)nextras, sizeof(cmd_extra), extra_cmp);
+    srv.cmd_multi = cmd_lookup("multi", 5);
+    srv.cmd_exec = cmd_lookup("exec", 4);
+    srv.cmd_discard = cmd_lookup("discard", 7);
+    srv.cmd_quit = cmd_lookup("quit", 4);
+    srv.cmd_reset = cmd_lookup("reset", 5);
+    srv.cmd_watch = cmd_lookup("watch", 5);
+}
+
+const cmd_def *cmd_lookup(const char *name, size_t len)
+{
+    char lname[NAME_MAX_LEN];
+    uint32_t i;
+    size_t k;
+
+    if (len == 0 || len >= NAME_MAX_LEN)
+        return NULL;
+    for (k = 0; k < len; k++)
+        lname[k] = (char)tolower((unsigned char)name[k]);
+    lname[len] = '\0';
+    i = name_hash(lname, len) & (REG_SIZE - 1);
+    while (registry[i].cmd) {
+        if (strcmp(registry[i].cmd->name, lname) == 0)
+            return registry[i].cmd;
+        i = (i + 1) & (REG_SIZE - 1);
+    }
+    return NULL;
+}
+
+static const cmd_def *sub_lookup(const cmd_def *parent, const char *name, size_t len)
+{
+    const cmd_def *s;
+    for (s = parent->subcommands; s->name; s++)
+        if (str_eq_ci(name, len, s->name))
+            return s;
+    return NULL;
+}
+
+const char *cmd_fullname(const cmd_def *cmd)
+{
+    cmd_extra *x = extra_of(cmd);
+    return x ? x->fullname : cmd->name;
+}
+
+static cmd_stats *stats_of(const cmd_def *cmd)
+{
+    cmd_extra *x = extra_of(cmd);
+    return x ? &x->stats : NULL;
+}
+
+void cmd_foreach(void (*fn)(const cmd_def *cmd, void *ctx), void *ctx)
+{
+    size_t t;
+    for (t = 0; t < sizeof(table_list) / sizeof(table_list[0]); t++) {
+        const cmd_def *c;
+        for (c = table_list[t]; c->name; c++)
+            fn(c, ctx);
+    }
+}
+
+int cmd_count(void)
+{
+    return ncommands;
+}
+
+void cmd_reset_stats(void)
+{
+    int i;
+    for (i = 0; i < nextras; i++)
+        memset(&extras[i].stats, 0, sizeof(cmd_stats));
+}
+
+/* ---- errors ---- */
+
+typedef struct err_count {
+    char code[32];
+    long long count;
+} err_count;
+static err_count errcounts[128];
+static int nerrcodes;
+static long long total_errors;
+static int in_call;
+
+void srv_note_error(client *c, const char *msg)
+{
+    char code[32];
+    size_t n = 0;
+    int i;
+
+    total_errors++;
+    while (msg[n] && msg[n] != ' ' && n < sizeof(code) - 1) {
+        code[n] = msg[n];
+        n++;
+    }
+    code[n] = '\0';
+    for (i = 0; i < nerrcodes; i++)
+        if (strcmp(errcounts[i].code, code) == 0)
+            break;
+    if (i == nerrcodes && nerrcodes < 128) {
+        snprintf(errcounts[i].code, sizeof(errcounts[i].code), "%s", code);
+        nerrcodes++;
+    }
+    if (i < nerrcodes)
+        errcounts[i].count++;
+    if (c && c->cmd) {
+        cmd_stats *st = stats_of(c->cmd);
+        if (st) {
+            if (in_call)
+                st->failed++;
+            else
+                st->rejected++;
+        }
+    }
+}
+
+void cmd_foreach_error(void (*fn)(const char *code, long long count, void *ctx), void *ctx)
+{
+    int i;
+    for (i = 0; i < nerrcodes; i++)
+        fn(errcounts[i].code, errcounts[i].count, ctx);
+}
+
+long long cmd_total_errors(void)
+{
+    return total_errors;
+}
+
+const cmd_stats *cmd_get_stats(const cmd_def *cmd)
+{
+    return stats_of(cmd);
+}
+
+void cmd_reset_error_stats(void)
+{
+    memset(errcounts, 0, sizeof(errcounts));
+    nerrcodes = 0;
+    total_errors = 0;
+}
+
+void reply_arity_error(client *c)
+{
+    reply_errorf(c, "ERR wrong number of arguments for '%s' command", cmd_fullname(c->cmd));
+}
+
+void reply_unknown_subcommand(client *c)
+{
+    char up[NAME_MAX_LEN];
+    size_t i;
+    for (i = 0; i < c->argv[0].len && i < sizeof(up) - 1; i++)
+        up[i] = (char)toupper((unsigned char)c->argv[0].p[i]);
+    up[i] = '\0';
+    reply_errorf(c, "ERR unknown subcommand '%.128s'. Try %s HELP.", c->argc > 1 ? c->argv[1].p : "", up);
+}
+
+void cmd_container(client *c)
+{
+    reply_unknown_subcommand(c);
+}
+
+void reply_subcommand_syntax(client *c)
+{
+    char up[32];
+    size_t i;
+    for (i = 0; i < c->argv[0].len && i < sizeof(up) - 1; i++)
+        up[i] = (char)(c->argv[0].p[i] >= 'a' && c->argv[0].p[i] <= 'z' ? c->argv[0].p[i] - 32 : c->argv[0].p[i]);
+    up[i] = '\0';
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.", c->argv[1].p,
+                 up);
+}
+
+void reply_help(client *c, const char *const *lines)
+{
+    char up[NAME_MAX_LEN], first[128];
+    size_t i, n = 0;
+    for (i = 0; i < c->argv[0].len && i < sizeof(up) - 1; i++)
+        up[i] = (char)toupper((unsigned char)c->argv[0].p[i]);
+    up[i] = '\0';
+    while (lines[n])
+        n++;
+    reply_array(c, (long)n + 3);
+    snprintf(first, sizeof(first), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", up);
+    reply_status(c, first);
+    for (i = 0; i < n; i++)
+        reply_status(c, lines[i]);
+    reply_status(c, "HELP");
+    reply_status(c, "    Prints this help.");
+}
+
+/* ---- dispatch ---- */
+
+static void reply_unknown_command(client *c)
+{
+    char args[512];
+    size_t off = 0;
+    int i;
+
+    args[0] = '\0';
+    for (i = 1; i < c->argc && off < 128; i++) {
+        int room = 128 - (int)off;
+        int n = snprintf(args + off, sizeof(args) - off, "'%.*s' ", room, c->argv[i].p);
+        if (n < 0)
+            break;
+        off += (size_t)n;
+        if (off >= sizeof(args))
+            off = sizeof(args) - 1;
+    }
+    reply_errorf(c, "ERR unknown command '%.128s', with args beginning with: %s", c->argv[0].p, args);
+}
+
+const cmd_def *cmd_resolve(client *c)
+{
+    const cmd_def *cmd = cmd_lookup(c->argv[0].p, c->argv[0].len);
+
+    c->cmd = NULL;
+    if (!cmd) {
+        reply_unknown_command(c);
+        return NULL;
+    }
+    c->cmd = cmd;
+    if (cmd->subcommands && c->argc >= 2) {
+        const cmd_def *sub = sub_lookup(cmd, c->argv[1].p, c->argv[1].len);
+        if (!sub) {
+            reply_unknown_subcommand(c);
+            return NULL;
+        }
+        c->cmd = cmd = sub;
+    }
+    c->lastcmd = cmd;
+    if ((cmd->arity > 0 && c->argc != cmd->arity) || (cmd->arity < 0 && c->argc < -cmd->arity)) {
+        if (cmd == srv.cmd_exec && (c->flags & CLIENT_MULTI)) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "wrong number of arguments for '%s' command", cmd_fullname(cmd));
+            multi_exec_abort(c, msg);
+            c->cmd = NULL;
+            return NULL;
+        }
+        reply_arity_error(c);
+        return NULL;
+    }
+    return cmd;
+}
+
+static int is_multi_control(const cmd_def *cmd)
+{
+    return cmd == srv.cmd_exec || cmd == srv.cmd_discard || cmd == srv.cmd_multi || cmd == srv.cmd_watch ||
+           cmd == srv.cmd_quit || cmd == srv.cmd_reset;
+}
+
+static int over_maxmemory(void)
+{
+    return srv.cfg.maxmemory > 0 && mem_used() > (size_t)srv.cfg.maxmemory;
+}
+
+#define ERR_OOM "OOM command not allowed when used memory > 'maxmemory'."
+
+static void dispatch(client *c);
+
+/* Run one request, then advance CLIENT REPLY SKIP as Redis does: the command
+ * after CLIENT REPLY SKIP has its reply dropped, whatever became of it. */
+void cmd_dispatch(client *c)
+{
+    dispatch(c);
+    if (c->flags & CLIENT_REPLY_SKIP)
+        c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+        c->flags |= CLIENT_REPLY_SKIP;
+    }
+}
+
+static void dispatch(client *c)
+{
+    const cmd_def *cmd;
+
+    cmd = cmd_resolve(c);
+    if (!cmd) {
+        multi_flag_error(c);
+        return;
+    }
+    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
+        reply_error(c, "NOAUTH Authentication required.");
+        multi_flag_error(c);
+        return;
+    }
+    if ((c->flags & CLIENT_MULTI) && (cmd->flags & CMD_NOT_IN_MULTI) && !is_multi_control(cmd)) {
+        reply_error(c, "ERR Command not allowed inside a transaction");
+        multi_flag_error(c);
+        return;
+    }
+    if (srv.loading && !(cmd->flags & CMD_LOADING)) {
+        reply_error(c, "LOADING Scratchpad is loading the dataset in memory");
+        multi_flag_error(c);
+        return;
+    }
+    if ((cmd->flags & CMD_DENYOOM) || (cmd == srv.cmd_exec && multi_has_denyoom(c))) {
+        if (over_maxmemory()) {
+            srv.stat_oom_rejections++;
+            if (cmd == srv.cmd_exec && (c->flags & CLIENT_MULTI)) {
+                multi_exec_abort(c, ERR_OOM);
+                return;
+            }
+            reply_error(c, ERR_OOM);
+            multi_flag_error(c);
+            return;
+        }
+    }
+    if ((cmd->flags & CMD_WRITE) || (cmd == srv.cmd_exec && multi_has_write(c))) {
+        const char *why = persist_refusing();
+        if (why) {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "MISCONF Errors writing to the AOF file: %s", why);
+            if (cmd == srv.cmd_exec && (c->flags & CLIENT_MULTI)) {
+                multi_exec_abort(c, msg);
+                return;
+            }
+            reply_error(c, msg);
+            multi_flag_error(c);
+            return;
+        }
+    }
+    if ((c->flags & CLIENT_MULTI) && !is_multi_control(cmd)) {
+        multi_queue(c, cmd);
+        return;
+    }
+    cmd_call(c, cmd);
+}
+
+void cmd_call(client *c, const cmd_def *cmd)
+{
+    uint64_t start;
+    int64_t dur;
+    cmd_stats *st;
+    long long dirty = srv.dirty;
+    uint64_t mark = plog_mark();
+
+    c->cmd = cmd;
+    srv.current = c;
+    in_call++;
+    if (persist_rewriting && (cmd->flags & CMD_WRITE))
+        persist_rewrite_touch(c, cmd);
+    start = fast_ticks();
+    cmd->proc(c);
+    if (plog) {
+        /* The log: a write that changed the dataset and does not log its own
+         * effect is logged as typed; the reply waits for what was logged. */
+        if ((cmd->flags & (CMD_WRITE | CMD_OWN_EFFECT)) == CMD_WRITE && srv.dirty != dirty)
+            plog_argv(c);
+        if (plog_mark() != mark)
+            c->aof_need = plog_mark();
+    }
+    dur = fast_ticks_to_us(fast_ticks() - start);
+    if (dur >= 1000)
+        db_now = now_ms(); /* a slow command: later commands of the batch see the time move on */
+    in_call--;
+    st = stats_of(cmd);
+    if (st) {
+        st->calls++;
+        st->usec += dur;
+    }
+    srv.stat_commands++;
+    c->cmds++;
+    if (srv.cfg.slowlog_slower_than >= 0 && dur >= srv.cfg.slowlog_slower_than &&
+        !(cmd->flags & CMD_SKIP_SLOWLOG))
+        slowlog_push(c, dur);
+}
+
+/* ---- helpers for the command families ---- */
+
+void key_modified(db *d, const char *key, size_t klen)
+{
+    srv.dirty++;
+    multi_touch_key(d, key, klen);
+}
+
+int arg_ll(client *c, int i, long long *out)
+{
+    if (str_to_ll(c->argv[i].p, c->argv[i].len, out) < 0) {
+        reply_error(c, ERR_NOTINT);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- slow log ---- */
+
+static void slowlog_entry_free(slowlog_entry *e)
+{
+    int i;
+    for (i = 0; i < e->argc; i++)
+        xfree(e->argv[i].p);
+    xfree(e->argv);
+    xfree(e->peer);
+    xfree(e->cname);
+    memset(e, 0, sizeof(*e));
+}
+
+/* The slow log is an array, newest entry first; it holds at most
+ * slowlog-max-len entries (small), so a push moves the others down by one. */
+void slowlog_reset(void)
+{
+    int i;
+    for (i = 0; i < srv.slowlog_len; i++)
+        slowlog_entry_free(&srv.slowlog[i]);
+    srv.slowlog_len = 0;
+}
+
+void slowlog_resize(void)
+{
+    int cap = srv.cfg.slowlog_max_len;
+
+    while (srv.slowlog_len > cap)
+        slowlog_entry_free(&srv.slowlog[--srv.slowlog_len]);
+    srv.slowlog = xrealloc(srv.slowlog, sizeof(slowlog_entry) * (size_t)(cap > 0 ? cap : 1));
+    srv.slowlog_cap = cap;
+}
+
+void slowlog_push(client *c, long long duration)
+{
+    slowlog_entry *e;
+    int i, argc;
+
+    if (srv.slowlog_cap != srv.cfg.slowlog_max_len)
+        slowlog_resize();
+    if (srv.slowlog_cap <= 0)
+        return;
+    if (srv.slowlog_len == srv.slowlog_cap)
+        slowlog_entry_free(&srv.slowlog[--srv.slowlog_len]);
+    memmove(&srv.slowlog[1], &srv.slowlog[0], sizeof(slowlog_entry) * (size_t)srv.slowlog_len);
+    srv.slowlog_len++;
+    e = &srv.slowlog[0];
+    argc = c->argc > 32 ? 32 : c->argc;
+    e->argv = xmalloc(sizeof(sarg) * (size_t)argc);
+    for (i = 0; i < argc; i++) {
+        char tmp[64];
+        if (i == 31 && c->argc > 32) {
+            int n = snprintf(tmp, sizeof(tmp), "... (%d more arguments)", c->argc - 31);
+            e->argv[i].p = xstrndup(tmp, (size_t)n);
+            e->argv[i].len = (size_t)n;
+        } else if (c->argv[i].len > 128) {
+            int n = snprintf(tmp, sizeof(tmp), "... (%zu more bytes)", c->argv[i].len - 128);
+            e->argv[i].p = xmalloc(128 + (size_t)n + 1);
+            memcpy(e->argv[i].p, c->argv[i].p, 128);
+            memcpy(e->argv[i].p + 128, tmp, (size_t)n + 1);
+            e->argv[i].len = 128 + (size_t)n;
+        } else {
+            e->argv[i].p = xstrndup(c->argv[i].p, c->argv[i].len);
+            e->argv[i].len = c->argv[i].len;
+        }
+    }
+    e->argc = argc;
+    e->id = srv.slowlog_next_id++;
+    e->time = now_ms() / 1000;
+    e->duration = duration;
+    e->peer = xstrdup(c->addr);
+    e->cname = xstrdup(c->name ? c->name : "");
+}

@@ -1,0 +1,105 @@
+/* lzcache.c -- the LRU cache of decoded chunks (see lzcache.h).
+ *
+ * Why a module of its own: lzval.c is the compressed value (layout, index,
+ * changes, loading), lzread.c reads it; the cache is neither. It is a plain
+ * data structure with a narrow interface (find, claim, changed) that both use,
+ * keyed by numbers they give it, so it can be tested alone: LRU order, what a
+ * change forgets, what a full cache evicts.
+ *
+ * Slots are searched linearly: a cache holds a few slots (a handful per
+ * connection), so a scan is cheaper than any index. Evicting takes the first
+ * empty slot, else the one with the smallest stamp; the clock ticks once per
+ * find hit or claim, so stamps are distinct. */
+#include "lz/lzcache.h"
+#include "mem.h"
+
+#include <string.h>
+
+struct lzcache {
+    size_t nslots;
+    uint64_t clock; /* ticks once per use */
+    lzcache_slot slots[];
+};
+
+lzcache *lzcache_new(size_t slots)
+{
+    lzcache *c;
+
+    if (slots == 0)
+        slots = 1;
+    c = xcalloc(1, sizeof(*c) + slots * sizeof(lzcache_slot));
+    c->nslots = slots;
+    return c;
+}
+
+void lzcache_free(lzcache *c)
+{
+    size_t k;
+
+    if (!c)
+        return;
+    for (k = 0; k < c->nslots; k++)
+        xfree(c->slots[k].buf);
+    xfree(c);
+}
+
+lzcache_slot *lzcache_find(lzcache *c, uint64_t uid, size_t idx)
+{
+    size_t k;
+
+    for (k = 0; k < c->nslots; k++) {
+        lzcache_slot *s = &c->slots[k];
+        if (s->uid == uid && s->idx == idx) {
+            s->stamp = ++c->clock;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+lzcache_slot *lzcache_claim(lzcache *c, uint64_t uid, size_t idx, size_t bytes, size_t nsub)
+{
+    lzcache_slot *best = &c->slots[0];
+    size_t k;
+
+    for (k = 0; k < c->nslots; k++) {
+        lzcache_slot *s = &c->slots[k];
+        if (!s->uid) {
+            best = s;
+            break;
+        }
+        if (s->stamp < best->stamp)
+            best = s;
+    }
+    if (best->cap < bytes) {
+        xfree(best->buf);
+        best->buf = xmalloc(bytes);
+        best->cap = bytes;
+    }
+    memset(best->have, 0, nsub * sizeof(best->have[0]));
+    best->uid = uid;
+    best->idx = idx;
+    best->stamp = ++c->clock;
+    return best;
+}
+
+/* Sub-blocks a to b of a touched chunk are those holding its bytes [a, b). */
+void lzcache_changed(lzcache *c, uint64_t old_uid, uint64_t new_uid, size_t chunk_size,
+                     size_t sub_size, size_t lo, size_t hi)
+{
+    size_t cs = chunk_size, k, j;
+
+    for (k = 0; k < c->nslots; k++) {
+        lzcache_slot *s = &c->slots[k];
+        size_t clo = s->idx * cs, a, b;
+        if (s->uid != old_uid)
+            continue;
+        s->uid = new_uid;
+        if (hi <= clo || lo >= clo + cs)
+            continue;
+        a = (lo > clo ? lo : clo) - clo;
+        b = (hi < clo + cs ? hi : clo + cs) - clo;
+        for (j = a / sub_size; j <= (b - 1) / sub_size; j++)
+            s->have[j] = 0;
+    }
+}

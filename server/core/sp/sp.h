@@ -1,0 +1,193 @@
+/* sp.h -- a scratchpad: a namespace of named entries, each a versioned,
+ * optionally expiring piece of text or binary content.
+ *
+ * Why: an agent keeps plans, findings and large tool outputs outside its context
+ * and reads back only a window of them. A scratchpad is one key of the keyspace
+ * whose value is this structure; the SP.* commands (cmd_sp.c) are built on it.
+ *
+ * Layout: entries sorted by name in an array of pointers (names are unique), so
+ * listing in name order and resuming a listing after a given name are O(log n),
+ * plus a hash index of the same entries, so finding an entry by name (every SP
+ * command does) costs one or two probes rather than a binary search. Content is a heap buffer below the compression threshold and a
+ * chunked LZ4 value (lzval.h) at or above it, behind one set of functions, so a
+ * window read touches only the chunks it needs.
+ *
+ * Units: text entries (valid UTF-8) count characters (code points); binary
+ * entries count bytes. Lines are split on '\n', 1-based; a final '\n' does not
+ * start an extra empty line, so "a\nb\n" and "a\nb" both have 2 lines.
+ *
+ * Expiry: each entry may carry an absolute expiry (ms). The scratchpad keeps a
+ * count of expiring entries and a lower bound of their earliest expiry, so
+ * checking "is anything due?" is O(1); sp_expire_due removes what is due.
+ *
+ * No globals and no server types: thresholds and the decompression cache come in
+ * an sp_params. Memory comes from the accounted allocator (mem.h); allocation
+ * failure aborts. Functions returning int give 0 on success, -1 on a corrupt
+ * compressed chunk (the caller answers an error and changes nothing). */
+#ifndef SP_SP_H
+#define SP_SP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lz/lzval.h"
+
+#define SP_NAME_MAX 255
+
+enum { SP_TEXT = 0, SP_BINARY = 1 };
+enum { SP_ENC_RAW = 0, SP_ENC_LZ4 = 1 };
+
+typedef struct sp_params {
+    size_t compress_threshold; /* bytes; content at or above it is compressed (0 = never) */
+    size_t compress_chunk;     /* raw bytes per compressed chunk */
+    lzcache *cache;            /* may be NULL */
+    struct lzidle *idle;       /* where compressed content waits for its dictionary
+                                  (lzidle.h), or NULL: chosen when it is written */
+    int compress_accel;        /* LZ4 acceleration of content written with idle set, which
+                                  re-encodes it at 1 once unchanged (0 or 1: none) */
+} sp_params;
+
+typedef struct sp_entry {
+    uint64_t version;   /* 1 at creation, +1 on every content change */
+    int64_t created;    /* ms since epoch */
+    int64_t updated;    /* ms since epoch */
+    int64_t expire;     /* ms since epoch, -1 if none */
+    size_t size;        /* bytes */
+    size_t chars;       /* code points (text); equals size for binary */
+    size_t newlines;    /* count of '\n' bytes */
+    uint8_t kind;       /* SP_TEXT / SP_BINARY */
+    uint8_t enc;        /* SP_ENC_RAW / SP_ENC_LZ4 */
+    uint8_t has_sha;    /* sha256 below is valid */
+    uint8_t nlen;       /* bytes of name */
+    uint32_t hash;      /* of the name, for the scratchpad's index */
+    uint8_t ends_nl;    /* the content's last byte is '\n' */
+    uint8_t sha[32];    /* cached SHA-256 of the content */
+    char *raw;          /* SP_ENC_RAW: content (xmalloc'd, may have spare room) */
+    size_t rawcap;      /* bytes usable in raw (xmalloc_size, kept so that a rewrite
+                           in place need not read the allocator's header) */
+    lzval *lz;          /* SP_ENC_LZ4: content */
+    char name[];        /* nlen bytes, NUL-terminated */
+} sp_entry;
+
+typedef struct sp {
+    sp_entry **e;        /* sorted by name */
+    size_t n, cap;
+    sp_entry **idx;      /* hash index of the same entries by name (see sp.c); NULL when empty */
+    size_t idxcap;       /* slots of idx: a power of two, at least twice n */
+    uint64_t offload_seq;/* last number SP.OFFLOAD used */
+    size_t nexpiring;    /* entries with an expiry */
+    int64_t min_expire;  /* ms, a lower bound of the earliest entry expiry (valid if nexpiring) */
+    int min_exact;       /* min_expire is exact, not just a lower bound */
+    uint32_t subidx;     /* the keyspace's sub-expiry heap index (db.h) */
+    size_t bytes;        /* logical bytes of all entries */
+} sp;
+
+/* ---- names and text ---- */
+
+/* 1 if name[0..n) is a valid entry name: 1..255 bytes of A-Z a-z 0-9 _ - . : /
+ * with no empty, "." or ".." segment between slashes. */
+int sp_name_valid(const char *name, size_t n);
+/* 1 if p[0..n) is valid UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
+int sp_utf8_valid(const char *p, size_t n);
+/* SP_TEXT if p[0..n) is valid UTF-8 without NUL bytes, else SP_BINARY. */
+int sp_detect_kind(const char *p, size_t n);
+/* Number of UTF-8 lead bytes (code points for valid UTF-8) in p[0..n). */
+size_t sp_count_chars(const char *p, size_t n);
+
+/* What one pass over content tells (sp_text_scan). */
+typedef struct sp_textinfo {
+    size_t chars;    /* bytes that are not UTF-8 continuation bytes (code points if valid) */
+    size_t newlines; /* '\n' bytes */
+    int utf8;        /* 1 if valid UTF-8 (as sp_utf8_valid) */
+    int nul;         /* 1 if a NUL byte occurs */
+    const uint32_t *sub_nl; /* sp_text_scan_sub on all-ASCII content: the newline counts of
+                               its sub-blocks in lzval's layout for chunks of sub_cs bytes
+                               (lzval_new_ascii); else NULL */
+    size_t sub_cs;
+} sp_textinfo;
+
+/* Validate and count p[0..n) in one pass, 8 bytes at a time over ASCII: the
+ * write path's single look at the content (kind detection, KIND text check,
+ * and the entry's counts). */
+void sp_text_scan(const char *p, size_t n, sp_textinfo *ti);
+/* The kind content with these counts is detected as: text when valid UTF-8
+ * without NUL bytes, binary otherwise. */
+static inline int sp_kind_of(const sp_textinfo *ti) { return ti->utf8 && !ti->nul ? SP_TEXT : SP_BINARY; }
+/* sp_text_scan for content about to be compressed in chunks of chunk_size:
+ * scanned a sub-block at a time, so that all-ASCII content (logs, most tool
+ * output) also gets the newline count of each sub-block (ti->sub_nl, in a
+ * buffer of the thread's, valid until the next call), which the compression
+ * then takes instead of counting the bytes again. Content with a byte of 0x80
+ * or more is scanned again whole, and empty content is scanned as
+ * sp_text_scan does (ti->sub_nl NULL for both). */
+void sp_text_scan_sub(const char *p, size_t n, size_t chunk_size, sp_textinfo *ti);
+
+/* ---- the scratchpad ---- */
+
+sp *sp_new(void);
+/* Free s and every entry. sp_free(NULL) does nothing. */
+void sp_free(sp *s);
+/* A deep copy (compressed content is copied, not recompressed). */
+sp *sp_dup(const sp *s);
+/* Bytes of memory held by s and its entries. */
+size_t sp_stored(const sp *s);
+
+/* The entry named name, or NULL (expiry is not checked: call sp_expire_due first). */
+sp_entry *sp_find(const sp *s, const char *name, size_t nlen);
+/* Index of the first entry whose name is > name (strictly greater), for resuming
+ * a listing after the entry name. */
+size_t sp_upper_bound(const sp *s, const char *name, size_t nlen);
+/* A new, empty entry (version 0, kind text, no expiry) linked under name, which
+ * must be valid and absent. */
+sp_entry *sp_add(sp *s, const char *name, size_t nlen, int64_t now);
+/* Unlink and free e. */
+void sp_remove(sp *s, sp_entry *e);
+
+/* Set e's expiry (ms, -1 for none), keeping the scratchpad's counters. */
+void sp_set_expire(sp *s, sp_entry *e, int64_t when);
+/* Remove the entries due by now. Returns the number removed. */
+size_t sp_expire_due(sp *s, int64_t now);
+/* The earliest expiry of an entry (exact), or -1 if none expires. O(n) when the
+ * cached bound is stale; cheap otherwise. */
+int64_t sp_next_expire(sp *s);
+
+/* ---- content ---- */
+
+/* Replace e's content with p[0..n) of the given kind (counts recomputed,
+ * encoding chosen by size, sha cache dropped). Does not touch version/times. */
+void sp_entry_set(sp *s, sp_entry *e, const char *p, size_t n, int kind, const sp_params *pr);
+/* sp_entry_set with the counts of p[0..n) already known (ti from sp_text_scan
+ * of the same bytes), so the content is not scanned again; ti may be NULL. */
+void sp_entry_set_info(sp *s, sp_entry *e, const char *p, size_t n, int kind, const sp_textinfo *ti,
+                       const sp_params *pr);
+/* Replace e's content with the compressed value v, which e takes over (the log
+ * loader). Counts come from v. */
+void sp_entry_set_lz(sp *s, sp_entry *e, lzval *v, int kind);
+/* Append p[0..n) (the caller checked UTF-8 validity for text). */
+int sp_entry_append(sp *s, sp_entry *e, const char *p, size_t n, const sp_params *pr);
+/* sp_entry_append with p[0..n)'s counts already known (ti may be NULL). */
+int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_textinfo *ti,
+                         const sp_params *pr);
+/* Copy bytes [off, off+n) into dst (off + n <= size). */
+int sp_entry_read(const sp_entry *e, size_t off, size_t n, char *dst, const sp_params *pr);
+/* A new xmalloc'd buffer with the whole content (+ a NUL); the caller frees it. */
+int sp_entry_copy(const sp_entry *e, char **out, const sp_params *pr);
+/* Byte offset where character ch starts (ch <= chars); identity for binary. */
+int sp_entry_char_to_byte(const sp_entry *e, size_t ch, size_t *byte, const sp_params *pr);
+/* Number of characters before byte offset b (b <= size); identity for binary. */
+int sp_entry_byte_to_char(const sp_entry *e, size_t b, size_t *ch, const sp_params *pr);
+/* Number of lines (see the file comment). */
+size_t sp_entry_lines(const sp_entry *e);
+/* Byte offset where line `line` (1-based, 1 <= line <= lines+1) starts; line
+ * lines+1 gives size. */
+int sp_entry_line_start(const sp_entry *e, size_t line, size_t *byte, const sp_params *pr);
+/* The entry's length in its own unit (chars for text, bytes for binary). */
+static inline size_t sp_entry_length(const sp_entry *e) { return e->kind == SP_TEXT ? e->chars : e->size; }
+/* SHA-256 of the content (computed once, cached until the next change). */
+int sp_entry_sha256(sp_entry *e, uint8_t out[32], const sp_params *pr);
+/* Bytes of memory the entry holds. */
+size_t sp_entry_stored(const sp_entry *e);
+/* Number of compressed chunks (0 for raw). */
+size_t sp_entry_chunks(const sp_entry *e);
+
+#endif

@@ -1,0 +1,179 @@
+/* db.h -- the keyspace: logical databases of typed entries with expiry.
+ *
+ * An entry (dbent) is one arena object holding the hash-table node, the key and,
+ * for small strings, the value itself: one allocation per key, no pointer chase
+ * to read a small value. Larger values live out of line (a heap buffer, a chunked
+ * LZ4 value, or a type's own structure) and the entry holds a pointer.
+ *
+ * Expiry: entries with a TTL sit in a per-database binary min-heap ordered by
+ * expiry time (the entry records its heap index), so the active cycle pops
+ * exactly the expired keys with no sampling misses, and lookups expire lazily.
+ * An expired key is never returned by a lookup.
+ *
+ * Invariants: an entry's address is stable for the key's lifetime except through
+ * db_resize_entry (which returns the new address); e->xidx == DB_NOEXPIRE iff the
+ * key has no TTL; db->keys and the heap hold the same entries' addresses. */
+#ifndef SP_DB_H
+#define SP_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/ht.h"
+
+#define DB_NOEXPIRE UINT32_MAX
+
+enum { OBJ_STRING = 0, OBJ_SCRATCHPAD = 1 };
+/* Value encodings. INLINE: bytes in the entry; RAW: heap buffer; LZ4: lzval;
+ * PTR: the type's own structure. */
+enum { ENC_INLINE = 0, ENC_RAW = 1, ENC_LZ4 = 2, ENC_PTR = 3 };
+
+#define DBENT_F_COMPRESS_PENDING 1 /* queued for background compression (value.c) */
+/* Bits 1-7 of flags: the entry's rewrite epoch. An incremental log rewrite
+ * (persistence/rewrite_inc.c) has written an entry's state to the new base, or
+ * the entry was created after the rewrite began, iff its epoch equals
+ * db_epoch. db_add stamps new entries with db_epoch; moves and resizes keep
+ * the stamp with the header. */
+#define DBENT_EPOCH_SHIFT 1
+#define DBENT_EPOCH_MASK 0x7Fu
+extern uint8_t db_epoch; /* 0..DBENT_EPOCH_MASK */
+
+typedef struct dbent {
+    ht_node node;     /* chain, hash, klen */
+    uint32_t icap;    /* bytes of room after the key (inline value or a pointer) */
+    uint32_t vlen;    /* bytes of an INLINE or RAW value */
+    uint32_t xidx;    /* index in the expire heap, DB_NOEXPIRE if none */
+    uint8_t type;     /* OBJ_* */
+    uint8_t enc;      /* ENC_* */
+    uint8_t flags;    /* DBENT_F_* */
+    char data[];      /* key (node.klen bytes), then icap bytes of room */
+} dbent;
+
+typedef struct xitem {
+    int64_t when;     /* ms since epoch */
+    dbent *e;
+} xitem;
+
+typedef struct db {
+    int id;
+    ht keys;
+    xitem *heap;      /* min-heap by when: keys with a TTL */
+    uint32_t nheap, heapcap;
+    xitem *sheap;     /* min-heap by when: keys whose value has expiring parts */
+    uint32_t nsheap, sheapcap;
+    arena *arena;     /* shared by all databases */
+} db;
+
+static inline const char *dbent_key(const dbent *e) { return e->data; }
+static inline unsigned dbent_epoch(const dbent *e) { return (unsigned)(e->flags >> DBENT_EPOCH_SHIFT) & DBENT_EPOCH_MASK; }
+static inline void dbent_set_epoch(dbent *e, unsigned ep)
+{
+    e->flags = (uint8_t)((e->flags & ~(DBENT_EPOCH_MASK << DBENT_EPOCH_SHIFT)) | ((ep & DBENT_EPOCH_MASK) << DBENT_EPOCH_SHIFT));
+}
+static inline uint32_t dbent_klen(const dbent *e) { return e->node.klen; }
+static inline char *dbent_room(dbent *e) { return e->data + e->node.klen; }
+static inline void *dbent_ptr(const dbent *e)
+{
+    void *p;
+    __builtin_memcpy(&p, e->data + e->node.klen, sizeof(p));
+    return p;
+}
+static inline void dbent_set_ptr(dbent *e, void *p)
+{
+    __builtin_memcpy(e->data + e->node.klen, &p, sizeof(p));
+}
+
+/* Current time used for expiry decisions during one command (ms). Set by the
+ * dispatcher so that a command sees one consistent instant. */
+extern int64_t db_now;
+
+/* While non-zero (the log is being replayed), nothing expires: lookups return
+ * keys and entries whose time has passed, db_is_expired answers 0 and the active
+ * cycle does nothing. The log holds a DEL for every expiry that happened, so
+ * the replay must not expire anything on its own. */
+extern int db_expiry_paused;
+
+/* Keyspace hits and misses counted by db_lookup (INFO stats). */
+extern long long db_stat_hits, db_stat_misses;
+
+void db_init(db *d, int id, arena *a, uint64_t seed);
+/* Free every entry (and its value) and the tables. */
+void db_release(db *d);
+/* Remove every key. Returns the number removed. */
+long long db_flush(db *d);
+/* Exchange the contents of two databases (SWAPDB). */
+void db_swap(db *a, db *b);
+
+static inline uint64_t db_size(const db *d) { return ht_count(&d->keys); }
+static inline uint32_t db_expires(const db *d) { return d->nheap; }
+
+/* The live entry for key, or NULL. An expired entry found is deleted first.
+ * db_lookup counts keyspace hits/misses (for reads); db_lookup_write does not. */
+dbent *db_lookup(db *d, const char *key, size_t klen);
+dbent *db_lookup_write(db *d, const char *key, size_t klen);
+/* As db_lookup_write but never expires (for the active cycle and tests). */
+dbent *db_find_raw(db *d, const char *key, size_t klen);
+
+/* Create and link a new entry for key (which must not exist) of the given type
+ * with at least room bytes of room after the key; e->vlen is 0, enc INLINE. */
+dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room);
+
+/* Give e at least room bytes of room, moving it if needed; returns its address
+ * (the old one is invalid if different). The value bytes/pointer are kept. */
+dbent *db_resize_entry(db *d, dbent *e, size_t room);
+
+/* Unlink e, free its value and the entry. */
+void db_delete_entry(db *d, dbent *e);
+/* Delete key if present (expired keys count as absent). Returns 1 / 0. */
+int db_delete(db *d, const char *key, size_t klen);
+
+/* Unlink e without freeing its value; returns a new entry for newkey in dst
+ * holding the same value, type and TTL. dst may be d. newkey must not exist in dst. */
+dbent *db_move_entry(db *d, dbent *e, db *dst, const char *newkey, size_t nklen);
+
+/* TTL: absolute expiry in ms, or -1 if none. */
+int64_t db_get_expire(const db *d, const dbent *e);
+void db_set_expire(db *d, dbent *e, int64_t when);
+/* Returns 1 if a TTL was removed. */
+int db_persist(db *d, dbent *e);
+/* 1 if the entry's TTL has passed at db_now. */
+int db_is_expired(const db *d, const dbent *e);
+
+/* Active expiry: delete expired keys until none is left or budget_us passes.
+ * Returns the number deleted. */
+long long db_active_expire(db *d, int64_t now, int64_t budget_us);
+
+/* Free the value held by e (not the entry); leaves e as an empty INLINE value. */
+void db_free_value(db *d, dbent *e);
+
+/* Bytes of memory held by e's out-of-line value (0 for inline). */
+size_t db_value_stored(const dbent *e);
+
+/* Called when a key's value changes (for WATCH and the log); set by the server. */
+extern void (*db_on_modified)(db *d, const char *key, size_t klen);
+/* Called when a key expires (lazily or actively); set by the server. */
+extern void (*db_on_expired)(db *d, const char *key, size_t klen);
+/* Frees a type's own structure (ENC_PTR) and duplicates it; set by the types. */
+extern void (*db_type_free[2])(void *p);
+extern void *(*db_type_dup[2])(const void *p);
+extern size_t (*db_type_stored[2])(const void *p);
+
+/* Sub-expiry: a type whose values hold parts with lifetimes of their own (the
+ * entries of a scratchpad) keeps, per key, the earliest time one of them is due
+ * in the database's second heap, so the active cycle reclaims them without
+ * anyone touching the key. The type says where its value keeps its heap index
+ * (initialised to DB_NOEXPIRE) and how to expire the parts due by now: it
+ * returns the next due time, -1 if none is left, or -2 if the value is now
+ * empty and the key must go. */
+extern uint32_t *(*db_type_subidx[2])(void *p);
+extern int64_t (*db_type_subexpire[2])(db *d, dbent *e, int64_t now);
+/* Set (when >= 0) or clear (when < 0) the sub-expiry time of key e. */
+void db_set_subexpire(db *d, dbent *e, int64_t when);
+/* The sub-expiry time of key e, or -1. */
+int64_t db_get_subexpire(const db *d, const dbent *e);
+/* Apply the sub-expiry of e now if due (lazy path; db_lookup does it too).
+ * Returns 1 if the key was deleted (reported like an expired key). */
+int db_subexpire_due(db *d, dbent *e);
+
+#endif

@@ -1,0 +1,614 @@
+/* cmd_string.c -- the string commands, with Redis 7's replies and errors. Values
+ * go through the value layer (value.h), so every command works the same on
+ * inline, heap and compressed values. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "core/mem.h"
+#include "aof/persist.h"
+#include "net/reply.h"
+#include "core/util.h"
+#include "types/string/value.h"
+
+#define ERR_STRLEN "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+
+void reply_value(client *c, const dbent *e, size_t off, size_t n)
+{
+    const char *p = sv_ptr(e);
+    char *tmp;
+
+    if (p) {
+        reply_bulk(c, p + off, n);
+        return;
+    }
+    tmp = xmalloc(n ? n : 1);
+    if (sv_read(e, off, n, tmp) < 0)
+        reply_error(c, "ERR value is corrupt: a compressed chunk failed to decompress");
+    else
+        reply_bulk(c, tmp, n);
+    xfree(tmp);
+}
+
+/* Look up key for reading; NULL with a reply sent if missing (nil) or of another
+ * type (WRONGTYPE). */
+static dbent *lookup_string_or_reply(client *c, const sarg *key)
+{
+    dbent *e = db_lookup(c->db, key->p, key->len);
+    if (!e) {
+        reply_null(c);
+        return NULL;
+    }
+    if (e->type != OBJ_STRING) {
+        reply_error(c, ERR_WRONGTYPE);
+        return NULL;
+    }
+    return e;
+}
+
+static void cmd_get(client *c)
+{
+    dbent *e = lookup_string_or_reply(c, &c->argv[1]);
+    if (e)
+        reply_value(c, e, 0, sv_len(e));
+}
+
+/* ---- SET and its relatives ---- */
+
+#define SET_NX (1 << 0)
+#define SET_XX (1 << 1)
+#define SET_GET (1 << 2)
+#define SET_KEEPTTL (1 << 3)
+#define SET_EXPIRE (1 << 4)
+#define SET_PERSIST (1 << 5)
+
+/* Parse the expiry value at argv[i] in unit (1 = seconds, 0 = ms), absolute or
+ * relative, into an absolute ms time. 0, or -1 after replying. */
+static int parse_expire(client *c, int i, int seconds, int absolute, const char *cmdname, int64_t *when)
+{
+    long long v;
+    if (arg_ll(c, i, &v) < 0)
+        return -1;
+    if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
+        reply_errorf(c, "ERR invalid expire time in '%s' command", cmdname);
+        return -1;
+    }
+    if (seconds)
+        v *= 1000;
+    if (!absolute) {
+        if (v > LLONG_MAX - db_now) {
+            reply_errorf(c, "ERR invalid expire time in '%s' command", cmdname);
+            return -1;
+        }
+        v += db_now;
+    }
+    *when = v;
+    return 0;
+}
+
+/* Parse SET/GETEX options from argv[start]. getex selects GETEX's option set.
+ * As Redis: the options' syntax is checked first (the same expiry option may be
+ * repeated, the last one counts; two different ones are a syntax error), then,
+ * with check_values, the expiry's value. */
+static int parse_set_opts(client *c, int start, int getex, int check_values, int *flags, int64_t *when)
+{
+    static const char *const units[] = {"ex", "px", "exat", "pxat"};
+    const char *name = getex ? "getex" : "set";
+    int i, unit = -1, valpos = 0;
+
+    for (i = start; i < c->argc; i++) {
+        const sarg *a = &c->argv[i];
+        int has_next = i + 1 < c->argc, u;
+
+        for (u = 0; u < 4 && !str_eq_ci(a->p, a->len, units[u]); u++)
+            ;
+        if (u < 4) {
+            if (!has_next || (unit >= 0 && unit != u) || (*flags & (SET_KEEPTTL | SET_PERSIST))) {
+                reply_error(c, ERR_SYNTAX);
+                return -1;
+            }
+            unit = u;
+            valpos = ++i;
+        } else if (!getex && str_eq_ci(a->p, a->len, "nx") && !(*flags & SET_XX)) {
+            *flags |= SET_NX;
+        } else if (!getex && str_eq_ci(a->p, a->len, "xx") && !(*flags & SET_NX)) {
+            *flags |= SET_XX;
+        } else if (!getex && str_eq_ci(a->p, a->len, "get")) {
+            *flags |= SET_GET;
+        } else if (!getex && str_eq_ci(a->p, a->len, "keepttl") && unit < 0 && !(*flags & SET_PERSIST)) {
+            *flags |= SET_KEEPTTL;
+        } else if (getex && str_eq_ci(a->p, a->len, "persist") && unit < 0 && !(*flags & SET_KEEPTTL)) {
+            *flags |= SET_PERSIST;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return -1;
+        }
+    }
+    if (unit >= 0) {
+        *flags |= SET_EXPIRE;
+        if (check_values && parse_expire(c, valpos, unit == 0 || unit == 2, unit >= 2, name, when) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The core of SET/SETNX/SETEX/PSETEX. */
+static void set_generic(client *c, const sarg *key, const sarg *val, int flags, int64_t when, int reply_int_mode)
+{
+    dbent *e = db_lookup_write(c->db, key->p, key->len);
+
+    if (flags & SET_GET) {
+        if (e && e->type != OBJ_STRING) {
+            reply_error(c, ERR_WRONGTYPE);
+            return;
+        }
+        if (e)
+            reply_value(c, e, 0, sv_len(e));
+        else
+            reply_null(c);
+    }
+    if ((flags & SET_NX && e) || (flags & SET_XX && !e)) {
+        if (reply_int_mode)
+            reply_int(c, 0);
+        else if (!(flags & SET_GET))
+            reply_null(c);
+        return;
+    }
+    e = sv_set(c->db, key->p, key->len, val->p, val->len, flags & SET_KEEPTTL);
+    if (flags & SET_EXPIRE)
+        db_set_expire(c->db, e, when);
+    key_modified(c->db, key->p, key->len);
+    if (plog) {
+        plog_begin(c->dbid);
+        plog_str("SET");
+        plog_arg(key);
+        plog_arg(val);
+        if (flags & SET_EXPIRE) {
+            plog_str("PXAT");
+            plog_ll(when);
+        } else if (flags & SET_KEEPTTL) {
+            plog_str("KEEPTTL");
+        }
+        plog_end();
+    }
+    if (reply_int_mode)
+        reply_int(c, 1);
+    else if (!(flags & SET_GET))
+        reply_ok(c);
+}
+
+static void cmd_set(client *c)
+{
+    int flags = 0;
+    int64_t when = 0;
+    if (parse_set_opts(c, 3, 0, 1, &flags, &when) < 0)
+        return;
+    set_generic(c, &c->argv[1], &c->argv[2], flags, when, 0);
+}
+
+static void cmd_setnx(client *c)
+{
+    set_generic(c, &c->argv[1], &c->argv[2], SET_NX, 0, 1);
+}
+
+static void setex_generic(client *c, int seconds)
+{
+    int64_t when;
+    if (parse_expire(c, 2, seconds, 0, seconds ? "setex" : "psetex", &when) < 0)
+        return;
+    set_generic(c, &c->argv[1], &c->argv[3], SET_EXPIRE, when, 0);
+}
+
+static void cmd_setex(client *c)
+{
+    setex_generic(c, 1);
+}
+
+static void cmd_psetex(client *c)
+{
+    setex_generic(c, 0);
+}
+
+static void cmd_getset(client *c)
+{
+    set_generic(c, &c->argv[1], &c->argv[2], SET_GET, 0, 0);
+}
+
+static void cmd_getdel(client *c)
+{
+    dbent *e = lookup_string_or_reply(c, &c->argv[1]);
+    if (!e)
+        return;
+    reply_value(c, e, 0, sv_len(e));
+    db_delete_entry(c->db, e);
+    key_modified(c->db, c->argv[1].p, c->argv[1].len);
+}
+
+static void cmd_getex(client *c)
+{
+    int flags = 0;
+    int64_t when = 0;
+    dbent *e;
+
+    /* As Redis: syntax first, then the key, then the expiry's value (so a
+     * missing key answers nil even with a bad expiry). */
+    if (parse_set_opts(c, 2, 1, 0, &flags, &when) < 0)
+        return;
+    e = lookup_string_or_reply(c, &c->argv[1]);
+    if (!e)
+        return;
+    flags = 0;
+    if (parse_set_opts(c, 2, 1, 1, &flags, &when) < 0)
+        return;
+    reply_value(c, e, 0, sv_len(e));
+    if (flags & SET_EXPIRE) {
+        db_set_expire(c->db, e, when);
+        key_modified(c->db, c->argv[1].p, c->argv[1].len);
+    } else if ((flags & SET_PERSIST) && db_persist(c->db, e)) {
+        key_modified(c->db, c->argv[1].p, c->argv[1].len);
+    } else {
+        return;
+    }
+    if (plog) {
+        plog_begin(c->dbid);
+        plog_str(flags & SET_EXPIRE ? "PEXPIREAT" : "PERSIST");
+        plog_arg(&c->argv[1]);
+        if (flags & SET_EXPIRE)
+            plog_ll(when);
+        plog_end();
+    }
+}
+
+static void cmd_mget(client *c)
+{
+    int i;
+    reply_array(c, c->argc - 1);
+    for (i = 1; i < c->argc; i++) {
+        dbent *e = db_lookup(c->db, c->argv[i].p, c->argv[i].len);
+        if (!e || e->type != OBJ_STRING)
+            reply_null(c);
+        else
+            reply_value(c, e, 0, sv_len(e));
+    }
+}
+
+static void mset_generic(client *c, int nx)
+{
+    int i;
+    if (c->argc % 2 == 0) {
+        reply_arity_error(c);
+        return;
+    }
+    if (nx) {
+        for (i = 1; i < c->argc; i += 2) {
+            if (db_lookup_write(c->db, c->argv[i].p, c->argv[i].len)) {
+                reply_int(c, 0);
+                return;
+            }
+        }
+    }
+    for (i = 1; i < c->argc; i += 2) {
+        sv_set(c->db, c->argv[i].p, c->argv[i].len, c->argv[i + 1].p, c->argv[i + 1].len, 0);
+        key_modified(c->db, c->argv[i].p, c->argv[i].len);
+    }
+    if (nx)
+        reply_int(c, 1);
+    else
+        reply_ok(c);
+}
+
+static void cmd_mset(client *c)
+{
+    mset_generic(c, 0);
+}
+
+static void cmd_msetnx(client *c)
+{
+    mset_generic(c, 1);
+}
+
+static void cmd_append(client *c)
+{
+    const sarg *key = &c->argv[1], *val = &c->argv[2];
+    dbent *e = db_lookup_write(c->db, key->p, key->len);
+
+    if (!e) {
+        e = sv_set(c->db, key->p, key->len, val->p, val->len, 0);
+    } else {
+        if (e->type != OBJ_STRING) {
+            reply_error(c, ERR_WRONGTYPE);
+            return;
+        }
+        if ((long long)(sv_len(e) + val->len) > srv.cfg.proto_max_bulk_len) {
+            reply_error(c, ERR_STRLEN);
+            return;
+        }
+        if (sv_append(c->db, &e, val->p, val->len) < 0) {
+            reply_error(c, "ERR value is corrupt: a compressed chunk failed to decompress");
+            return;
+        }
+    }
+    key_modified(c->db, key->p, key->len);
+    reply_int(c, (long long)sv_len(e));
+}
+
+static void cmd_strlen(client *c)
+{
+    dbent *e = db_lookup(c->db, c->argv[1].p, c->argv[1].len);
+    if (!e) {
+        reply_int(c, 0);
+        return;
+    }
+    if (e->type != OBJ_STRING) {
+        reply_error(c, ERR_WRONGTYPE);
+        return;
+    }
+    reply_int(c, (long long)sv_len(e));
+}
+
+static void cmd_getrange(client *c)
+{
+    long long start, end, len;
+    dbent *e;
+
+    if (arg_ll(c, 2, &start) < 0 || arg_ll(c, 3, &end) < 0)
+        return;
+    e = db_lookup(c->db, c->argv[1].p, c->argv[1].len);
+    if (!e) {
+        reply_bulk(c, "", 0);
+        return;
+    }
+    if (e->type != OBJ_STRING) {
+        reply_error(c, ERR_WRONGTYPE);
+        return;
+    }
+    len = (long long)sv_len(e);
+    if (start < 0 && end < 0 && start > end) {
+        reply_bulk(c, "", 0);
+        return;
+    }
+    if (start < 0)
+        start += len;
+    if (end < 0)
+        end += len;
+    if (start < 0)
+        start = 0;
+    if (end < 0)
+        end = 0;
+    if (end >= len)
+        end = len - 1;
+    if (start > end || len == 0) {
+        reply_bulk(c, "", 0);
+        return;
+    }
+    reply_value(c, e, (size_t)start, (size_t)(end - start + 1));
+}
+
+static void cmd_setrange(client *c)
+{
+    const sarg *key = &c->argv[1], *val = &c->argv[3];
+    long long off;
+    dbent *e;
+
+    if (arg_ll(c, 2, &off) < 0)
+        return;
+    if (off < 0) {
+        reply_error(c, "ERR offset is out of range");
+        return;
+    }
+    e = db_lookup_write(c->db, key->p, key->len);
+    if (e && e->type != OBJ_STRING) {
+        reply_error(c, ERR_WRONGTYPE);
+        return;
+    }
+    if (val->len == 0) {
+        reply_int(c, e ? (long long)sv_len(e) : 0);
+        return;
+    }
+    if (off > srv.cfg.proto_max_bulk_len - (long long)val->len) {
+        reply_error(c, ERR_STRLEN);
+        return;
+    }
+    if (!e)
+        e = sv_set(c->db, key->p, key->len, "", 0, 0);
+    if (sv_setrange(c->db, &e, (size_t)off, val->p, val->len) < 0) {
+        reply_error(c, "ERR value is corrupt: a compressed chunk failed to decompress");
+        return;
+    }
+    key_modified(c->db, key->p, key->len);
+    reply_int(c, (long long)sv_len(e));
+}
+
+/* Read an integer value of key (0 if missing). 0, or -1 after replying. */
+static int get_int_value(client *c, dbent *e, long long *v)
+{
+    char buf[32];
+    size_t n;
+
+    *v = 0;
+    if (!e)
+        return 0;
+    if (e->type != OBJ_STRING) {
+        reply_error(c, ERR_WRONGTYPE);
+        return -1;
+    }
+    n = sv_len(e);
+    if (n > 20 || sv_read(e, 0, n, buf) < 0 || str_to_ll(buf, n, v) < 0) {
+        reply_error(c, ERR_NOTINT);
+        return -1;
+    }
+    return 0;
+}
+
+static void incr_generic(client *c, long long by)
+{
+    const sarg *key = &c->argv[1];
+    dbent *e = db_lookup_write(c->db, key->p, key->len);
+    long long v;
+    char buf[24];
+    size_t n;
+
+    if (get_int_value(c, e, &v) < 0)
+        return;
+    if ((by < 0 && v < 0 && by < LLONG_MIN - v) || (by > 0 && v > 0 && by > LLONG_MAX - v)) {
+        reply_error(c, ERR_OVERFLOW);
+        return;
+    }
+    v += by;
+    n = ll_to_str(buf, v);
+    if (e)
+        sv_replace(c->db, e, buf, n);
+    else
+        sv_set(c->db, key->p, key->len, buf, n, 0);
+    key_modified(c->db, key->p, key->len);
+    reply_int(c, v);
+}
+
+static void cmd_incr(client *c)
+{
+    incr_generic(c, 1);
+}
+
+static void cmd_decr(client *c)
+{
+    incr_generic(c, -1);
+}
+
+static void cmd_incrby(client *c)
+{
+    long long by;
+    if (arg_ll(c, 2, &by) == 0)
+        incr_generic(c, by);
+}
+
+static void cmd_decrby(client *c)
+{
+    long long by;
+    if (arg_ll(c, 2, &by) < 0)
+        return;
+    if (by == LLONG_MIN) {
+        reply_error(c, "ERR decrement would overflow");
+        return;
+    }
+    incr_generic(c, -by);
+}
+
+static void cmd_incrbyfloat(client *c)
+{
+    const sarg *key = &c->argv[1];
+    dbent *e = db_lookup_write(c->db, key->p, key->len);
+    long double v = 0, by;
+    char buf[5200];
+    size_t n;
+
+    if (e && e->type != OBJ_STRING) {
+        reply_error(c, ERR_WRONGTYPE);
+        return;
+    }
+    if (e) {
+        n = sv_len(e);
+        if (n >= sizeof(buf) || sv_read(e, 0, n, buf) < 0 || str_to_ld(buf, n, &v) < 0) {
+            reply_error(c, ERR_NOTFLOAT);
+            return;
+        }
+    }
+    if (str_to_ld(c->argv[2].p, c->argv[2].len, &by) < 0) {
+        reply_error(c, ERR_NOTFLOAT);
+        return;
+    }
+    v += by;
+    if (isnan(v) || isinf(v)) {
+        reply_error(c, "ERR increment would produce NaN or Infinity");
+        return;
+    }
+    n = ld_to_str(buf, sizeof(buf), v);
+    if (e)
+        sv_replace(c->db, e, buf, n);
+    else
+        sv_set(c->db, key->p, key->len, buf, n, 0);
+    key_modified(c->db, key->p, key->len);
+    if (plog) {
+        /* The result, not the increment: float arithmetic is not replayed. */
+        plog_begin(c->dbid);
+        plog_str("SET");
+        plog_arg(key);
+        plog_bytes(buf, n);
+        plog_str("KEEPTTL");
+        plog_end();
+    }
+    reply_bulk(c, buf, n);
+}
+
+#define W (CMD_WRITE | CMD_DENYOOM)
+#define R (CMD_READONLY)
+const cmd_def cmd_table_string[] = {
+    {"get", cmd_get, 2, R | CMD_FAST, 1, 1, 1, "string", "Returns the string value of a key.", "1.0.0", "O(1)",
+     "read string fast", NULL, NULL, NULL},
+    {"set", cmd_set, -3, W | CMD_OWN_EFFECT, 1, 1, 1, "string",
+     "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", "1.0.0",
+     "O(1)", "write string slow", NULL, NULL, NULL},
+    {"setnx", cmd_setnx, 3, W | CMD_OWN_EFFECT | CMD_FAST, 1, 1, 1, "string",
+     "Set the string value of a key only when the key doesn't exist.", "1.0.0", "O(1)", "write string fast",
+     NULL, NULL, NULL},
+    {"setex", cmd_setex, 4, W | CMD_OWN_EFFECT, 1, 1, 1, "string",
+     "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", "2.0.0",
+     "O(1)", "write string slow", NULL, NULL, NULL},
+    {"psetex", cmd_psetex, 4, W | CMD_OWN_EFFECT, 1, 1, 1, "string",
+     "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't "
+     "exist.",
+     "2.6.0", "O(1)", "write string slow", NULL, NULL, NULL},
+    {"getset", cmd_getset, 3, W | CMD_OWN_EFFECT | CMD_FAST, 1, 1, 1, "string",
+     "Returns the previous string value of a key after setting it to a new value.", "1.0.0", "O(1)",
+     "write string fast", NULL, NULL, NULL},
+    {"getdel", cmd_getdel, 2, CMD_WRITE | CMD_FAST, 1, 1, 1, "string",
+     "Returns the string value of a key after deleting the key.", "6.2.0", "O(1)", "write string fast", NULL,
+     NULL, NULL},
+    {"getex", cmd_getex, -2, CMD_WRITE | CMD_OWN_EFFECT | CMD_FAST, 1, 1, 1, "string",
+     "Returns the string value of a key after setting its expiration time.", "6.2.0", "O(1)",
+     "write string fast", NULL, NULL, NULL},
+    {"mget", cmd_mget, -2, R | CMD_FAST, 1, -1, 1, "string", "Atomically returns the string values of one or more keys.",
+     "1.0.0", "O(N) where N is the number of keys to retrieve.", "read string fast", NULL, NULL, NULL},
+    {"mset", cmd_mset, -3, W, 1, -1, 2, "string", "Atomically creates or modifies the string values of one or more keys.",
+     "1.0.1", "O(N) where N is the number of keys to set.", "write string slow", NULL, NULL, NULL},
+    {"msetnx", cmd_msetnx, -3, W, 1, -1, 2, "string",
+     "Atomically modifies the string values of one or more keys only when all keys don't exist.", "1.0.1",
+     "O(N) where N is the number of keys to set.", "write string slow", NULL, NULL, NULL},
+    {"append", cmd_append, 3, W | CMD_FAST, 1, 1, 1, "string",
+     "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0",
+     "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present "
+     "value is of any size, since the dynamic string library used by Redis will double the free space available "
+     "on every reallocation.",
+     "write string fast", NULL, NULL, NULL},
+    {"strlen", cmd_strlen, 2, R | CMD_FAST, 1, 1, 1, "string", "Returns the length of a string value.", "2.2.0",
+     "O(1)", "read string fast", NULL, NULL, NULL},
+    {"getrange", cmd_getrange, 4, R, 1, 1, 1, "string", "Returns a substring of the string stored at a key.",
+     "2.4.0",
+     "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned "
+     "length, but because creating a substring from an existing string is very cheap, it can be considered O(1) "
+     "for small strings.",
+     "read string slow", NULL, NULL, NULL},
+    {"substr", cmd_getrange, 4, R, 1, 1, 1, "string", "Returns a substring from a string value.", "1.0.0",
+     "O(N) where N is the length of the returned string.", "read string slow", NULL, NULL, NULL},
+    {"setrange", cmd_setrange, 4, W, 1, 1, 1, "string",
+     "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
+     "2.2.0", "O(1), not counting the time taken to copy the new string in place.", "write string slow", NULL,
+     NULL, NULL},
+    {"incr", cmd_incr, 2, W | CMD_FAST, 1, 1, 1, "string",
+     "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "1.0.0",
+     "O(1)", "write string fast", NULL, NULL, NULL},
+    {"decr", cmd_decr, 2, W | CMD_FAST, 1, 1, 1, "string",
+     "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "1.0.0",
+     "O(1)", "write string fast", NULL, NULL, NULL},
+    {"incrby", cmd_incrby, 3, W | CMD_FAST, 1, 1, 1, "string",
+     "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+     "1.0.0", "O(1)", "write string fast", NULL, NULL, NULL},
+    {"decrby", cmd_decrby, 3, W | CMD_FAST, 1, 1, 1, "string",
+     "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
+     "1.0.0", "O(1)", "write string fast", NULL, NULL, NULL},
+    {"incrbyfloat", cmd_incrbyfloat, 3, W | CMD_OWN_EFFECT | CMD_FAST, 1, 1, 1, "string",
+     "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+     "2.6.0", "O(1)", "write string fast", NULL, NULL, NULL},
+    {0},
+};
