@@ -79,6 +79,11 @@ int main(int argc, char **argv)
     server_init_keyspace();
     cmd_init();
     multi_init();
+    net_up.dispatch = cmd_dispatch;
+    net_up.release = cmd_client_release;
+    net_up.cmd_name = cmd_fullname;
+    net_up.note_error = srv_note_error;
+    net_up.acked = persist_acked_fn;
     slowlog_resize();
     {
         /* Values from the file and the command line take effect as a run-time
@@ -136,6 +141,8 @@ int main(int argc, char **argv)
 
     while (!srv.shutdown_asap) {
         persist_before_replies();
+        if (net_holding)
+            net_release_held();
         net_flush_pending();
         net_free_closed();
         if (srv.shutdown_asap)

@@ -166,6 +166,8 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
     server_dataset_scan(1000);
     net_clients_cron();
     persist_cron();
+    if (net_holding)
+        net_release_held();
     stats_cron_sample();
     if (mem_used() > srv.peak_memory)
         srv.peak_memory = mem_used();

@@ -44,7 +44,6 @@
 
 aof_buf *plog;
 uint64_t persist_flushed;
-int persist_holding;
 const char *persist_refusing_why; /* log position written (and synced, `always`) */
 
 static struct {
@@ -343,16 +342,9 @@ void persist_stop(void)
 
 /* ---- per iteration ---- */
 
-/* Clients whose replies were held: put them back on the pending list. */
-static void release_held(void)
+int persist_acked_fn(uint64_t need)
 {
-    client *c;
-    persist_holding = 0;
-    for (c = srv.clients; c; c = c->next)
-        if ((c->flags & CLIENT_AOF_HELD) && persist_acked(c->aof_need)) {
-            c->flags &= ~CLIENT_AOF_HELD;
-            net_mark_pending(c);
-        }
+    return persist_acked(need);
 }
 
 static void do_flush(void)
@@ -371,9 +363,6 @@ static void do_flush(void)
         if (P.flush_failing) {
             P.flush_failing = 0;
             log_notice("The log is writable again: held replies go out, writes are accepted");
-            release_held();
-        } else if (persist_holding) {
-            release_held();
         }
     } else if (rc == AOF_FLUSH_ERR && !P.flush_failing) {
         P.flush_failing = 1;
@@ -1258,7 +1247,6 @@ int persist_apply_appendonly(const char **err)
         stop_child();
         aof_writer_flush(P.w);
         close_writer();
-        release_held();
         log_notice("The log is off (appendonly no)");
         return 0;
     }
@@ -1336,15 +1324,11 @@ void persist_get_info(persist_info *pi)
     pi->last_write_ok = why == NULL && !P.flush_failing;
     pi->last_write_error = why ? why : "";
     if (P.w) {
-        client *c;
         aof_writer_get_stats(P.w, &st);
         pi->current_size = (long long)current_size();
         pi->base_size = (long long)P.base_size;
         pi->buffer_length = (long long)(plog->len);
         pi->fsync_in_progress = st.fsync_in_progress;
         pi->delayed_fsync = (long long)st.delayed_fsync;
-        for (c = srv.clients; c; c = c->next)
-            if (c->flags & CLIENT_AOF_HELD)
-                pi->held_clients++;
     }
 }

@@ -86,15 +86,14 @@ void persist_stop(void);
 /* Once per loop iteration, before replies are written: write the buffered
  * records under the fsync policy. */
 void persist_before_replies(void);
-/* Set by the reply writer when it holds a client's replies (CLIENT_AOF_HELD);
- * the next successful flush releases them. */
-extern int persist_holding;
 /* 1 if a reply that depends on log position `need` may go out. */
 static inline int persist_acked(uint64_t need)
 {
     extern uint64_t persist_flushed;
     return need <= persist_flushed;
 }
+/* persist_acked as a function, for the connection layer's hook (net.h). */
+int persist_acked_fn(uint64_t need);
 /* NULL if writes are accepted, else the reason (strerror of the last failure):
  * the caller answers -MISCONF. Refreshed at every flush and cron tick. */
 static inline const char *persist_refusing(void)
@@ -140,7 +139,6 @@ typedef struct persist_info {
     int fsync_in_progress;
     long long delayed_fsync;
     long long fork_usec;           /* the last fork's duration */
-    long long held_clients;        /* clients whose replies wait for the log */
     long long load_records, load_bytes, load_ms, load_truncated_bytes;
     const char *fsync_policy;
     const char *dir;

@@ -25,6 +25,7 @@
 #include "core/lz/lzidle.h"
 #include "core/mem.h"
 #include "aof/persist.h"
+#include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
 #include "core/util.h"
@@ -386,7 +387,7 @@ static void info_persistence(sbuf *b)
                 "aof_delayed_fsync:%lld\r\n"
                 "aof_held_clients:%lld\r\n",
                 pi.current_size, pi.base_size, pi.buffer_length, pi.fsync_in_progress,
-                pi.delayed_fsync, pi.held_clients);
+                pi.delayed_fsync, net_held_clients());
 }
 
 static void info_stats(sbuf *b)

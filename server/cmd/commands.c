@@ -565,3 +565,9 @@ void slowlog_push(client *c, long long duration)
     e->peer = xstrdup(c->addr);
     e->cname = xstrdup(c->name ? c->name : "");
 }
+
+void cmd_client_release(client *c)
+{
+    multi_unwatch_all(c);
+    multi_discard(c);
+}

@@ -11,6 +11,15 @@
 
 #include "server.h"
 
+typedef struct slowlog_entry {
+    long long id;
+    int64_t time;            /* s since epoch */
+    long long duration;      /* microseconds */
+    int argc;
+    sarg *argv;              /* at most 32 args, each at most 128 bytes (as Redis) */
+    char *peer, *cname;
+} slowlog_entry;
+
 extern const cmd_def cmd_table_conn[];
 extern const cmd_def cmd_table_string[];
 extern const cmd_def cmd_table_keys[];
@@ -36,6 +45,9 @@ size_t sp_logical_bytes(const void *p);
 /* DEBUG LZ4-CORRUPT key [entry] chunk (cmd_sp.c): the corruption test hook. */
 void debug_lz4_corrupt(client *c);
 
+/* A client is being freed: leave its transaction and drop its watches (the
+ * connection layer's release hook, net.h). */
+void cmd_client_release(client *c);
 /* Build the registry (allocates the stats). Call once at start-up. */
 void cmd_init(void);
 /* The command named name (any case), or NULL. */

@@ -1,6 +1,5 @@
 /* net.c -- listeners and client connections (see net.h). */
 #include "net/net.h"
-#include "aof/persist.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -16,11 +15,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "cmd/commands.h"
 #include "config.h"
 #include "log.h"
 #include "core/mem.h"
-#include "cmd/multi.h"
 #include "net/reply.h"
 #include "core/util.h"
 
@@ -349,8 +346,8 @@ void client_free(client *c)
 
     if (srv.current == c)
         srv.current = NULL;
-    multi_unwatch_all(c);
-    multi_discard(c);
+    if (net_up.release)
+        net_up.release(c);
     if (c->flags & CLIENT_PENDING_WRITE) {
         client **pp = &srv.pending_writes;
         while (*pp && *pp != c)
@@ -458,7 +455,7 @@ void client_process_input(client *c)
                 c->argv[i].p[c->argv[i].len] = '\0';
             }
             c->argc = (int)c->parser.argc;
-            cmd_dispatch(c);
+            net_up.dispatch(c);
             c->argc = 0;
         }
         c->qpos += consumed;
@@ -645,7 +642,7 @@ static void write_cb(evutil_socket_t fd, short what, void *arg)
     (void)what;
     if (c->flags & CLIENT_CLOSE_ASAP)
         return;
-    if (!persist_acked(c->aof_need)) {
+    if (!net_up.acked(c->aof_need)) {
         /* Replies to writes not yet logged: net_flush_pending sends them after
          * the iteration's log flush. */
         event_del(c->wev);
@@ -655,6 +652,35 @@ static void write_cb(evutil_socket_t fd, short what, void *arg)
     }
     if (client_write(c) == 0)
         after_write(c);
+}
+
+net_hooks net_up;
+int net_holding;
+
+void net_release_held(void)
+{
+    client *c;
+
+    net_holding = 0;
+    for (c = srv.clients; c; c = c->next)
+        if (c->flags & CLIENT_AOF_HELD) {
+            if (net_up.acked(c->aof_need)) {
+                c->flags &= ~CLIENT_AOF_HELD;
+                net_mark_pending(c);
+            } else {
+                net_holding = 1;
+            }
+        }
+}
+
+long long net_held_clients(void)
+{
+    long long n = 0;
+    client *c;
+
+    for (c = srv.clients; c; c = c->next)
+        n += (c->flags & CLIENT_AOF_HELD) != 0;
+    return n;
 }
 
 void net_flush_pending(void)
@@ -668,9 +694,9 @@ void net_flush_pending(void)
             continue;
         if (c->flags & CLIENT_PROTECTED_WRITE)
             continue; /* the write event will carry on */
-        if (!persist_acked(c->aof_need)) {
-            c->flags |= CLIENT_AOF_HELD; /* released by persist.c once the log is written */
-            persist_holding = 1;
+        if (!net_up.acked(c->aof_need)) {
+            c->flags |= CLIENT_AOF_HELD; /* released by net_release_held once the log is written */
+            net_holding = 1;
             continue;
         }
         if (client_write(c) == 0)
@@ -716,7 +742,7 @@ size_t client_describe(const client *c, char *buf, size_t cap)
     size_t f = 0;
     int64_t now = now_ms();
     int n;
-    const char *cmdname = c->lastcmd ? cmd_fullname(c->lastcmd) : "NULL";
+    const char *cmdname = c->lastcmd ? net_up.cmd_name(c->lastcmd) : "NULL";
 
     if (c->flags & CLIENT_MULTI)
         flags[f++] = 'x';

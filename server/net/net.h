@@ -12,7 +12,25 @@
 
 #include <stddef.h>
 
-#include "server.h"
+#include "net/client.h"
+
+/* What the connection layer calls in the layers above it, which it never
+ * includes: set once at start-up (main.c), before the listeners open. */
+typedef struct net_hooks {
+    void (*dispatch)(client *c);                    /* run the request in c->argv */
+    void (*release)(client *c);                     /* c is being freed: drop its MULTI state and watches */
+    const char *(*cmd_name)(const cmd_def *cmd);    /* "config|get": CLIENT LIST's cmd= */
+    void (*note_error)(client *c, const char *msg); /* an error reply went out (INFO errorstats) */
+    int (*acked)(uint64_t need);                    /* 1: a reply depending on log position need may go out */
+} net_hooks;
+extern net_hooks net_up;
+/* Set by net_flush_pending when it holds a client's replies until the log is
+ * written (CLIENT_AOF_HELD); net_release_held puts them back. */
+extern int net_holding;
+/* After the log's flush: send the held replies net_up.acked now allows. */
+void net_release_held(void);
+/* Clients whose replies are held (INFO persistence aof_held_clients). */
+long long net_held_clients(void);
 
 /* Open the TCP listeners (cfg.bind, cfg.port) and the unix socket. 0 / -1. */
 int net_listen(void);

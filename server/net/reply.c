@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/commands.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "core/util.h"
@@ -152,7 +151,7 @@ void reply_error(client *c, const char *msg)
     size_t n = strlen(msg), i;
     char *p;
 
-    srv_note_error(c, msg);
+    net_up.note_error(c, msg);
     if (dropped(c))
         return;
     p = out_room(c, n + 3);

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "server.h"
+#include "net/client.h"
 
 void reply_raw(client *c, const char *p, size_t n);
 void reply_ok(client *c);
