@@ -15,6 +15,7 @@
 #include "cmd/multi.h"
 #include "net/net.h"
 #include "aof/persist.h"
+#include "cmd/propagate.h"
 #include "server.h"
 #include "core/sp/sp.h"
 #include "cmd/stats.h"
@@ -27,8 +28,8 @@ static void on_expired(db *d, const char *key, size_t klen)
 {
     srv.stat_expired_keys++;
     multi_touch_key(d, key, klen);
-    if (plog)
-        plog_del(d->id, key, klen);
+    if (prop_on)
+        prop_del(d->id, key, klen);
 }
 
 /* ---- dataset accounting ----

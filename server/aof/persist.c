@@ -29,6 +29,7 @@
 #include "aof_stream.h"
 #include "aof_writer.h"
 #include "aof/persist_load.h"
+#include "cmd/propagate.h"
 #include "cmd/commands.h"
 #include "config.h"
 #include "log.h"
@@ -107,37 +108,68 @@ static void rwi_abort(int counts, const char *why);
 static void rwi_prepare_job(void *ctx);
 static void rwi_step(void);
 
-/* ---- logging ---- */
+/* ---- logging: the log as a sink of effects (cmd/propagate.h) ---- */
 
-void plog_begin(int dbid)
+static void sink_begin(int dbid)
 {
     aof_rec_begin(plog, dbid);
 }
 
-void plog_end(void)
+static void sink_arg(const void *p, size_t n)
+{
+    aof_rec_arg_bytes(plog, p, n);
+}
+
+static void sink_lzval(const struct lzval *v)
+{
+    aof_rec_arg_lzval(plog, v);
+}
+
+static void sink_end(void)
 {
     if (aof_rec_end(plog) < 0)
         log_warning("A write produced a log record over %u bytes; it was not logged", AOF_PAYLOAD_MAX);
 }
 
-void plog_argv(client *c)
+/* The log position after everything logged so far (bytes, monotonic). */
+static uint64_t sink_mark(void)
 {
-    int i;
-    plog_begin(c->dbid);
-    for (i = 0; i < c->argc; i++)
-        plog_bytes(c->argv[i].p, c->argv[i].len);
-    plog_end();
+    return plog ? P.consumed + plog->committed : 0;
 }
 
-void plog_del(int dbid, const char *key, size_t klen)
+static const char *sink_refusing(void)
 {
-    plog_begin(dbid);
-    plog_str("DEL");
-    plog_bytes(key, klen);
-    plog_end();
+    return persist_refusing();
 }
 
-/* The _SPENTRY arguments after the command name, into b (shared with the rewrite). */
+static void sink_keyed(int dbid, const char *key, size_t klen);
+static void sink_keyless(const char *cmdname);
+
+static const prop_sink aof_sink = {
+    .name = "aof",
+    .begin = sink_begin,
+    .arg = sink_arg,
+    .arg_lzval = sink_lzval,
+    .end = sink_end,
+    .mark = sink_mark,
+    .refusing = sink_refusing,
+    .wants_keys = &persist_rewriting,
+    .keyed = sink_keyed,
+    .keyless = sink_keyless,
+};
+
+/* The log's buffer: set while the writer is open (the sink attached), NULL
+ * while it is closed or the log loads. */
+static void set_plog(aof_buf *b)
+{
+    plog = b;
+    if (b)
+        prop_attach(&aof_sink);
+    else
+        prop_detach(&aof_sink);
+}
+
+/* The _SPENTRY arguments after the command name, into b (the rewrite). */
 static void sp_entry_args(aof_buf *b, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
 {
     aof_rec_arg_bytes(b, ns, nslen);
@@ -152,19 +184,6 @@ static void sp_entry_args(aof_buf *b, const char *ns, size_t nslen, const sp *s,
         aof_rec_arg_lzval(b, e->lz);
     else
         aof_rec_arg_bytes(b, e->raw, e->size);
-}
-
-void plog_sp_entry(int dbid, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
-{
-    plog_begin(dbid);
-    plog_str("_SPENTRY");
-    sp_entry_args(plog, ns, nslen, s, e);
-    plog_end();
-}
-
-uint64_t plog_mark(void)
-{
-    return plog ? P.consumed + plog->committed : 0;
 }
 
 /* ---- small helpers ---- */
@@ -252,7 +271,7 @@ static void attach_writer(aof_writer *w)
     P.w = w;
     aof_writer_set_log(w, writer_log, NULL);
     aof_writer_start_thread(w); /* not while a rewrite forks (aof_writer.h) */
-    plog = aof_writer_buf(w);
+    set_plog(aof_writer_buf(w));
     persist_flushed = P.consumed; /* positions stay monotonic across writers */
     P.flush_failing = 0;
 }
@@ -266,6 +285,8 @@ int persist_start(void)
     int rc;
 
     P.started = 1;
+    prop_admin.bgrewrite = persist_bgrewrite;
+    prop_admin.get_info = persist_get_info;
     aof_manifest_init(&P.m);
     aof_manifest_init(&P.stale);
     if (!srv.cfg.appendonly)
@@ -316,7 +337,7 @@ static void close_writer(void)
     if (aof_writer_close(P.w) < 0)
         log_warning("Writing the last records of the log failed: %s", P.last_error);
     P.w = NULL;
-    plog = NULL;
+    set_plog(NULL);
     persist_refusing_why = NULL;
     persist_flushed = UINT64_MAX; /* no log: nothing to wait for */
 }
@@ -711,7 +732,7 @@ static int rewrite_start(const char **errmsg)
     if (!plog)
         attach_writer(P.w);
     else
-        plog = aof_writer_buf(P.w);
+        set_plog(aof_writer_buf(P.w));
     measure_files();
     if (pipe2(cow_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
         cow_pipe[0] = cow_pipe[1] = -1; /* the rewrite goes on unmeasured */
@@ -1105,7 +1126,7 @@ static void rwi_finish(void)
         rwi_abort(1, err);
         return;
     }
-    plog = aof_writer_buf(P.w);
+    set_plog(aof_writer_buf(P.w));
     measure_files();
     RI.state = RWI_FINISHING;
     persist_rewriting = 0;
@@ -1163,26 +1184,24 @@ static void rwi_reap(void)
     rewrite_done(st > 0);
 }
 
-void persist_rewrite_touch(client *c, const cmd_def *cmd)
+/* The sink's "a write is about to change key": its state goes into the base
+ * first if the scan has not written it yet. */
+static void sink_keyed(int dbid, const char *key, size_t klen)
 {
-    int i, last, step;
+    dbent *e = db_find_raw(&srv.dbs[dbid], key, klen);
 
-    if (cmd->first_key <= 0) {
-        /* FLUSHDB, FLUSHALL, SWAPDB: whole databases change under the scan. */
-        rwi_abort(0, cmd->name);
-        RI.restart = 1;
-        return;
+    if (e && dbent_epoch(e) != db_epoch) {
+        rwi_copy(); /* what was logged before goes in before this state */
+        rwi_write(dbid, e);
+        RI.touched++;
     }
-    last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
-    step = cmd->key_step > 0 ? cmd->key_step : 1;
-    for (i = cmd->first_key; i <= last && i < c->argc; i += step) {
-        dbent *e = db_find_raw(c->db, c->argv[i].p, c->argv[i].len);
-        if (e && dbent_epoch(e) != db_epoch) {
-            rwi_copy(); /* what was logged before goes in before this state */
-            rwi_write(c->dbid, e);
-            RI.touched++;
-        }
-    }
+}
+
+/* FLUSHDB, FLUSHALL, SWAPDB: whole databases change under the scan. */
+static void sink_keyless(const char *cmdname)
+{
+    rwi_abort(0, cmdname);
+    RI.restart = 1;
 }
 
 int persist_busy(void)

@@ -46,34 +46,17 @@
 #include <stdint.h>
 
 #include "aof.h"
+#include "cmd/propagate.h"
 #include "server.h"
 
 struct sp;
 struct sp_entry;
 struct lzval;
 
-/* Where effects are encoded; NULL when the log is off (or while loading). */
+/* The log's record buffer while the log is open and not loading, else NULL.
+ * Write commands never use it: their effects reach the log through
+ * cmd/propagate.h, where the log is a sink while plog is set. */
 extern aof_buf *plog;
-
-/* ---- logging an effect (only when plog != NULL) ---- */
-
-/* Open an effect in database db (a record, or an effect of EXEC's record). */
-void plog_begin(int dbid);
-static inline void plog_bytes(const void *p, size_t n) { aof_rec_arg_bytes(plog, p, n); }
-static inline void plog_str(const char *s) { aof_rec_arg_str(plog, s); }
-static inline void plog_ll(long long v) { aof_rec_arg_ll(plog, v); }
-static inline void plog_arg(const sarg *a) { aof_rec_arg_bytes(plog, a->p, a->len); }
-static inline void plog_lzval(const struct lzval *v) { aof_rec_arg_lzval(plog, v); }
-/* Close the effect (and the record, at the outermost level). */
-void plog_end(void);
-/* Log c's command as typed, in c's database. */
-void plog_argv(client *c);
-/* Log "DEL key" in database db (an expired key). */
-void plog_del(int dbid, const char *key, size_t klen);
-/* Log the full state of scratchpad entry e of s at key ns: _SPENTRY. */
-void plog_sp_entry(int dbid, const char *ns, size_t nslen, const struct sp *s, const struct sp_entry *e);
-/* The log position after everything logged so far (bytes, monotonic). */
-uint64_t plog_mark(void);
 
 /* ---- the lifecycle ---- */
 
@@ -105,12 +88,11 @@ static inline const char *persist_refusing(void)
  * the rewrite child, start an automatic rewrite when due. */
 void persist_cron(void);
 /* The incremental rewrite (aof-rewrite-mode incremental): 1 while it scans,
- * when cmd_call must call persist_rewrite_touch before a write command runs:
- * the state of each key the command names goes into the new base first, if it
+ * when the log's sink asks to hear of the keys a write command names before it
+ * runs (cmd/propagate.h): the state of each goes into the new base first, if it
  * is not there yet (and a command without keys, FLUSHDB / FLUSHALL / SWAPDB,
  * starts the rewrite again). */
 extern int persist_rewriting;
-void persist_rewrite_touch(client *c, const cmd_def *cmd);
 /* 1 while a rewrite has steps to run on the loop: the loop must not sleep. */
 int persist_busy(void);
 /* BGREWRITEAOF: 0, or -1 with *err set to the error reply (without '-'). */
@@ -120,29 +102,7 @@ int persist_bgrewrite(const char **err);
 int persist_apply_appendonly(const char **err);
 int persist_apply_fsync(const char **err);
 
-/* ---- INFO persistence ---- */
-typedef struct persist_info {
-    int enabled;
-    int rewrite_in_progress;
-    const char *rewrite_mode;      /* "incremental" or "fork" */
-    long long rewrite_scanned;     /* keys the running or last incremental rewrite wrote by its scan */
-    long long rewrite_touched;     /* ... and before a write command changed them */
-    long long last_rewrite_time_sec, current_rewrite_time_sec;
-    int last_rewrite_ok;
-    long long rewrites, rewrite_failures_in_a_row;
-    int last_write_ok;
-    const char *last_write_error;  /* "" if none */
-    long long last_cow_size;       /* bytes, copied on write by the last child (peak, sampled each second) */
-    long long current_cow_size;    /* bytes, of the running child */
-    long long current_size, base_size; /* bytes of log */
-    long long buffer_length;       /* bytes waiting to be written */
-    int fsync_in_progress;
-    long long delayed_fsync;
-    long long fork_usec;           /* the last fork's duration */
-    long long load_records, load_bytes, load_ms, load_truncated_bytes;
-    const char *fsync_policy;
-    const char *dir;
-} persist_info;
+/* ---- INFO persistence (the struct is cmd/propagate.h's) ---- */
 void persist_get_info(persist_info *pi);
 
 #endif

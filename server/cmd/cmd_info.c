@@ -24,7 +24,7 @@
 #include "config.h"
 #include "core/lz/lzidle.h"
 #include "core/mem.h"
-#include "aof/persist.h"
+#include "cmd/propagate.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
@@ -338,7 +338,9 @@ static void info_persistence(sbuf *b)
 {
     persist_info pi;
 
-    persist_get_info(&pi);
+    memset(&pi, 0, sizeof(pi));
+    if (prop_admin.get_info)
+        prop_admin.get_info(&pi);
     sb_catf(b,
             "loading:%d\r\n"
             "async_loading:0\r\n"

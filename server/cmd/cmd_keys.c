@@ -28,7 +28,7 @@
 #include "cmd/commands.h"
 #include "core/lz/lzval.h"
 #include "core/mem.h"
-#include "aof/persist.h"
+#include "cmd/propagate.h"
 #include "cmd/multi.h"
 #include "net/reply.h"
 #include "core/util.h"
@@ -608,17 +608,17 @@ static void expire_generic(client *c, int64_t basetime, int seconds)
     else
         db_set_expire(c->db, e, when);
     key_modified(c->db, key->p, key->len);
-    if (plog) {
-        plog_begin(c->dbid);
+    if (prop_on) {
+        prop_begin(c->dbid);
         if (when <= db_now && !db_expiry_paused) {
-            plog_str("DEL");
-            plog_arg(key);
+            prop_str("DEL");
+            prop_arg(key);
         } else {
-            plog_str("PEXPIREAT");
-            plog_arg(key);
-            plog_ll(when);
+            prop_str("PEXPIREAT");
+            prop_arg(key);
+            prop_ll(when);
         }
-        plog_end();
+        prop_end();
     }
     reply_int(c, 1);
     return;

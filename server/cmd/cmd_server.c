@@ -15,7 +15,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/multi.h"
-#include "aof/persist.h"
+#include "cmd/propagate.h"
 #include "net/reply.h"
 #include "core/util.h"
 
@@ -75,8 +75,8 @@ static void cmd_lastsave(client *c)
 
 static void cmd_bgrewriteaof(client *c)
 {
-    const char *err;
-    if (persist_bgrewrite(&err) < 0)
+    const char *err = "ERR the log cannot be rewritten";
+    if (!prop_admin.bgrewrite || prop_admin.bgrewrite(&err) < 0)
         reply_error(c, err);
     else
         reply_status(c, "Background append only file rewriting started");

@@ -10,7 +10,7 @@
 #include "log.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
-#include "aof/persist.h"
+#include "cmd/propagate.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
@@ -416,7 +416,7 @@ static void dispatch(client *c)
         }
     }
     if ((cmd->flags & CMD_WRITE) || (cmd == srv.cmd_exec && multi_has_write(c))) {
-        const char *why = persist_refusing();
+        const char *why = prop_refusing();
         if (why) {
             char msg[256];
             snprintf(msg, sizeof(msg), "MISCONF Errors writing to the AOF file: %s", why);
@@ -436,28 +436,44 @@ static void dispatch(client *c)
     cmd_call(c, cmd);
 }
 
+/* Tell the sinks that want it which keys the write cmd is about to change
+ * (its key positions from the table), or that it changes whole databases. */
+static void announce_keys(client *c, const cmd_def *cmd)
+{
+    int i, last, step;
+
+    if (cmd->first_key <= 0) {
+        prop_keyless(cmd->name);
+        return;
+    }
+    last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
+    step = cmd->key_step > 0 ? cmd->key_step : 1;
+    for (i = cmd->first_key; i <= last && i < c->argc; i += step)
+        prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
+}
+
 void cmd_call(client *c, const cmd_def *cmd)
 {
     uint64_t start;
     int64_t dur;
     cmd_stats *st;
     long long dirty = srv.dirty;
-    uint64_t mark = plog_mark();
+    uint64_t mark = prop_mark();
 
     c->cmd = cmd;
     srv.current = c;
     in_call++;
-    if (persist_rewriting && (cmd->flags & CMD_WRITE))
-        persist_rewrite_touch(c, cmd);
+    if ((cmd->flags & CMD_WRITE) && prop_wants_keys())
+        announce_keys(c, cmd);
     start = fast_ticks();
     cmd->proc(c);
-    if (plog) {
-        /* The log: a write that changed the dataset and does not log its own
-         * effect is logged as typed; the reply waits for what was logged. */
+    if (prop_on) {
+        /* A write that changed the dataset and does not propagate its own
+         * effect is propagated as typed; the reply waits for what was. */
         if ((cmd->flags & (CMD_WRITE | CMD_OWN_EFFECT)) == CMD_WRITE && srv.dirty != dirty)
-            plog_argv(c);
-        if (plog_mark() != mark)
-            c->aof_need = plog_mark();
+            prop_argv(c->dbid, c->argc, c->argv);
+        if (prop_mark() != mark)
+            c->aof_need = prop_mark();
     }
     dur = fast_ticks_to_us(fast_ticks() - start);
     if (dur >= 1000)

@@ -1,6 +1,6 @@
 /* multi.c -- transactions and WATCH (see multi.h). */
 #include "cmd/multi.h"
-#include "aof/persist.h"
+#include "cmd/propagate.h"
 
 #include <string.h>
 
@@ -267,7 +267,8 @@ static void cmd_exec(client *c)
     int saved_argc = c->argc, i, n;
     sarg *saved_argv = c->argv;
     const cmd_def *saved_cmd = c->cmd;
-    aof_buf *rec;
+    int rec;
+    unsigned gen;
     mcmd *queue;
 
     if (!(c->flags & CLIENT_MULTI)) {
@@ -295,17 +296,18 @@ static void cmd_exec(client *c)
     reply_array(c, n);
     /* One log record for the whole transaction: the effects of its commands
      * nest inside it, so a crash keeps all of them or none. */
-    rec = plog;
+    rec = prop_on;
+    gen = prop_gen;
     if (rec)
-        plog_begin(c->dbid);
+        prop_begin(c->dbid);
     for (i = 0; i < n; i++) {
         c->argc = queue[i].argc;
         c->argv = queue[i].argv;
         db_now = now_ms();
         cmd_call(c, queue[i].cmd);
     }
-    if (rec && plog == rec)
-        plog_end();
+    if (rec && prop_on && prop_gen == gen)
+        prop_end();
     c->argc = saved_argc;
     c->argv = saved_argv;
     c->cmd = saved_cmd;

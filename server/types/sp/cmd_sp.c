@@ -15,7 +15,7 @@
 
 #include "cmd/commands.h"
 #include "core/mem.h"
-#include "aof/persist.h"
+#include "cmd/propagate.h"
 #include "net/reply.h"
 #include "core/sp/sp.h"
 #include "core/sp/spgrep.h"
@@ -39,6 +39,27 @@ sp_params sp_server_params(void)
     p.cache = sv_lzcache();
     p.idle = sv_lzidle();
     return p;
+}
+
+/* The effect of a change to entry e of s at key ns: its full state, _SPENTRY
+ * (docs/aof.md). */
+static void prop_sp_entry(int dbid, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
+{
+    prop_begin(dbid);
+    prop_str("_SPENTRY");
+    prop_bytes(ns, nslen);
+    prop_bytes(e->name, e->nlen);
+    prop_ll(e->kind);
+    prop_ll((long long)e->version);
+    prop_ll(e->created);
+    prop_ll(e->updated);
+    prop_ll(e->expire);
+    prop_ll((long long)s->offload_seq);
+    if (e->enc == SP_ENC_LZ4)
+        prop_lzval(e->lz);
+    else
+        prop_bytes(e->raw, e->size);
+    prop_end();
 }
 
 /* ---- the scratchpad as a keyspace type ---- */
@@ -67,7 +88,7 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
 {
     sp *s = dbent_ptr(e);
 
-    if (plog) {
+    if (prop_on) {
         /* The log gets the entries that expire as one SP.DEL. */
         size_t i;
         int any = 0;
@@ -75,16 +96,16 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
             const sp_entry *x = s->e[i];
             if (x->expire >= 0 && x->expire <= now) {
                 if (!any) {
-                    plog_begin(d->id);
-                    plog_str("SP.DEL");
-                    plog_bytes(dbent_key(e), dbent_klen(e));
+                    prop_begin(d->id);
+                    prop_str("SP.DEL");
+                    prop_bytes(dbent_key(e), dbent_klen(e));
                     any = 1;
                 }
-                plog_bytes(x->name, x->nlen);
+                prop_bytes(x->name, x->nlen);
             }
         }
         if (any)
-            plog_end();
+            prop_end();
     }
     sp_expire_due(s, now);
     if (s->n == 0)
@@ -178,8 +199,8 @@ static void ns_changed(client *c, dbent *e, sp *s)
  * APPEND): _SPENTRY, its content in the chunks it is stored in. */
 static void log_entry(client *c, const sp *s, const sp_entry *e)
 {
-    if (plog)
-        plog_sp_entry(c->dbid, c->argv[1].p, c->argv[1].len, s, e);
+    if (prop_on)
+        prop_sp_entry(c->dbid, c->argv[1].p, c->argv[1].len, s, e);
 }
 
 /* Check an entry name, replying the rule if it is invalid. 0 / -1. */
@@ -491,15 +512,15 @@ static void cmd_sp_append(client *c)
     ns_changed(c, ke, s);
     if (created) {
         log_entry(c, s, e);
-    } else if (plog) {
-        plog_begin(c->dbid);
-        plog_str("_SPAPPEND");
-        plog_arg(&c->argv[1]);
-        plog_arg(name);
-        plog_ll((long long)e->version);
-        plog_ll(e->updated);
-        plog_arg(val);
-        plog_end();
+    } else if (prop_on) {
+        prop_begin(c->dbid);
+        prop_str("_SPAPPEND");
+        prop_arg(&c->argv[1]);
+        prop_arg(name);
+        prop_ll((long long)e->version);
+        prop_ll(e->updated);
+        prop_arg(val);
+        prop_end();
     }
     reply_int(c, (long long)sp_entry_length(e));
 }
@@ -1504,14 +1525,14 @@ static void expire_generic(client *c, int seconds)
         reply_int(c, 0);
         return;
     }
-    if (plog) {
-        plog_begin(c->dbid);
-        plog_str(v <= 0 ? "SP.DEL" : "_SPEXPIREAT");
-        plog_arg(&c->argv[1]);
-        plog_arg(&c->argv[2]);
+    if (prop_on) {
+        prop_begin(c->dbid);
+        prop_str(v <= 0 ? "SP.DEL" : "_SPEXPIREAT");
+        prop_arg(&c->argv[1]);
+        prop_arg(&c->argv[2]);
         if (v > 0)
-            plog_ll(db_now + v);
-        plog_end();
+            prop_ll(db_now + v);
+        prop_end();
     }
     if (v <= 0)
         sp_remove(s, e);

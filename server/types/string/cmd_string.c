@@ -8,7 +8,7 @@
 
 #include "cmd/commands.h"
 #include "core/mem.h"
-#include "aof/persist.h"
+#include "cmd/propagate.h"
 #include "net/reply.h"
 #include "core/util.h"
 #include "types/string/value.h"
@@ -160,18 +160,18 @@ static void set_generic(client *c, const sarg *key, const sarg *val, int flags, 
     if (flags & SET_EXPIRE)
         db_set_expire(c->db, e, when);
     key_modified(c->db, key->p, key->len);
-    if (plog) {
-        plog_begin(c->dbid);
-        plog_str("SET");
-        plog_arg(key);
-        plog_arg(val);
+    if (prop_on) {
+        prop_begin(c->dbid);
+        prop_str("SET");
+        prop_arg(key);
+        prop_arg(val);
         if (flags & SET_EXPIRE) {
-            plog_str("PXAT");
-            plog_ll(when);
+            prop_str("PXAT");
+            prop_ll(when);
         } else if (flags & SET_KEEPTTL) {
-            plog_str("KEEPTTL");
+            prop_str("KEEPTTL");
         }
-        plog_end();
+        prop_end();
     }
     if (reply_int_mode)
         reply_int(c, 1);
@@ -251,13 +251,13 @@ static void cmd_getex(client *c)
     } else {
         return;
     }
-    if (plog) {
-        plog_begin(c->dbid);
-        plog_str(flags & SET_EXPIRE ? "PEXPIREAT" : "PERSIST");
-        plog_arg(&c->argv[1]);
+    if (prop_on) {
+        prop_begin(c->dbid);
+        prop_str(flags & SET_EXPIRE ? "PEXPIREAT" : "PERSIST");
+        prop_arg(&c->argv[1]);
         if (flags & SET_EXPIRE)
-            plog_ll(when);
-        plog_end();
+            prop_ll(when);
+        prop_end();
     }
 }
 
@@ -529,14 +529,14 @@ static void cmd_incrbyfloat(client *c)
     else
         sv_set(c->db, key->p, key->len, buf, n, 0);
     key_modified(c->db, key->p, key->len);
-    if (plog) {
+    if (prop_on) {
         /* The result, not the increment: float arithmetic is not replayed. */
-        plog_begin(c->dbid);
-        plog_str("SET");
-        plog_arg(key);
-        plog_bytes(buf, n);
-        plog_str("KEEPTTL");
-        plog_end();
+        prop_begin(c->dbid);
+        prop_str("SET");
+        prop_arg(key);
+        prop_bytes(buf, n);
+        prop_str("KEEPTTL");
+        prop_end();
     }
     reply_bulk(c, buf, n);
 }
