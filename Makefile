@@ -49,7 +49,7 @@ TOOLS      := $(if $(wildcard persistence/check_aof.c),$(BUILD)/scratchpad-check
 UNIT_LINK_test_aof        := $(PERSIST_LIB)
 UNIT_LINK_test_aof_stream := $(PERSIST_LIB)
 UNIT_LINK_test_resp       := $(BUILD)/server/net/resp.o
-UNIT_LINK_test_expire     := $(BUILD)/server/keyspace/db.o $(BUILD)/server/types/string/value.o
+UNIT_LINK_test_expire     := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/string/value.o
 UNIT_LINK_test_config     := $(SERVER_LIB) $(PERSIST_LIB)
 
 # Components add their targets here from their own fragments: EXTRA_ALL (built
@@ -105,7 +105,7 @@ $(BUILD)/tests/integration/%: tests/integration/%.c
 
 # The layering rules (docs/architecture.md), from the #include lines.
 check-deps:
-	@sh tests/check-deps.sh
+	@/usr/bin/python3 tests/check_deps.py
 
 # Debian packages: what building needs, and what the tests need on top.
 BUILD_DEBS := build-essential pkg-config libevent-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev
@@ -122,6 +122,7 @@ run: deps-build
 	./$(BUILD)/scratchpad-server scratchpad.conf
 
 test: deps
+	@/usr/bin/python3 tests/check_deps.py
 	$(MAKE) all
 	@BUILD=$(BUILD) sh tests/run.sh
 

@@ -18,6 +18,7 @@
 #include "aof/persist.h"
 #include "server.h"
 #include "core/util.h"
+#include "keyspace/vcomp.h"
 #include "types/string/value.h"
 
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -155,12 +156,12 @@ static int apply_maxclients(const char **err)
 static int apply_compress(const char **err)
 {
     (void)err;
-    sv_compress_threshold = (size_t)srv.cfg.compress_threshold;
-    sv_compress_chunk = (size_t)srv.cfg.compress_chunk;
-    sv_compress_accel = srv.cfg.compress_write_accel;
+    vc_threshold = (size_t)srv.cfg.compress_threshold;
+    vc_chunk = (size_t)srv.cfg.compress_chunk;
+    vc_accel = srv.cfg.compress_write_accel;
     /* Near maxmemory, values are written at full compression at once. */
-    sv_accel_mem_limit = srv.cfg.maxmemory > 0 ? (size_t)(srv.cfg.maxmemory / 4 * 3) : 0;
-    sv_dict_delay = srv.cfg.compress_dict_delay;
+    vc_accel_mem_limit = srv.cfg.maxmemory > 0 ? (size_t)(srv.cfg.maxmemory / 4 * 3) : 0;
+    vc_dict_delay = srv.cfg.compress_dict_delay;
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "server.h"
 #include "core/sp/sp.h"
 #include "cmd/stats.h"
+#include "keyspace/vcomp.h"
 #include "types/string/value.h"
 #include "core/util.h"
 
@@ -48,20 +49,20 @@ static struct {
 
 /* The pass also registers, for the background dictionary, every compressed
  * value that is registered nowhere (those the log loader rebuilt: see
- * sv_dict_adopt). */
+ * vc_dict_adopt). */
 static void ds_adopt(const dbent *e)
 {
     size_t i;
 
-    if (sv_dict_delay < 0)
+    if (vc_dict_delay < 0)
         return;
     if (e->type == OBJ_STRING && e->enc == ENC_LZ4) {
-        sv_dict_adopt(dbent_ptr(e));
+        vc_dict_adopt(dbent_ptr(e));
     } else if (e->type == OBJ_SCRATCHPAD) {
         const sp *s = dbent_ptr(e);
         for (i = 0; i < s->n; i++)
             if (s->e[i]->lz)
-                sv_dict_adopt(s->e[i]->lz);
+                vc_dict_adopt(s->e[i]->lz);
     }
 }
 
@@ -123,7 +124,7 @@ static void dict_arm(int now)
 {
     struct timeval tv = {0, now ? 0 : 1000};
 
-    if (!sv_dict_due())
+    if (!vc_dict_due())
         return;
     if (!dict_ev)
         dict_ev = evtimer_new(srv.base, server_dict_cb, NULL);
@@ -139,7 +140,7 @@ void server_dict_cb(evutil_socket_t fd, short what, void *arg)
     (void)arg;
 
     if (idle)
-        sv_dict_step(DICT_IDLE_US);
+        vc_dict_step(DICT_IDLE_US);
     dict_cmds = srv.stat_commands;
     dict_arm(idle);
 }
@@ -162,7 +163,7 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
         budget -= mono_us() - t0;
     }
     sv_compress_step(budget > 2000 ? budget : 2000);
-    sv_dict_step(DICT_CRON_US);
+    vc_dict_step(DICT_CRON_US);
     dict_arm(0);
     server_dataset_scan(1000);
     net_clients_cron();
@@ -234,3 +235,17 @@ void server_shutdown(void)
     log_warning("Scratchpad is now ready to exit, bye bye...");
 }
 
+
+void server_close_sockets(void)
+{
+    client *c;
+    int i;
+
+    for (i = 0; i < srv.tcp_nfds; i++)
+        close(srv.tcp_fds[i]);
+    if (srv.unix_fd >= 0)
+        close(srv.unix_fd);
+    for (c = srv.clients; c; c = c->next)
+        if (c->fd >= 0)
+            close(c->fd);
+}

@@ -187,6 +187,9 @@ void server_dataset_scan(int64_t budget_us);
 void server_reschedule_cron(void);
 void server_write_pidfile(void);
 void server_shutdown(void);
+/* In a forked child: close the listeners and every client's socket (the child
+ * must not hold the server's port or its clients). */
+void server_close_sockets(void);
 
 /* Logging levels (config "loglevel"). */
 enum { LL_DEBUG, LL_VERBOSE, LL_NOTICE, LL_WARNING };

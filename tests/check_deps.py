@@ -91,8 +91,10 @@ def sources():
 
 
 def resolve(rel, inc):
-    """The file a quoted include names, as the compiler finds it, or None (a system header)."""
-    for d in [os.path.dirname(rel)] + include_paths(rel):
+    """The file a quoted include names, as the compiler finds it; an include its
+    layer's paths cannot find (the compiler refuses it) is resolved with the
+    server's paths, so that the rule it breaks is named. None: no such file."""
+    for d in [os.path.dirname(rel)] + include_paths(rel) + ['server', 'server/core', 'persistence']:
         cand = os.path.normpath(os.path.join(d, inc))
         if os.path.isfile(os.path.join(ROOT, cand)):
             return cand

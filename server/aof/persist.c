@@ -34,7 +34,6 @@
 #include "config.h"
 #include "log.h"
 #include "core/mem.h"
-#include "net/net.h"
 #include "core/sp/sp.h"
 #include "core/util.h"
 #include "types/string/value.h"
@@ -616,21 +615,12 @@ static void rewrite_visit(void *ctx, ht_node *n)
  * child still runs), and die with the server. */
 static void child_detach(pid_t parent)
 {
-    client *c;
-    int i;
-
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(1);
-    for (i = 0; i < srv.tcp_nfds; i++)
-        close(srv.tcp_fds[i]);
-    if (srv.unix_fd >= 0)
-        close(srv.unix_fd);
-    for (c = srv.clients; c; c = c->next)
-        if (c->fd >= 0)
-            close(c->fd);
+    server_close_sockets();
     if (P.lock_fd >= 0)
         close(P.lock_fd);
 }

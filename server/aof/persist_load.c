@@ -10,7 +10,6 @@
 #include "config.h"
 #include "log.h"
 #include "core/mem.h"
-#include "net/net.h"
 #include "core/sp/sp.h"
 #include "core/util.h"
 #include "types/string/value.h"
@@ -27,7 +26,6 @@ uint64_t persist_file_size(const char *dir, const char *name)
 }
 
 typedef struct replay {
-    client *fake;
     sarg *argv;
     int cap;
     char *scratch;          /* the bytes arguments, each followed by a NUL */
@@ -153,13 +151,11 @@ static int apply_sp(db *d, int op, aof_arg *a, uint32_t argc, char *why, size_t 
     return 0;
 }
 
-/* Run a logged command through the command table with the fake client. */
-static int apply_command(replay *r, db *d, int dbid, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+/* Run a logged command through the command table (cmd_replay). */
+static int apply_command(replay *r, int dbid, aof_arg *a, uint32_t argc, char *why, size_t whylen)
 {
-    const cmd_def *cmd;
     size_t need = 0, off = 0;
     uint32_t i;
-    client *c = r->fake;
 
     for (i = 0; i < argc; i++) {
         if (a[i].kind != AOF_ARG_BYTES)
@@ -181,22 +177,16 @@ static int apply_command(replay *r, db *d, int dbid, aof_arg *a, uint32_t argc, 
         r->argv[i].len = a[i].len;
         off += a[i].len + 1;
     }
-    c->argc = (int)argc;
-    c->argv = r->argv;
-    c->db = d;
-    c->dbid = dbid;
-    if (!(cmd = cmd_lookup(a[0].p, a[0].len)))
+    switch (cmd_replay(dbid, (int)argc, r->argv)) {
+    case CMD_REPLAY_OK:
+        return 0;
+    case CMD_REPLAY_UNKNOWN:
         return fail(why, whylen, "unknown command", &a[0]);
-    if ((cmd->arity > 0 && (int)argc != cmd->arity) || (cmd->arity < 0 && (int)argc < -cmd->arity))
+    case CMD_REPLAY_ARITY:
         return fail(why, whylen, "wrong number of arguments", &a[0]);
-    if (!(cmd->flags & CMD_WRITE))
+    default:
         return fail(why, whylen, "not a write command", &a[0]);
-    c->cmd = c->lastcmd = cmd;
-    srv.current = c;
-    cmd->proc(c);
-    c->argv = NULL;
-    c->argc = 0;
-    return 0;
+    }
 }
 
 static int is_name(const aof_arg *a, const char *name)
@@ -247,7 +237,7 @@ static int apply_record(void *ctx, const aof_mfile *f, const aof_record *rec, ch
         else if (is_name(&r->args[0], "_SPEXPIREAT"))
             rc = apply_sp(d, 2, r->args, argc, why, whylen);
         else
-            rc = apply_command(r, d, eff.db, r->args, argc, why, whylen);
+            rc = apply_command(r, eff.db, r->args, argc, why, whylen);
         if (rc < 0)
             return -1;
     }
@@ -275,7 +265,6 @@ int persist_load(const char *dir, const aof_manifest *m, persist_load_stats *st)
     int rc = 0;
 
     memset(&r, 0, sizeof(r));
-    r.fake = client_new_fake();
     r.dir = dir;
     r.last_progress = t0 / 1000;
     for (i = 0; i < m->nfiles; i++)
@@ -344,7 +333,7 @@ int persist_load(const char *dir, const aof_manifest *m, persist_load_stats *st)
         if (r.errors)
             log_warning("%lld logged commands answered an error during the load", r.errors);
     }
-    client_free(r.fake);
+    cmd_replay_end();
     xfree(r.argv);
     xfree(r.scratch);
     xfree(r.args);

@@ -29,6 +29,7 @@
 #include "net/reply.h"
 #include "cmd/stats.h"
 #include "core/util.h"
+#include "keyspace/vcomp.h"
 #include "types/string/value.h"
 
 /* ---- a growable text buffer for INFO ---- */
@@ -317,7 +318,7 @@ static void info_memory(sbuf *b)
             as.page_bytes, as.pages, sv_compress_pending(), srv.ds_logical, srv.ds_stored,
             srv.ds_stored ? (double)srv.ds_logical / (double)srv.ds_stored : 1.0, srv.ds_keys,
             (long long)srv.ds_when);
-    sv_dict_stats(&ds);
+    vc_dict_stats(&ds);
     sb_catf(b,
             "lz4_dict_pending_values:%zu\r\n"
             "lz4_dict_pending_bytes:%zu\r\n"

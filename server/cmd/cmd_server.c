@@ -17,7 +17,9 @@
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
 #include "net/reply.h"
+#include "core/lz/lzval.h"
 #include "core/util.h"
+#include "types/string/value.h"
 
 /* ---- keyspace-wide commands ---- */
 
@@ -80,6 +82,42 @@ static void cmd_bgrewriteaof(client *c)
         reply_error(c, err);
     else
         reply_status(c, "Background append only file rewriting started");
+}
+
+/* DEBUG LZ4-CORRUPT key [entry] chunk: damage a stored chunk of a compressed
+ * value in memory (the corruption tests): a string's value (compressed first
+ * if it waits for it) or a scratchpad entry's content. */
+static void debug_lz4_corrupt(client *c)
+{
+    long long chunk;
+    dbent *ke = db_lookup_write(c->db, c->argv[2].p, c->argv[2].len);
+    lzval *v = NULL;
+
+    if (arg_ll(c, c->argc - 1, &chunk) < 0)
+        return;
+    if (!ke) {
+        reply_error(c, ERR_NOKEY);
+        return;
+    }
+    if (ke->type == OBJ_STRING && c->argc == 4) {
+        sv_compress_entry(ke);
+        if (ke->enc == ENC_LZ4)
+            v = dbent_ptr(ke);
+    } else if (ke->type == OBJ_SCRATCHPAD && c->argc == 5) {
+        v = sp_debug_lzval(ke, c->argv[3].p, c->argv[3].len);
+    } else {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    if (!v) {
+        reply_error(c, "ERR the value is not stored compressed");
+        return;
+    }
+    if (chunk < 0 || lzval_debug_corrupt(v, (size_t)chunk) < 0) {
+        reply_error(c, "ERR no such chunk");
+        return;
+    }
+    reply_ok(c);
 }
 
 /* ---- DEBUG and SHUTDOWN ---- */

@@ -587,3 +587,41 @@ void cmd_client_release(client *c)
     multi_unwatch_all(c);
     multi_discard(c);
 }
+
+/* ---- the log's replay ---- */
+
+static client *replay_client;
+
+int cmd_replay(int dbid, int argc, sarg *argv)
+{
+    const cmd_def *cmd;
+    client *c;
+
+    if (!replay_client)
+        replay_client = client_new_fake();
+    c = replay_client;
+    if (!(cmd = cmd_lookup(argv[0].p, argv[0].len)))
+        return CMD_REPLAY_UNKNOWN;
+    if ((cmd->arity > 0 && argc != cmd->arity) || (cmd->arity < 0 && argc < -cmd->arity))
+        return CMD_REPLAY_ARITY;
+    if (!(cmd->flags & CMD_WRITE))
+        return CMD_REPLAY_NOT_WRITE;
+    c->argc = argc;
+    c->argv = argv;
+    c->db = &srv.dbs[dbid];
+    c->dbid = dbid;
+    c->cmd = c->lastcmd = cmd;
+    srv.current = c;
+    cmd->proc(c);
+    c->argv = NULL;
+    c->argc = 0;
+    return CMD_REPLAY_OK;
+}
+
+void cmd_replay_end(void)
+{
+    if (replay_client) {
+        client_free(replay_client);
+        replay_client = NULL;
+    }
+}

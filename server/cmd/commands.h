@@ -42,8 +42,9 @@ struct sp_params sp_server_params(void);
 struct sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out);
 /* Logical bytes of a scratchpad value (cmd_sp.c). */
 size_t sp_logical_bytes(const void *p);
-/* DEBUG LZ4-CORRUPT key [entry] chunk (cmd_sp.c): the corruption test hook. */
-void debug_lz4_corrupt(client *c);
+/* DEBUG LZ4-CORRUPT's scratchpad case: the compressed content of entry name
+ * of scratchpad key ke, or NULL (cmd_sp.c). */
+struct lzval *sp_debug_lzval(dbent *ke, const char *name, size_t nlen);
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */
@@ -61,6 +62,14 @@ void cmd_call(client *c, const cmd_def *cmd);
 /* Resolve c->argv to a command or subcommand; on failure reply the error and
  * return NULL. */
 const cmd_def *cmd_resolve(client *c);
+
+/* The log's replay: run argv[0..argc) (each argument NUL-terminated) in
+ * database dbid on a client of its own, as a command from the log: it must be
+ * a known write command with a valid arity. Its replies go nowhere. The
+ * arguments stay the caller's. cmd_replay_end frees the replay's client. */
+enum { CMD_REPLAY_OK = 0, CMD_REPLAY_UNKNOWN, CMD_REPLAY_ARITY, CMD_REPLAY_NOT_WRITE };
+int cmd_replay(int dbid, int argc, sarg *argv);
+void cmd_replay_end(void);
 
 /* Visit every top-level command. */
 void cmd_foreach(void (*fn)(const cmd_def *cmd, void *ctx), void *ctx);

@@ -20,7 +20,7 @@
 #include "core/sp/sp.h"
 #include "core/sp/spgrep.h"
 #include "core/util.h"
-#include "types/string/value.h"
+#include "keyspace/vcomp.h"
 
 #define NAME_RULE "names are 1 to 255 bytes of A-Z a-z 0-9 _ - . : / with no empty, '.' or '..' path segment"
 #define ERR_CORRUPT "ERR entry is corrupt: a compressed chunk failed to decompress"
@@ -33,11 +33,11 @@ static spgrep_cache *grep_cache;
 sp_params sp_server_params(void)
 {
     sp_params p;
-    p.compress_threshold = sv_compress_threshold;
-    p.compress_chunk = sv_compress_chunk;
-    p.compress_accel = sv_write_accel();
-    p.cache = sv_lzcache();
-    p.idle = sv_lzidle();
+    p.compress_threshold = vc_threshold;
+    p.compress_chunk = vc_chunk;
+    p.compress_accel = vc_write_accel();
+    p.cache = vc_lzcache();
+    p.idle = vc_lzidle();
     return p;
 }
 
@@ -379,8 +379,8 @@ static int parse_kind(client *c, int i, int *kind)
  * sp_entry_set_info. */
 static int resolve_kind(client *c, int want, const char *p, size_t n, sp_textinfo *ti)
 {
-    if (sv_compress_threshold > 0 && n >= sv_compress_threshold)
-        sp_text_scan_sub(p, n, sv_compress_chunk, ti); /* to be compressed: with sub-block counts */
+    if (vc_threshold > 0 && n >= vc_threshold)
+        sp_text_scan_sub(p, n, vc_chunk, ti); /* to be compressed: with sub-block counts */
     else
         sp_text_scan(p, n, ti);
     if (want == SP_TEXT && !ti->utf8) {
@@ -1603,39 +1603,10 @@ static void cmd_sp_persist(client *c)
 
 /* ---- the corruption test hook ---- */
 
-void debug_lz4_corrupt(client *c)
+struct lzval *sp_debug_lzval(dbent *ke, const char *name, size_t nlen)
 {
-    long long chunk;
-    dbent *ke = db_lookup_write(c->db, c->argv[2].p, c->argv[2].len);
-    lzval *v = NULL;
-
-    if (arg_ll(c, c->argc - 1, &chunk) < 0)
-        return;
-    if (!ke) {
-        reply_error(c, ERR_NOKEY);
-        return;
-    }
-    if (ke->type == OBJ_STRING && c->argc == 4) {
-        sv_compress_entry(ke);
-        if (ke->enc == ENC_LZ4)
-            v = dbent_ptr(ke);
-    } else if (ke->type == OBJ_SCRATCHPAD && c->argc == 5) {
-        sp_entry *e = sp_find(dbent_ptr(ke), c->argv[3].p, c->argv[3].len);
-        if (e && e->enc == SP_ENC_LZ4)
-            v = e->lz;
-    } else {
-        reply_error(c, ERR_SYNTAX);
-        return;
-    }
-    if (!v) {
-        reply_error(c, "ERR the value is not stored compressed");
-        return;
-    }
-    if (chunk < 0 || lzval_debug_corrupt(v, (size_t)chunk) < 0) {
-        reply_error(c, "ERR no such chunk");
-        return;
-    }
-    reply_ok(c);
+    sp_entry *e = sp_find(dbent_ptr(ke), name, nlen);
+    return e && e->enc == SP_ENC_LZ4 ? e->lz : NULL;
 }
 
 #define SPW (CMD_WRITE | CMD_DENYOOM | CMD_OWN_EFFECT)

@@ -21,16 +21,9 @@
 #include "core/lz/lzval.h"
 #include "core/mem.h"
 #include "core/util.h"
+#include "keyspace/vcomp.h"
 
 #define SV_INLINE_MAX 128
-
-size_t sv_compress_threshold = 4096;
-size_t sv_compress_chunk = 64 * 1024;
-int sv_compress_accel = 6;
-size_t sv_accel_mem_limit;
-long long sv_dict_delay = 5000;
-static lzcache *sv_cache;
-static lzidle *sv_idle;
 
 typedef struct cq_item {
     db *d;
@@ -43,11 +36,6 @@ static size_t cq_head, cq_len, cq_cap;
 
 static void compress_now(dbent *e);
 static int want_lz4(size_t n);
-
-int sv_write_accel(void)
-{
-    return sv_accel_mem_limit && mem_used() >= sv_accel_mem_limit ? 1 : sv_compress_accel;
-}
 
 /* Queue e's key for compression (once). When the queue is full the value is
  * compressed at once, so the queue's memory stays bounded. */
@@ -92,92 +80,23 @@ size_t sv_compress_pending(void)
     return cq_len;
 }
 
-static lzcache *cache(void)
-{
-    if (!sv_cache)
-        sv_cache = lzcache_new(8);
-    return sv_cache;
-}
-
-lzcache *sv_lzcache(void)
-{
-    return cache();
-}
-
-/* ---- the background dictionary ----
- *
- * One registry for strings and scratchpad entries: a value is compressed
- * without a dictionary and registered, and sv_dict_step (the cron, and the
- * server's idle timer) converts the values that stayed unchanged for
- * sv_dict_delay ms. The registry outlives every value (it is never freed); its
- * clock is the monotonic one, in ms. */
-
-static lzidle *idle_reg(void)
-{
-    if (!sv_idle) {
-        sv_idle = lzidle_new();
-        lzidle_clock(sv_idle, mono_us() / 1000);
-    }
-    return sv_idle;
-}
-
-lzidle *sv_lzidle(void)
-{
-    return sv_dict_delay < 0 ? NULL : idle_reg();
-}
-
-void sv_dict_adopt(lzval *v)
-{
-    if (sv_dict_delay >= 0 && !lzidle_registered(v))
-        lzidle_adopt(idle_reg(), v);
-}
-
-size_t sv_dict_step(int64_t budget_us)
-{
-    int64_t start = mono_us(), now = start / 1000;
-    size_t done = 0, k;
-
-    if (!sv_idle)
-        return 0;
-    do {
-        k = lzidle_step(sv_idle, now, sv_dict_delay, SV_DICT_STEP);
-        done += k;
-    } while (k > 0 && mono_us() - start < budget_us);
-    return done;
-}
-
-void sv_dict_stats(lzidle_stats *st)
-{
-    if (sv_idle)
-        lzidle_get_stats(sv_idle, st);
-    else
-        memset(st, 0, sizeof(*st));
-}
-
-int sv_dict_due(void)
-{
-    int64_t now = mono_us() / 1000, due = sv_idle ? lzidle_next_due(sv_idle, now, sv_dict_delay) : -1;
-
-    return due >= 0 && due <= now;
-}
-
 /* A new compressed value for p[0..n): registered, without a dictionary, or,
  * when the dictionary is chosen on the write path, as lzval_new decides. */
 static lzval *lz_new(const char *p, size_t n)
 {
-    lzidle *q = sv_lzidle();
+    lzidle *q = vc_lzidle();
     lzval *v;
 
     if (!q)
-        return lzval_new(p, n, sv_compress_chunk);
-    v = lzval_new_fast(p, n, sv_compress_chunk, sv_write_accel());
+        return lzval_new(p, n, vc_chunk);
+    v = lzval_new_fast(p, n, vc_chunk, vc_write_accel());
     lzidle_adopt(q, v);
     return v;
 }
 
 static int want_lz4(size_t n)
 {
-    return sv_compress_threshold > 0 && n >= sv_compress_threshold;
+    return vc_threshold > 0 && n >= vc_threshold;
 }
 
 size_t sv_len(const dbent *e)
@@ -204,7 +123,7 @@ int sv_read(const dbent *e, size_t off, size_t n, char *dst)
     if (n == 0)
         return 0;
     if (e->enc == ENC_LZ4)
-        return lzval_read(dbent_ptr(e), off, n, dst, cache());
+        return lzval_read(dbent_ptr(e), off, n, dst, vc_lzcache());
     memcpy(dst, sv_ptr(e) + off, n);
     return 0;
 }
@@ -287,7 +206,7 @@ dbent *sv_set_lzval(db *d, const char *key, size_t klen, lzval *v)
     dbent_set_ptr(e, v);
     e->enc = ENC_LZ4;
     e->vlen = 0;
-    sv_dict_adopt(v);
+    vc_dict_adopt(v);
     return e;
 }
 
@@ -341,7 +260,7 @@ int sv_append(db *d, dbent **ep, const char *p, size_t n)
         return 0;
     if (e->enc == ENC_LZ4) {
         queue_compress(d, e); /* to seal the raw tail once appends stop */
-        return lzval_append(dbent_ptr(e), p, n, cache());
+        return lzval_append(dbent_ptr(e), p, n, vc_lzcache());
     }
     if (e->enc == ENC_INLINE && newlen <= SV_INLINE_MAX) {
         e = db_resize_entry(d, e, newlen);
@@ -374,12 +293,12 @@ int sv_setrange(db *d, dbent **ep, size_t off, const char *p, size_t n)
             memset(zero, 0, sizeof(zero));
             while (gap > 0) {
                 size_t k = gap < sizeof(zero) ? gap : sizeof(zero);
-                if (lzval_append(v, zero, k, cache()) < 0)
+                if (lzval_append(v, zero, k, vc_lzcache()) < 0)
                     return -1;
                 gap -= k;
             }
         }
-        return lzval_setrange(v, off, p, n, cache());
+        return lzval_setrange(v, off, p, n, vc_lzcache());
     }
     if (e->enc == ENC_INLINE && newlen <= SV_INLINE_MAX) {
         e = db_resize_entry(d, e, newlen);

@@ -17,44 +17,6 @@
 
 struct lzval;
 
-/* Thresholds, set from the configuration. */
-extern size_t sv_compress_threshold; /* bytes; values at or above it are compressed (0 = never) */
-extern size_t sv_compress_chunk;     /* raw bytes per chunk */
-extern int sv_compress_accel;        /* LZ4 acceleration on the write path while the background
-                                        (sv_dict_delay >= 0) re-encodes values once idle */
-extern size_t sv_accel_mem_limit;    /* bytes of mem_used() from which values are written at
-                                        acceleration 1 all the same (0: none; 3/4 of maxmemory) */
-
-/* The LZ4 acceleration to write a value with now: sv_compress_accel, or 1 past
- * sv_accel_mem_limit (a value written fast takes more memory until it is
- * re-encoded). */
-int sv_write_accel(void);
-
-/* The shared cache of decompressed chunks (created on first use). */
-struct lzcache *sv_lzcache(void);
-
-/* The background dictionary (lzidle.h): how long, in ms, a compressed value
- * (string or scratchpad entry) must stay unchanged before it is converted to
- * dictionary mode; -1: the dictionary is chosen when the value is compressed,
- * on the write path (values already registered are still converted). Set from
- * compress-dict-delay. */
-extern long long sv_dict_delay;
-/* The registry compressed values are written into (created on first use), or
- * NULL when sv_dict_delay < 0. */
-struct lzidle *sv_lzidle(void);
-/* Register v in the registry if it is registered nowhere (values loaded from
- * the log, copies): the dataset scan calls it for every compressed value. */
-void sv_dict_adopt(struct lzval *v);
-/* Convert for about budget_us microseconds (steps of SV_DICT_STEP raw bytes,
- * whole sub-blocks, ~0.2 ms each). Returns the bytes of work done. */
-#define SV_DICT_STEP (64u * 1024)
-size_t sv_dict_step(int64_t budget_us);
-/* Whether a conversion is due now. */
-int sv_dict_due(void);
-/* The registry's counters (all 0 before it exists), for INFO. */
-struct lzidle_stats;
-void sv_dict_stats(struct lzidle_stats *st);
-
 /* Bytes of value. */
 size_t sv_len(const dbent *e);
 /* Contiguous bytes of the value if it is not compressed, else NULL. */
