@@ -49,7 +49,7 @@ TOOLS      := $(if $(wildcard persistence/check_aof.c),$(BUILD)/scratchpad-check
 UNIT_LINK_test_aof        := $(PERSIST_LIB)
 UNIT_LINK_test_aof_stream := $(PERSIST_LIB)
 UNIT_LINK_test_resp       := $(BUILD)/server/net/resp.o
-UNIT_LINK_test_expire     := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/string/value.o
+UNIT_LINK_test_expire     := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/type.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/string/value.o
 UNIT_LINK_test_config     := $(SERVER_LIB) $(PERSIST_LIB)
 
 # Components add their targets here from their own fragments: EXTRA_ALL (built

@@ -16,6 +16,9 @@
 #include "net/net.h"
 #include "aof/persist.h"
 #include "cmd/propagate.h"
+#include "cmd/signal.h"
+#include "keyspace/type.h"
+#include "types/sp/sptype.h"
 #include "server.h"
 #include "core/sp/sp.h"
 #include "cmd/stats.h"
@@ -24,14 +27,6 @@
 #include "core/util.h"
 
 server srv;
-
-static void on_expired(db *d, const char *key, size_t klen)
-{
-    srv.stat_expired_keys++;
-    multi_touch_key(d, key, klen);
-    if (prop_on)
-        prop_del(d->id, key, klen);
-}
 
 /* ---- dataset accounting ----
  *
@@ -50,36 +45,22 @@ static struct {
 /* The pass also registers, for the background dictionary, every compressed
  * value that is registered nowhere (those the log loader rebuilt: see
  * vc_dict_adopt). */
-static void ds_adopt(const dbent *e)
+static void ds_adopt_one(lzval *v, void *ctx)
 {
-    size_t i;
-
-    if (vc_dict_delay < 0)
-        return;
-    if (e->type == OBJ_STRING && e->enc == ENC_LZ4) {
-        vc_dict_adopt(dbent_ptr(e));
-    } else if (e->type == OBJ_SCRATCHPAD) {
-        const sp *s = dbent_ptr(e);
-        for (i = 0; i < s->n; i++)
-            if (s->e[i]->lz)
-                vc_dict_adopt(s->e[i]->lz);
-    }
+    (void)ctx;
+    vc_dict_adopt(v);
 }
 
 static void ds_visit(void *ctx, ht_node *n)
 {
     const dbent *e = (const dbent *)n;
+    const type_def *t = type_of(e);
     (void)ctx;
     ds.keys++;
-    ds_adopt(e);
-    if (e->type == OBJ_STRING) {
-        size_t len = sv_len(e);
-        ds.logical += len;
-        ds.stored += e->enc == ENC_INLINE ? len : db_value_stored(e);
-    } else {
-        ds.logical += e->type == OBJ_SCRATCHPAD ? sp_logical_bytes(dbent_ptr(e)) : 0;
-        ds.stored += db_value_stored(e);
-    }
+    if (vc_dict_delay >= 0 && t->visit_lz)
+        t->visit_lz(e, ds_adopt_one, NULL);
+    ds.logical += t->logical(e);
+    ds.stored += e->enc == ENC_INLINE ? e->vlen : db_value_stored(e);
 }
 
 void server_dataset_scan(int64_t budget_us)
@@ -195,8 +176,11 @@ int server_init_keyspace(void)
     srv.dbs = xcalloc((size_t)srv.cfg.databases, sizeof(db));
     for (i = 0; i < srv.cfg.databases; i++)
         db_init(&srv.dbs[i], i, srv.arena, srv.hash_seed);
-    db_on_expired = on_expired;
+    db_on_expired = signal_key_expired;
+    sv_type_register();
     sp_type_register();
+    type_effects = &prop_effects;
+    type_effects_on = &prop_on;
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "core/mem.h"
 #include "core/sp/sp.h"
 #include "core/util.h"
+#include "types/sp/sptype.h"
 #include "types/string/value.h"
 
 #define LOAD_PROGRESS_MS 1000 /* a progress line this often during a long load */

@@ -7,7 +7,7 @@
  * ENCODING's name.
  *
  * Invariants: every key a command changes (its value, its name, its TTL, its
- * deletion) is reported with key_modified, once per key, after the change; a
+ * deletion) is reported with signal_key_changed, once per key, after the change; a
  * command that changes nothing reports nothing. Expired keys are never returned:
  * lookups expire them lazily, KEYS skips them, SCAN filters them. Lookups here
  * also apply a scratchpad's due entry expiries (db_subexpire_due), so one whose
@@ -26,13 +26,13 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "core/lz/lzval.h"
+#include "cmd/signal.h"
+#include "keyspace/type.h"
 #include "core/mem.h"
 #include "cmd/propagate.h"
 #include "cmd/multi.h"
 #include "net/reply.h"
 #include "core/util.h"
-#include "types/string/value.h"
 
 #define ERR_SAMEOBJ "ERR source and destination objects are the same"
 
@@ -43,7 +43,7 @@ static const char *type_name(const dbent *e)
 {
     if (!e)
         return "none";
-    return e->type == OBJ_SCRATCHPAD ? "scratchpad" : "string";
+    return type_of(e)->name;
 }
 
 /* The live entry for key in d, or NULL: db_lookup (read: counts a keyspace hit
@@ -106,47 +106,38 @@ static int same_bytes(const sarg *a, const sarg *b)
     return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
 }
 
-/* 1 if e's value can be duplicated: strings always; a type's own structure
- * only if the type registered a dup function. */
+/* 1 if e's value can be duplicated: inline bytes always; an out-of-line value
+ * if its type has a dup_value. */
 static int value_copyable(const dbent *e)
 {
-    return e->enc != ENC_PTR || db_type_dup[e->type] != NULL;
+    return e->enc == ENC_INLINE || type_of(e)->dup_value != NULL;
+}
+
+/* The type's moved hook, if it has one, for e now at a new key or database. */
+static void note_moved(db *d, dbent *e)
+{
+    if (type_of(e)->moved)
+        type_of(e)->moved(d, e);
 }
 
 /* Add key to dst as an independent copy of e's value (same type and encoding,
  * no TTL) and return the new entry. e must stay linked in its database; key must
  * not exist in dst. The caller checked that e's value can be copied
- * (value_copyable). Inline bytes are copied into the new entry, a heap buffer is
- * duplicated, a compressed value is copied chunk by chunk without recompressing
- * it (lzval_dup), and a type's own structure goes through db_type_dup. */
+ * (value_copyable). Inline bytes are copied into the new entry; an out-of-line
+ * value goes through its type's dup_value (a compressed string is copied chunk
+ * by chunk without recompressing it). */
 static dbent *value_copy(const dbent *e, db *dst, const char *key, size_t klen)
 {
     size_t room = e->enc == ENC_INLINE ? e->vlen : sizeof(void *);
     dbent *n = db_add(dst, key, klen, e->type, room);
-    void *p = NULL;
 
-    switch (e->enc) {
-    case ENC_INLINE:
+    if (e->enc == ENC_INLINE)
         memcpy(dbent_room(n), e->data + dbent_klen(e), e->vlen);
-        break;
-    case ENC_RAW:
-        p = xmalloc(e->vlen);
-        memcpy(p, dbent_ptr(e), e->vlen);
-        break;
-    case ENC_LZ4:
-        p = lzval_dup(dbent_ptr(e));
-        break;
-    case ENC_PTR:
-        p = db_type_dup[e->type](dbent_ptr(e));
-        break;
-    default:
-        break;
-    }
-    if (e->enc != ENC_INLINE)
-        dbent_set_ptr(n, p);
+    else
+        dbent_set_ptr(n, type_of(e)->dup_value(e));
     n->enc = e->enc;
     n->vlen = e->vlen;
-    sv_note_moved(dst, n);
+    note_moved(dst, n);
     return n;
 }
 
@@ -163,7 +154,7 @@ static void cmd_del(client *c)
         dbent *e = key_write(c->db, c->argv[i].p, c->argv[i].len);
         if (e) {
             db_delete_entry(c->db, e);
-            key_modified(c->db, c->argv[i].p, c->argv[i].len);
+            signal_key_changed(c->db, c->argv[i].p, c->argv[i].len);
             n++;
         }
     }
@@ -214,9 +205,9 @@ static void rename_generic(client *c, int nx)
         }
         db_delete_entry(c->db, old);
     }
-    sv_note_moved(c->db, db_move_entry(c->db, e, c->db, dst->p, dst->len));
-    key_modified(c->db, src->p, src->len);
-    key_modified(c->db, dst->p, dst->len);
+    note_moved(c->db, db_move_entry(c->db, e, c->db, dst->p, dst->len));
+    signal_key_changed(c->db, src->p, src->len);
+    signal_key_changed(c->db, dst->p, dst->len);
     if (nx)
         reply_int(c, 1);
     else
@@ -250,9 +241,9 @@ static void cmd_move(client *c)
         reply_int(c, 0);
         return;
     }
-    sv_note_moved(dst, db_move_entry(c->db, e, dst, key->p, key->len));
-    key_modified(c->db, key->p, key->len);
-    key_modified(dst, key->p, key->len);
+    note_moved(dst, db_move_entry(c->db, e, dst, key->p, key->len));
+    signal_key_changed(c->db, key->p, key->len);
+    signal_key_changed(dst, key->p, key->len);
     reply_int(c, 1);
 }
 
@@ -307,7 +298,7 @@ static void cmd_copy(client *c)
         db_set_expire(dst, n, when);
     if (swhen >= 0)
         db_set_subexpire(dst, n, swhen);
-    key_modified(dst, dstkey->p, dstkey->len);
+    signal_key_changed(dst, dstkey->p, dstkey->len);
     reply_int(c, 1);
 }
 
@@ -327,7 +318,7 @@ static void cmd_swapdb(client *c)
     }
     if (a != b) {
         db_swap(&srv.dbs[a], &srv.dbs[b]);
-        multi_touch_swap(&srv.dbs[a], &srv.dbs[b]);
+        signal_db_swapped(&srv.dbs[a], &srv.dbs[b]);
     }
     srv.dirty++;
     reply_ok(c);
@@ -607,7 +598,7 @@ static void expire_generic(client *c, int64_t basetime, int seconds)
         db_delete_entry(c->db, e);
     else
         db_set_expire(c->db, e, when);
-    key_modified(c->db, key->p, key->len);
+    signal_key_changed(c->db, key->p, key->len);
     if (prop_on) {
         prop_begin(c->dbid);
         if (when <= db_now && !db_expiry_paused) {
@@ -698,7 +689,7 @@ static void cmd_persist(client *c)
     dbent *e = key_write(c->db, key->p, key->len);
 
     if (e && db_persist(c->db, e)) {
-        key_modified(c->db, key->p, key->len);
+        signal_key_changed(c->db, key->p, key->len);
         reply_int(c, 1);
         return;
     }
@@ -716,14 +707,14 @@ static dbent *object_lookup(client *c)
     return e;
 }
 
-/* Strings name their encoding as Redis does (plus "lz4"); a scratchpad is an
- * array of entries sorted by name (sp.h), hence "sortedarray". */
+/* The type names its encoding: strings as Redis does (plus "lz4"); a
+ * scratchpad is an array of entries sorted by name (sp.h), "sortedarray". */
 static void object_encoding(client *c)
 {
     dbent *e = object_lookup(c);
     if (!e)
         return;
-    reply_bulk_cstr(c, e->type == OBJ_STRING ? sv_encoding_name(e) : "sortedarray");
+    reply_bulk_cstr(c, type_of(e)->encoding(e));
 }
 
 static void object_freq(client *c)

@@ -14,11 +14,13 @@
 #include <time.h>
 
 #include "cmd/commands.h"
+#include "cmd/signal.h"
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
 #include "net/reply.h"
 #include "core/lz/lzval.h"
 #include "core/util.h"
+#include "types/sp/sptype.h"
 #include "types/string/value.h"
 
 /* ---- keyspace-wide commands ---- */
@@ -44,7 +46,7 @@ static void cmd_flushdb(client *c)
 {
     if (flush_args(c) < 0)
         return;
-    multi_touch_db(c->db);
+    signal_db_flushed(c->db);
     srv.dirty += db_flush(c->db);
     reply_ok(c);
 }
@@ -55,7 +57,7 @@ static void cmd_flushall(client *c)
     if (flush_args(c) < 0)
         return;
     for (i = 0; i < srv.cfg.databases; i++) {
-        multi_touch_db(&srv.dbs[i]);
+        signal_db_flushed(&srv.dbs[i]);
         srv.dirty += db_flush(&srv.dbs[i]);
     }
     srv.dirty++; /* as Redis: a FLUSHALL of empty databases still counts as a change */

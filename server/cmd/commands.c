@@ -493,12 +493,6 @@ void cmd_call(client *c, const cmd_def *cmd)
 
 /* ---- helpers for the command families ---- */
 
-void key_modified(db *d, const char *key, size_t klen)
-{
-    srv.dirty++;
-    multi_touch_key(d, key, klen);
-}
-
 int arg_ll(client *c, int i, long long *out)
 {
     if (str_to_ll(c->argv[i].p, c->argv[i].len, out) < 0) {

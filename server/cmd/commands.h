@@ -33,19 +33,6 @@ extern const cmd_def cmd_table_sp[];
 extern const cmd_def cmd_table_lcs[];
 extern const cmd_def cmd_table_memory[];
 
-/* Register the scratchpad type's hooks with the keyspace (cmd_sp.c). */
-void sp_type_register(void);
-/* The thresholds and chunk cache the scratchpad type uses (cmd_sp.c). */
-struct sp_params sp_server_params(void);
-/* Create key as an empty scratchpad (which must not exist) in d; sets *out to
- * its entry and returns the scratchpad (cmd_sp.c). */
-struct sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out);
-/* Logical bytes of a scratchpad value (cmd_sp.c). */
-size_t sp_logical_bytes(const void *p);
-/* DEBUG LZ4-CORRUPT's scratchpad case: the compressed content of entry name
- * of scratchpad key ke, or NULL (cmd_sp.c). */
-struct lzval *sp_debug_lzval(dbent *ke, const char *name, size_t nlen);
-
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */
 void cmd_client_release(client *c);
@@ -77,6 +64,15 @@ int cmd_count(void);
 /* Reset every command's stats (CONFIG RESETSTAT). */
 void cmd_reset_stats(void);
 
+/* The statistics of cmd (a command or a subcommand row of the
+ * registry), or NULL if cmd is not registered. The pointer stays valid for the
+ * life of the process. */
+const cmd_stats *cmd_get_stats(const cmd_def *cmd);
+
+/* Zero the per-error-code counts and the total of error replies
+ * (INFO errorstats, total_error_replies), for CONFIG RESETSTAT. */
+void cmd_reset_error_stats(void);
+
 /* Count an error reply for INFO errorstats and commandstats. */
 void srv_note_error(client *c, const char *msg);
 /* Visit error codes and counts (INFO errorstats). */
@@ -102,14 +98,9 @@ void slowlog_resize(void);
 void slowlog_push(client *c, long long duration);
 void slowlog_reset(void);
 
-#endif
-
 /* ---- helpers shared by the command families ---- */
 
-/* Record that key in d changed: WATCH, dirty counter (and later the log). */
-void key_modified(db *d, const char *key, size_t klen);
-/* Reply bytes [off, off+n) of a string entry as a bulk string; a corrupt
- * compressed chunk is answered with an error. */
-void reply_value(client *c, const dbent *e, size_t off, size_t n);
 /* Parse argv[i] as a long long, replying ERR_NOTINT on failure. 0 / -1. */
 int arg_ll(client *c, int i, long long *out);
+
+#endif

@@ -2,7 +2,7 @@
  *
  * Queued commands own copies of their arguments. WATCH keeps, per database, a
  * table from key to the clients watching it; any write to the key (reported by
- * db_on_modified through multi_touch_key), its expiry, or a flush/swap of its
+ * cmd/signal.c through multi_touch_key), its expiry, or a flush/swap of its
  * database marks those clients CLIENT_DIRTY_CAS so that their EXEC answers nil.
  * When no client watches anything, touching a key costs one comparison. */
 #ifndef SP_MULTI_H

@@ -1,6 +1,8 @@
 /* propagate.c -- effects to the sinks (see propagate.h). */
 #include "cmd/propagate.h"
 
+#include "keyspace/type.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,3 +157,29 @@ void prop_keyless(const char *cmdname)
         if (sinks[i]->wants_keys && *sinks[i]->wants_keys && sinks[i]->keyless)
             sinks[i]->keyless(cmdname);
 }
+
+static void eo_prop_begin(void *ctx, int dbid)
+{
+    (void)ctx;
+    prop_begin(dbid);
+}
+
+static void eo_prop_arg(void *ctx, const void *p, size_t n)
+{
+    (void)ctx;
+    prop_bytes(p, n);
+}
+
+static void eo_prop_lzval(void *ctx, const struct lzval *v)
+{
+    (void)ctx;
+    prop_lzval(v);
+}
+
+static void eo_prop_end(void *ctx)
+{
+    (void)ctx;
+    prop_end();
+}
+
+const effect_out prop_effects = {eo_prop_begin, eo_prop_arg, eo_prop_lzval, eo_prop_end, NULL};

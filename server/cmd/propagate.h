@@ -73,6 +73,11 @@ void prop_del(int dbid, const char *key, size_t klen);
 /* The whole effect argv[0..argc) in database dbid (a command as typed). */
 void prop_argv(int dbid, int argc, const sarg *argv);
 
+/* The functions above as an effect writer (keyspace/type.h), for the types'
+ * own effects (type_effects). */
+struct effect_out;
+extern const struct effect_out prop_effects;
+
 /* The largest position a reply depends on now (0 when no sink has one). */
 uint64_t prop_mark(void);
 /* NULL if writes are accepted, else the first sink's reason. */

@@ -8,8 +8,8 @@
  * cron may call it at any hz; INFO calls it too, so the figures stay meaningful
  * (averaged over longer intervals) if the cron does not.
  *
- * Per-command and per-error statistics live in commands.c; the two accessors
- * below are defined there. */
+ * Per-command and per-error statistics live in commands.c and are declared in
+ * commands.h (cmd_get_stats, cmd_reset_error_stats). */
 #ifndef SP_STATS_H
 #define SP_STATS_H
 
@@ -21,14 +21,5 @@ void stats_cron_sample(void);
 
 /* Forget every instantaneous sample (CONFIG RESETSTAT). */
 void stats_reset_samples(void);
-
-/* commands.c: the statistics of cmd (a command or a subcommand row of the
- * registry), or NULL if cmd is not registered. The pointer stays valid for the
- * life of the process. */
-const cmd_stats *cmd_get_stats(const cmd_def *cmd);
-
-/* commands.c: zero the per-error-code counts and the total of error replies
- * (INFO errorstats, total_error_replies), for CONFIG RESETSTAT. */
-void cmd_reset_error_stats(void);
 
 #endif

@@ -5,11 +5,11 @@
  * array-backed binary min-heap; each entry stores its heap index so that a TTL
  * can be changed or removed in O(log n). */
 #include "keyspace/db.h"
+#include "keyspace/type.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "core/lz/lzval.h"
 #include "core/mem.h"
 #include "core/util.h"
 
@@ -17,13 +17,7 @@
 
 int64_t db_now;
 uint8_t db_epoch;
-void (*db_on_modified)(db *d, const char *key, size_t klen);
 void (*db_on_expired)(db *d, const char *key, size_t klen);
-void (*db_type_free[2])(void *p);
-void *(*db_type_dup[2])(const void *p);
-size_t (*db_type_stored[2])(const void *p);
-uint32_t *(*db_type_subidx[2])(void *p);
-int64_t (*db_type_subexpire[2])(db *d, dbent *e, int64_t now);
 
 static const char *dbent_keyof(const ht_node *n)
 {
@@ -47,7 +41,7 @@ void db_init(db *d, int id, arena *a, uint64_t seed)
  *
  * Two heaps share the code below: heap 0 orders keys by their own TTL and keeps
  * the index in the entry (e->xidx); heap 1 orders keys by the earliest expiry of
- * a part of their value and keeps the index inside the value (db_type_subidx). */
+ * a part of their value and keeps the index inside the value (its type row's subidx). */
 
 typedef struct xheap_ref {
     xitem **a;
@@ -67,7 +61,7 @@ static xheap_ref heap_of(db *d, int sub)
 
 static uint32_t *idx_of(dbent *e, int sub)
 {
-    return sub ? db_type_subidx[e->type](dbent_ptr(e)) : &e->xidx;
+    return sub ? type_of(e)->subidx(dbent_ptr(e)) : &e->xidx;
 }
 
 static void heap_set(xheap_ref h, uint32_t i, xitem it)
@@ -146,7 +140,7 @@ static void heap_put(xheap_ref h, dbent *e, int64_t when)
 
 static int has_subexpiry(const dbent *e)
 {
-    return e->enc == ENC_PTR && db_type_subidx[e->type] != NULL;
+    return e->enc == ENC_PTR && type_of(e)->subidx != NULL;
 }
 
 static void heap_remove(db *d, dbent *e)
@@ -218,36 +212,15 @@ void db_free_value(db *d, dbent *e)
 {
     if (has_subexpiry(e))
         heap_del(heap_of(d, 1), e);
-    switch (e->enc) {
-    case ENC_RAW:
-        xfree(dbent_ptr(e));
-        break;
-    case ENC_LZ4:
-        lzval_free(dbent_ptr(e));
-        break;
-    case ENC_PTR:
-        if (db_type_free[e->type])
-            db_type_free[e->type](dbent_ptr(e));
-        break;
-    default:
-        break;
-    }
+    if (e->enc != ENC_INLINE)
+        type_of(e)->free_value(e);
     e->enc = ENC_INLINE;
     e->vlen = 0;
 }
 
 size_t db_value_stored(const dbent *e)
 {
-    switch (e->enc) {
-    case ENC_RAW:
-        return xmalloc_size(dbent_ptr(e));
-    case ENC_LZ4:
-        return lzval_stored(dbent_ptr(e));
-    case ENC_PTR:
-        return db_type_stored[e->type] ? db_type_stored[e->type](dbent_ptr(e)) : 0;
-    default:
-        return 0;
-    }
+    return e->enc == ENC_INLINE ? 0 : type_of(e)->stored(e);
 }
 
 dbent *db_find_raw(db *d, const char *key, size_t klen)
@@ -429,7 +402,7 @@ long long db_active_expire(db *d, int64_t now, int64_t budget_us)
         long long steps = 0;
         while (d->nsheap > 0 && d->sheap[0].when <= now) {
             dbent *e = d->sheap[0].e;
-            int64_t next = db_type_subexpire[e->type](d, e, now);
+            int64_t next = type_of(e)->subexpire(d, e, now);
             if (next == -2) {
                 db_expire_entry(d, e);
                 n++;
@@ -460,7 +433,7 @@ int db_subexpire_due(db *d, dbent *e)
     if (db_expiry_paused || !has_subexpiry(e) || (i = *idx_of(e, 1)) == DB_NOEXPIRE ||
         d->sheap[i].when > db_now)
         return 0;
-    next = db_type_subexpire[e->type](d, e, db_now);
+    next = type_of(e)->subexpire(d, e, db_now);
     if (next == -2) {
         db_expire_entry(d, e);
         return 1;

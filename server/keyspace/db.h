@@ -24,14 +24,16 @@
 
 #define DB_NOEXPIRE UINT32_MAX
 
-enum { OBJ_STRING = 0, OBJ_SCRATCHPAD = 1 };
-/* Value encodings. INLINE: bytes in the entry; RAW: heap buffer; LZ4: lzval;
- * PTR: the type's own structure. */
+/* Type numbers: the rows of the type table (keyspace/type.h). */
+enum { OBJ_STRING = 0, OBJ_SCRATCHPAD = 1, OBJ_NTYPES = 16 };
+/* Value encodings: INLINE, bytes in the entry; any other, a value out of line
+ * behind dbent_ptr, whose meaning is the type's (strings: RAW a heap buffer,
+ * LZ4 an lzval; PTR: a type's own structure). */
 enum { ENC_INLINE = 0, ENC_RAW = 1, ENC_LZ4 = 2, ENC_PTR = 3 };
 
 #define DBENT_F_COMPRESS_PENDING 1 /* queued for background compression (value.c) */
 /* Bits 1-7 of flags: the entry's rewrite epoch. An incremental log rewrite
- * (persistence/rewrite_inc.c) has written an entry's state to the new base, or
+ * (server/aof/persist.c, "the incremental rewrite") has written an entry's state to the new base, or
  * the entry was created after the rewrite began, iff its epoch equals
  * db_epoch. db_add stamps new entries with db_epoch; moves and resizes keep
  * the stamp with the header. */
@@ -150,24 +152,16 @@ void db_free_value(db *d, dbent *e);
 /* Bytes of memory held by e's out-of-line value (0 for inline). */
 size_t db_value_stored(const dbent *e);
 
-/* Called when a key's value changes (for WATCH and the log); set by the server. */
-extern void (*db_on_modified)(db *d, const char *key, size_t klen);
-/* Called when a key expires (lazily or actively); set by the server. */
+/* Called when a key expires (lazily or actively), after its deletion: set at
+ * start-up to cmd/signal.c's signal_key_expired. */
 extern void (*db_on_expired)(db *d, const char *key, size_t klen);
-/* Frees a type's own structure (ENC_PTR) and duplicates it; set by the types. */
-extern void (*db_type_free[2])(void *p);
-extern void *(*db_type_dup[2])(const void *p);
-extern size_t (*db_type_stored[2])(const void *p);
-
 /* Sub-expiry: a type whose values hold parts with lifetimes of their own (the
  * entries of a scratchpad) keeps, per key, the earliest time one of them is due
  * in the database's second heap, so the active cycle reclaims them without
- * anyone touching the key. The type says where its value keeps its heap index
- * (initialised to DB_NOEXPIRE) and how to expire the parts due by now: it
- * returns the next due time, -1 if none is left, or -2 if the value is now
- * empty and the key must go. */
-extern uint32_t *(*db_type_subidx[2])(void *p);
-extern int64_t (*db_type_subexpire[2])(db *d, dbent *e, int64_t now);
+ * anyone touching the key. The type's row (type.h: subidx, subexpire) says where
+ * its value keeps its heap index (initialised to DB_NOEXPIRE) and how to expire
+ * the parts due by now: subexpire returns the next due time, -1 if none is
+ * left, or -2 if the value is now empty and the key must go. */
 /* Set (when >= 0) or clear (when < 0) the sub-expiry time of key e. */
 void db_set_subexpire(db *d, dbent *e, int64_t when);
 /* The sub-expiry time of key e, or -1. */

@@ -8,18 +8,20 @@
  * Invariants kept here: a scratchpad key never holds zero entries (the key is
  * deleted with its last entry); the keyspace's sub-expiry heap always holds the
  * earliest entry expiry of each scratchpad (update_subexpire after every
- * change); every change bumps the entry's version and calls key_modified. */
+ * change); every change bumps the entry's version and calls signal_key_changed. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/signal.h"
 #include "core/mem.h"
 #include "cmd/propagate.h"
 #include "net/reply.h"
 #include "core/sp/sp.h"
 #include "core/sp/spgrep.h"
 #include "core/util.h"
+#include "types/sp/sptype.h"
 #include "keyspace/vcomp.h"
 
 #define NAME_RULE "names are 1 to 255 bytes of A-Z a-z 0-9 _ - . : / with no empty, '.' or '..' path segment"
@@ -29,17 +31,6 @@
 #define GREP_CONTEXT_MAX 1000
 
 static spgrep_cache *grep_cache;
-
-sp_params sp_server_params(void)
-{
-    sp_params p;
-    p.compress_threshold = vc_threshold;
-    p.compress_chunk = vc_chunk;
-    p.compress_accel = vc_write_accel();
-    p.cache = vc_lzcache();
-    p.idle = vc_lzidle();
-    return p;
-}
 
 /* The effect of a change to entry e of s at key ns: its full state, _SPENTRY
  * (docs/aof.md). */
@@ -60,71 +51,6 @@ static void prop_sp_entry(int dbid, const char *ns, size_t nslen, const sp *s, c
     else
         prop_bytes(e->raw, e->size);
     prop_end();
-}
-
-/* ---- the scratchpad as a keyspace type ---- */
-
-static void type_free(void *p)
-{
-    sp_free(p);
-}
-
-static void *type_dup(const void *p)
-{
-    return sp_dup(p);
-}
-
-static size_t type_stored(const void *p)
-{
-    return sp_stored(p);
-}
-
-static uint32_t *type_subidx(void *p)
-{
-    return &((sp *)p)->subidx;
-}
-
-static int64_t type_subexpire(db *d, dbent *e, int64_t now)
-{
-    sp *s = dbent_ptr(e);
-
-    if (prop_on) {
-        /* The log gets the entries that expire as one SP.DEL. */
-        size_t i;
-        int any = 0;
-        for (i = 0; i < s->n; i++) {
-            const sp_entry *x = s->e[i];
-            if (x->expire >= 0 && x->expire <= now) {
-                if (!any) {
-                    prop_begin(d->id);
-                    prop_str("SP.DEL");
-                    prop_bytes(dbent_key(e), dbent_klen(e));
-                    any = 1;
-                }
-                prop_bytes(x->name, x->nlen);
-            }
-        }
-        if (any)
-            prop_end();
-    }
-    sp_expire_due(s, now);
-    if (s->n == 0)
-        return -2;
-    return sp_next_expire(s);
-}
-
-size_t sp_logical_bytes(const void *p)
-{
-    return ((const sp *)p)->bytes;
-}
-
-void sp_type_register(void)
-{
-    db_type_free[OBJ_SCRATCHPAD] = type_free;
-    db_type_dup[OBJ_SCRATCHPAD] = type_dup;
-    db_type_stored[OBJ_SCRATCHPAD] = type_stored;
-    db_type_subidx[OBJ_SCRATCHPAD] = type_subidx;
-    db_type_subexpire[OBJ_SCRATCHPAD] = type_subexpire;
 }
 
 /* ---- lookups ---- */
@@ -169,16 +95,6 @@ static sp *ns_write(client *c, dbent **out, int *replied)
     return dbent_ptr(e);
 }
 
-sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out)
-{
-    sp *s = sp_new();
-    dbent *e = db_add(d, key, klen, OBJ_SCRATCHPAD, sizeof(void *));
-    e->enc = ENC_PTR;
-    dbent_set_ptr(e, s);
-    *out = e;
-    return s;
-}
-
 static sp *ns_create(client *c, dbent **out)
 {
     return sp_key_create(c->db, c->argv[1].p, c->argv[1].len, out);
@@ -192,7 +108,7 @@ static void ns_changed(client *c, dbent *e, sp *s)
         db_delete_entry(c->db, e);
     else
         db_set_subexpire(c->db, e, sp_next_expire(s));
-    key_modified(c->db, c->argv[1].p, c->argv[1].len);
+    signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
 }
 
 /* Log the full state of entry e (WRITE, OFFLOAD, EDIT, INSERT, a new entry of
@@ -1599,14 +1515,6 @@ static void cmd_sp_persist(client *c)
     sp_set_expire(s, e, -1);
     ns_changed(c, ke, s);
     reply_int(c, 1);
-}
-
-/* ---- the corruption test hook ---- */
-
-struct lzval *sp_debug_lzval(dbent *ke, const char *name, size_t nlen)
-{
-    sp_entry *e = sp_find(dbent_ptr(ke), name, nlen);
-    return e && e->enc == SP_ENC_LZ4 ? e->lz : NULL;
 }
 
 #define SPW (CMD_WRITE | CMD_DENYOOM | CMD_OWN_EFFECT)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/signal.h"
 #include "core/mem.h"
 #include "cmd/propagate.h"
 #include "net/reply.h"
@@ -15,7 +16,9 @@
 
 #define ERR_STRLEN "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 
-void reply_value(client *c, const dbent *e, size_t off, size_t n)
+/* Reply bytes [off, off+n) of a string entry as a bulk string; a corrupt
+ * compressed chunk is answered with an error. */
+static void reply_value(client *c, const dbent *e, size_t off, size_t n)
 {
     const char *p = sv_ptr(e);
     char *tmp;
@@ -159,7 +162,7 @@ static void set_generic(client *c, const sarg *key, const sarg *val, int flags, 
     e = sv_set(c->db, key->p, key->len, val->p, val->len, flags & SET_KEEPTTL);
     if (flags & SET_EXPIRE)
         db_set_expire(c->db, e, when);
-    key_modified(c->db, key->p, key->len);
+    signal_key_changed(c->db, key->p, key->len);
     if (prop_on) {
         prop_begin(c->dbid);
         prop_str("SET");
@@ -223,7 +226,7 @@ static void cmd_getdel(client *c)
         return;
     reply_value(c, e, 0, sv_len(e));
     db_delete_entry(c->db, e);
-    key_modified(c->db, c->argv[1].p, c->argv[1].len);
+    signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
 }
 
 static void cmd_getex(client *c)
@@ -245,9 +248,9 @@ static void cmd_getex(client *c)
     reply_value(c, e, 0, sv_len(e));
     if (flags & SET_EXPIRE) {
         db_set_expire(c->db, e, when);
-        key_modified(c->db, c->argv[1].p, c->argv[1].len);
+        signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
     } else if ((flags & SET_PERSIST) && db_persist(c->db, e)) {
-        key_modified(c->db, c->argv[1].p, c->argv[1].len);
+        signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
     } else {
         return;
     }
@@ -291,7 +294,7 @@ static void mset_generic(client *c, int nx)
     }
     for (i = 1; i < c->argc; i += 2) {
         sv_set(c->db, c->argv[i].p, c->argv[i].len, c->argv[i + 1].p, c->argv[i + 1].len, 0);
-        key_modified(c->db, c->argv[i].p, c->argv[i].len);
+        signal_key_changed(c->db, c->argv[i].p, c->argv[i].len);
     }
     if (nx)
         reply_int(c, 1);
@@ -330,7 +333,7 @@ static void cmd_append(client *c)
             return;
         }
     }
-    key_modified(c->db, key->p, key->len);
+    signal_key_changed(c->db, key->p, key->len);
     reply_int(c, (long long)sv_len(e));
 }
 
@@ -417,7 +420,7 @@ static void cmd_setrange(client *c)
         reply_error(c, "ERR value is corrupt: a compressed chunk failed to decompress");
         return;
     }
-    key_modified(c->db, key->p, key->len);
+    signal_key_changed(c->db, key->p, key->len);
     reply_int(c, (long long)sv_len(e));
 }
 
@@ -462,7 +465,7 @@ static void incr_generic(client *c, long long by)
         sv_replace(c->db, e, buf, n);
     else
         sv_set(c->db, key->p, key->len, buf, n, 0);
-    key_modified(c->db, key->p, key->len);
+    signal_key_changed(c->db, key->p, key->len);
     reply_int(c, v);
 }
 
@@ -528,7 +531,7 @@ static void cmd_incrbyfloat(client *c)
         sv_replace(c->db, e, buf, n);
     else
         sv_set(c->db, key->p, key->len, buf, n, 0);
-    key_modified(c->db, key->p, key->len);
+    signal_key_changed(c->db, key->p, key->len);
     if (prop_on) {
         /* The result, not the increment: float arithmetic is not replayed. */
         prop_begin(c->dbid);

@@ -21,6 +21,7 @@
 #include "core/lz/lzval.h"
 #include "core/mem.h"
 #include "core/util.h"
+#include "keyspace/type.h"
 #include "keyspace/vcomp.h"
 
 #define SV_INLINE_MAX 128
@@ -371,4 +372,59 @@ const char *sv_encoding_name(const dbent *e)
     if (e->vlen <= 44 && e->enc == ENC_INLINE)
         return "embstr";
     return "raw";
+}
+
+/* ---- the string as a keyspace type ---- */
+
+static void type_free_value(dbent *e)
+{
+    if (e->enc == ENC_LZ4)
+        lzval_free(dbent_ptr(e));
+    else
+        xfree(dbent_ptr(e));
+}
+
+static void *type_dup_value(const dbent *e)
+{
+    void *p;
+
+    if (e->enc == ENC_LZ4)
+        return lzval_dup(dbent_ptr(e));
+    p = xmalloc(e->vlen);
+    memcpy(p, dbent_ptr(e), e->vlen);
+    return p;
+}
+
+static size_t type_stored(const dbent *e)
+{
+    if (e->enc == ENC_LZ4)
+        return lzval_stored(dbent_ptr(e));
+    return e->enc == ENC_RAW ? xmalloc_size(dbent_ptr(e)) : 0;
+}
+
+static size_t type_logical(const dbent *e)
+{
+    return sv_len(e);
+}
+
+static void type_visit_lz(const dbent *e, void (*fn)(lzval *v, void *ctx), void *ctx)
+{
+    if (e->enc == ENC_LZ4)
+        fn(dbent_ptr(e), ctx);
+}
+
+static const type_def string_type = {
+    .name = "string",
+    .encoding = sv_encoding_name,
+    .free_value = type_free_value,
+    .dup_value = type_dup_value,
+    .stored = type_stored,
+    .logical = type_logical,
+    .visit_lz = type_visit_lz,
+    .moved = sv_note_moved,
+};
+
+void sv_type_register(void)
+{
+    type_register(OBJ_STRING, &string_type);
 }

@@ -49,6 +49,9 @@ void sv_compress_entry(dbent *e);
 /* Keys waiting for compression (INFO). */
 size_t sv_compress_pending(void);
 
+/* Register the string's row in the type table (keyspace/type.h). */
+void sv_type_register(void);
+
 /* "int", "embstr", "raw" or "lz4", as OBJECT ENCODING reports. */
 const char *sv_encoding_name(const dbent *e);
 

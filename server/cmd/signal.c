@@ -1,0 +1,30 @@
+/* signal.c -- "a key changed", told to everyone who listens (see signal.h). */
+#include "cmd/signal.h"
+
+#include "cmd/multi.h"
+#include "cmd/propagate.h"
+#include "server.h"
+
+void signal_key_changed(db *d, const char *key, size_t klen)
+{
+    srv.dirty++;
+    multi_touch_key(d, key, klen);
+}
+
+void signal_key_expired(db *d, const char *key, size_t klen)
+{
+    srv.stat_expired_keys++;
+    multi_touch_key(d, key, klen);
+    if (prop_on)
+        prop_del(d->id, key, klen);
+}
+
+void signal_db_flushed(db *d)
+{
+    multi_touch_db(d);
+}
+
+void signal_db_swapped(db *a, db *b)
+{
+    multi_touch_swap(a, b);
+}
