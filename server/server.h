@@ -55,21 +55,37 @@ typedef struct cmd_stats {
     long long failed;        /* ran and replied with an error */
 } cmd_stats;
 
+/* A command's row: everything the registry, dispatch, COMMAND (INFO, DOCS,
+ * GETKEYS), ACL categories and the "is it a write?" question know of it, in one
+ * place. Families write their rows with designated initializers; fields left
+ * out are 0 / NULL. */
 typedef struct cmd_def {
     const char *name;        /* lower case; "config|get" style for subcommands is built from parent */
     void (*proc)(client *c);
     int arity;               /* Redis convention: N exact, -N at least N (argv[0] included) */
     uint32_t flags;
-    int first_key, last_key, key_step; /* key positions as COMMAND reports them (0 = no keys) */
+    int first_key, last_key, key_step; /* key positions as COMMAND reports them (0 = no keys): KEYS() */
     const char *group;       /* COMMAND DOCS group: string, generic, connection, server, transactions, scratchpad */
     const char *summary;     /* COMMAND DOCS summary */
     const char *since;       /* first Redis/Scratchpad version with it */
     const char *complexity;
     const char *acl;         /* space-separated ACL categories without '@', for COMMAND */
+    const char *tips;        /* COMMAND's tips, space-separated, or NULL */
+    /* Key specs as COMMAND INFO reports them, or NULL for the default (one spec
+     * over the key positions: "RW access update" for a write, "RO access" for a
+     * read-only command): ';'-separated, one per spec, each its flags separated
+     * by spaces, then optionally '#' and notes; a leading '?' marks a spec whose
+     * keys cannot be found from the arguments (begin_search and find_keys
+     * "unknown"). With one positional spec it covers the key positions; with
+     * several, spec i is the single key at first_key + i * key_step. */
+    const char *key_specs;
     const struct cmd_def *subcommands; /* table ended by a NULL name, or NULL */
     cmd_stats *stats;        /* filled in at start-up */
     const struct cmd_def *parent; /* filled in at start-up for subcommands */
 } cmd_def;
+
+/* A row's key positions: first, last (negative: from the end), step. */
+#define KEYS(first, last, step) .first_key = (first), .last_key = (last), .key_step = (step)
 
 /* Configuration values (see config.c for the table that fills them). */
 typedef struct server_config {

@@ -5,12 +5,11 @@
  * to learn arities, flags and key positions; the describing (flag and ACL names,
  * tips, key specs) is a job of its own and serves no other command.
  *
- * cmd_def rows carry name, arity, flags, key positions and ACL words. Redis 7
- * also reports request/response "tips" and key specifications, which the rows do
- * not carry; cmd_meta below keeps them for the Redis commands of the families
- * this server has (copied from redis-server 7.0.15). A command without a row gets
- * one key spec derived from its first/last/step key positions and its read/write
- * flags.
+ * Everything it reports comes from the command's row (server.h, cmd_def): name,
+ * arity, flags, key positions, ACL words, and Redis 7's request/response "tips"
+ * and key specifications (for the Redis commands, as redis-server 7.0.15
+ * reports them). A row without key specs gets one derived from its
+ * first/last/step key positions and its read/write flags.
  *
  * Invariant: COMMAND, COMMAND LIST and COMMAND DOCS with no names list in the
  * registry's order (cmd_foreach), which follows the families in commands.c. */
@@ -21,120 +20,6 @@
 #include "cmd/commands.h"
 #include "net/reply.h"
 #include "core/util.h"
-
-/* What Redis 7 reports and the rows do not carry: tips (space-separated) and key
- * specs. specs is ';'-separated, one entry per key spec: its flags separated by
- * spaces, then optionally '#' and notes; a leading '?' marks a spec whose keys
- * cannot be found from the arguments (begin_search and find_keys "unknown").
- * With one positional spec it covers first..last by step; with several, spec i
- * is the single key at first + i*step. Sorted by name (bsearch). */
-typedef struct cmd_meta {
-    const char *name;
-    const char *tips;
-    const char *specs;
-} cmd_meta;
-
-static const cmd_meta cmd_metas[] = {
-    {"append", NULL, "RW insert"},
-    {"client|info", "nondeterministic_output", NULL},
-    {"client|list", "nondeterministic_output", NULL},
-    {"command", "nondeterministic_output_order", NULL},
-    {"command|docs", "nondeterministic_output_order", NULL},
-    {"command|info", "nondeterministic_output_order", NULL},
-    {"command|list", "nondeterministic_output_order", NULL},
-    {"config|set", "request_policy:all_nodes response_policy:all_succeeded", NULL},
-    {"copy", NULL, "RO access;OW update"},
-    {"dbsize", "request_policy:all_shards response_policy:agg_sum", NULL},
-    {"decr", NULL, "RW access update"},
-    {"decrby", NULL, "RW access update"},
-    {"del", "request_policy:multi_shard response_policy:agg_sum", "RM delete"},
-    {"dump", "nondeterministic_output", "RO access"},
-    {"exists", "request_policy:multi_shard response_policy:agg_sum", "RO"},
-    {"expire", NULL, "RW update"},
-    {"expireat", NULL, "RW update"},
-    {"expiretime", NULL, "RO access"},
-    {"flushall", "request_policy:all_shards response_policy:all_succeeded", NULL},
-    {"flushdb", "request_policy:all_shards response_policy:all_succeeded", NULL},
-    {"get", NULL, "RO access"},
-    {"getdel", NULL, "RW access delete"},
-    {"getex", NULL, "RW access update#RW and UPDATE because it changes the TTL"},
-    {"getrange", NULL, "RO access"},
-    {"getset", NULL, "RW access update"},
-    {"incr", NULL, "RW access update"},
-    {"incrby", NULL, "RW access update"},
-    {"incrbyfloat", NULL, "RW access update"},
-    {"info", "nondeterministic_output request_policy:all_shards response_policy:special", NULL},
-    {"keys", "request_policy:all_shards nondeterministic_output_order", NULL},
-    {"lastsave", "nondeterministic_output", NULL},
-    {"latency|doctor", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
-    {"latency|graph", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
-    {"latency|histogram", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
-    {"latency|history", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
-    {"latency|latest", "nondeterministic_output request_policy:all_nodes response_policy:special", NULL},
-    {"latency|reset", "request_policy:all_nodes response_policy:all_succeeded", NULL},
-    {"lcs", NULL, "RO access"},
-    {"memory|doctor", "nondeterministic_output request_policy:all_shards response_policy:special", NULL},
-    {"memory|malloc-stats", "nondeterministic_output request_policy:all_shards response_policy:special", NULL},
-    {"memory|purge", "request_policy:all_shards response_policy:all_succeeded", NULL},
-    {"memory|stats", "nondeterministic_output request_policy:all_shards response_policy:special", NULL},
-    {"memory|usage", NULL, "RO"},
-    {"mget", "request_policy:multi_shard", "RO access"},
-    {"module|list", "nondeterministic_output_order", NULL},
-    {"move", NULL, "RW access update"},
-    {"mset", "request_policy:multi_shard response_policy:all_succeeded", "OW update"},
-    {"msetnx", "request_policy:multi_shard response_policy:agg_min", "OW insert"},
-    {"object|encoding", "nondeterministic_output", "RO"},
-    {"object|freq", "nondeterministic_output", "RO"},
-    {"object|idletime", "nondeterministic_output", "RO"},
-    {"object|refcount", "nondeterministic_output", "RO"},
-    {"persist", NULL, "RW update"},
-    {"pexpire", NULL, "RW update"},
-    {"pexpireat", NULL, "RW update"},
-    {"pexpiretime", NULL, "RO access"},
-    {"ping", "request_policy:all_shards response_policy:all_succeeded", NULL},
-    {"psetex", NULL, "OW update"},
-    {"pttl", "nondeterministic_output", "RO access"},
-    {"randomkey", "request_policy:all_shards nondeterministic_output", NULL},
-    {"rename", NULL, "RW access delete;OW update"},
-    {"renamenx", NULL, "RW access delete;OW insert"},
-    {"restore", NULL, "OW update"},
-    {"restore-asking", NULL, "OW update"},
-    {"scan", "nondeterministic_output request_policy:special", NULL},
-    {"set", NULL, "RW access update variable_flags#RW and ACCESS due to the optional `GET` argument"},
-    {"setex", NULL, "OW update"},
-    {"setnx", NULL, "OW insert"},
-    {"setrange", NULL, "RW update"},
-    {"slowlog|get", "request_policy:all_nodes nondeterministic_output", NULL},
-    {"slowlog|len", "request_policy:all_nodes response_policy:agg_sum nondeterministic_output", NULL},
-    {"slowlog|reset", "request_policy:all_nodes response_policy:all_succeeded", NULL},
-    {"sort", NULL,
-     "RO access;?RO access#For the optional BY/GET keyword. It is marked 'unknown' because the key names derive "
-     "from the content of the key we sort;?OW update#For the optional STORE keyword. It is marked 'unknown' "
-     "because the keyword can appear anywhere in the argument array"},
-    {"sort_ro", NULL,
-     "RO access;?RO access#For the optional BY/GET keyword. It is marked 'unknown' because the key names derive "
-     "from the content of the key we sort"},
-    {"strlen", NULL, "RO"},
-    {"substr", NULL, "RO access"},
-    {"time", "nondeterministic_output", NULL},
-    {"touch", "request_policy:multi_shard response_policy:agg_sum", "RO"},
-    {"ttl", "nondeterministic_output", "RO access"},
-    {"type", NULL, "RO"},
-    {"unlink", "request_policy:multi_shard response_policy:agg_sum", "RM delete"},
-    {"wait", "request_policy:all_shards response_policy:agg_min", NULL},
-    {"watch", NULL, "RO"},
-};
-
-static int meta_cmp(const void *key, const void *row)
-{
-    return strcmp(key, ((const cmd_meta *)row)->name);
-}
-
-static const cmd_meta *meta_of(const cmd_def *cmd)
-{
-    return bsearch(cmd_fullname(cmd), cmd_metas, sizeof(cmd_metas) / sizeof(cmd_metas[0]), sizeof(cmd_meta),
-                   meta_cmp);
-}
 
 #define MAX_SPECS 8
 
@@ -150,15 +35,13 @@ typedef struct key_spec {
 /* Fill out[] with cmd's key specs; returns how many (0 for a command without keys). */
 static int key_specs_of(const cmd_def *cmd, key_spec *out)
 {
-    const cmd_meta *m;
     const char *p;
     int n = 0, npos = 0, i, k;
 
     if (cmd->first_key <= 0)
         return 0;
-    m = meta_of(cmd);
-    if (m && m->specs) {
-        p = m->specs;
+    if (cmd->key_specs) {
+        p = cmd->key_specs;
         while (*p && n < MAX_SPECS) {
             key_spec *s = &out[n++];
             const char *end = strchr(p, ';'), *hash;
@@ -401,7 +284,6 @@ static void reply_cmd_acl(client *c, const cmd_def *cmd)
 /* One COMMAND INFO entry: the 10 fields of Redis 7. */
 static void reply_cmd_info(client *c, const cmd_def *cmd)
 {
-    const cmd_meta *m = meta_of(cmd);
     key_spec specs[MAX_SPECS];
     int n = key_specs_of(cmd, specs), i;
 
@@ -413,8 +295,8 @@ static void reply_cmd_info(client *c, const cmd_def *cmd)
     reply_int(c, cmd->last_key);
     reply_int(c, cmd->key_step);
     reply_cmd_acl(c, cmd);
-    if (m && m->tips)
-        reply_word_set(c, m->tips, strlen(m->tips), 1);
+    if (cmd->tips)
+        reply_word_set(c, cmd->tips, strlen(cmd->tips), 1);
     else
         reply_set(c, 0);
     reply_set(c, n);
@@ -738,28 +620,37 @@ static void command_help(client *c)
 #define LS (CMD_LOADING | CMD_STALE)
 
 static const cmd_def command_subcommands[] = {
-    {"count", command_count, 2, LS, 0, 0, 0, "server", "Get total number of Redis commands", "2.8.13", "O(1)",
-     "slow connection", NULL, NULL, NULL},
-    {"docs", command_docs, -2, LS, 0, 0, 0, "server", "Get array of specific Redis command documentation", "7.0.0",
-     "O(N) where N is the number of commands to look up", "slow connection", NULL, NULL, NULL},
-    {"getkeys", command_getkeys, -4, LS, 0, 0, 0, "server", "Extract keys given a full Redis command", "2.8.13",
-     "O(N) where N is the number of arguments to the command", "slow connection", NULL, NULL, NULL},
-    {"getkeysandflags", command_getkeysandflags, -4, LS, 0, 0, 0, "server",
-     "Extract keys and access flags given a full Redis command", "7.0.0",
-     "O(N) where N is the number of arguments to the command", "slow connection", NULL, NULL, NULL},
-    {"help", command_help, 2, LS, 0, 0, 0, "server", "Show helpful text about the different subcommands", "5.0.0",
-     "O(1)", "slow connection", NULL, NULL, NULL},
-    {"info", command_info, -2, LS, 0, 0, 0, "server",
-     "Get array of specific Redis command details, or all when no argument is given.", "2.8.13",
-     "O(N) where N is the number of commands to look up", "slow connection", NULL, NULL, NULL},
-    {"list", command_list, -2, LS, 0, 0, 0, "server", "Get an array of Redis command names", "7.0.0",
-     "O(N) where N is the total number of Redis commands", "slow connection", NULL, NULL, NULL},
+    {.name = "count", .proc = command_count, .arity = 2, .flags = LS, .group = "server",
+     .summary = "Get total number of Redis commands", .since = "2.8.13", .complexity = "O(1)",
+     .acl = "slow connection"},
+    {.name = "docs", .proc = command_docs, .arity = -2, .flags = LS, .group = "server",
+     .summary = "Get array of specific Redis command documentation", .since = "7.0.0",
+     .complexity = "O(N) where N is the number of commands to look up", .acl = "slow connection",
+     .tips = "nondeterministic_output_order"},
+    {.name = "getkeys", .proc = command_getkeys, .arity = -4, .flags = LS, .group = "server",
+     .summary = "Extract keys given a full Redis command", .since = "2.8.13",
+     .complexity = "O(N) where N is the number of arguments to the command", .acl = "slow connection"},
+    {.name = "getkeysandflags", .proc = command_getkeysandflags, .arity = -4, .flags = LS, .group = "server",
+     .summary = "Extract keys and access flags given a full Redis command", .since = "7.0.0",
+     .complexity = "O(N) where N is the number of arguments to the command", .acl = "slow connection"},
+    {.name = "help", .proc = command_help, .arity = 2, .flags = LS, .group = "server",
+     .summary = "Show helpful text about the different subcommands", .since = "5.0.0", .complexity = "O(1)",
+     .acl = "slow connection"},
+    {.name = "info", .proc = command_info, .arity = -2, .flags = LS, .group = "server",
+     .summary = "Get array of specific Redis command details, or all when no argument is given.", .since = "2.8.13",
+     .complexity = "O(N) where N is the number of commands to look up", .acl = "slow connection",
+     .tips = "nondeterministic_output_order"},
+    {.name = "list", .proc = command_list, .arity = -2, .flags = LS, .group = "server",
+     .summary = "Get an array of Redis command names", .since = "7.0.0",
+     .complexity = "O(N) where N is the total number of Redis commands", .acl = "slow connection",
+     .tips = "nondeterministic_output_order"},
     {0},
 };
 
 const cmd_def cmd_table_command[] = {
-    {"command", cmd_command, -1, LS | CMD_SENTINEL, 0, 0, 0, "server", "Get array of Redis command details",
-     "2.8.13", "O(N) where N is the total number of Redis commands", "slow connection", command_subcommands, NULL,
-     NULL},
+    {.name = "command", .proc = cmd_command, .arity = -1, .flags = LS | CMD_SENTINEL, .group = "server",
+     .summary = "Get array of Redis command details", .since = "2.8.13",
+     .complexity = "O(N) where N is the total number of Redis commands", .acl = "slow connection",
+     .subcommands = command_subcommands, .tips = "nondeterministic_output_order"},
     {0},
 };

@@ -228,19 +228,25 @@ static void config_help(client *c)
 #define ADM (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 
 static const cmd_def config_subcommands[] = {
-    {"get", config_get, -3, ADM, 0, 0, 0, "server", "Get the values of configuration parameters", "2.0.0",
-     "O(N) when N is the number of configuration parameters provided", "admin slow dangerous", NULL, NULL, NULL},
-    {"set", config_set, -4, ADM, 0, 0, 0, "server", "Set configuration parameters to the given values", "2.0.0",
-     "O(N) when N is the number of configuration parameters provided", "admin slow dangerous", NULL, NULL, NULL},
-    {"resetstat", config_resetstat, 2, ADM, 0, 0, 0, "server", "Reset the stats returned by INFO", "2.0.0", "O(1)",
-     "admin slow dangerous", NULL, NULL, NULL},
-    {"help", config_help, 2, LS, 0, 0, 0, "server", "Show helpful text about the different subcommands", "5.0.0",
-     "O(1)", "slow", NULL, NULL, NULL},
+    {.name = "get", .proc = config_get, .arity = -3, .flags = ADM, .group = "server",
+     .summary = "Get the values of configuration parameters", .since = "2.0.0",
+     .complexity = "O(N) when N is the number of configuration parameters provided", .acl = "admin slow dangerous"},
+    {.name = "set", .proc = config_set, .arity = -4, .flags = ADM, .group = "server",
+     .summary = "Set configuration parameters to the given values", .since = "2.0.0",
+     .complexity = "O(N) when N is the number of configuration parameters provided", .acl = "admin slow dangerous",
+     .tips = "request_policy:all_nodes response_policy:all_succeeded"},
+    {.name = "resetstat", .proc = config_resetstat, .arity = 2, .flags = ADM, .group = "server",
+     .summary = "Reset the stats returned by INFO", .since = "2.0.0", .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
+    {.name = "help", .proc = config_help, .arity = 2, .flags = LS, .group = "server",
+     .summary = "Show helpful text about the different subcommands", .since = "5.0.0", .complexity = "O(1)",
+     .acl = "slow"},
     {0},
 };
 
 const cmd_def cmd_table_config[] = {
-    {"config", cmd_container, -2, 0, 0, 0, 0, "server", "A container for server configuration commands", "2.0.0",
-     "Depends on subcommand.", "slow", config_subcommands, NULL, NULL},
+    {.name = "config", .proc = cmd_container, .arity = -2, .flags = 0, .group = "server",
+     .summary = "A container for server configuration commands", .since = "2.0.0",
+     .complexity = "Depends on subcommand.", .acl = "slow", .subcommands = config_subcommands},
     {0},
 };

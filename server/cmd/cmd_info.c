@@ -593,7 +593,9 @@ static void cmd_info(client *c)
 }
 
 const cmd_def cmd_table_info[] = {
-    {"info", cmd_info, -1, CMD_LOADING | CMD_STALE | CMD_SENTINEL, 0, 0, 0, "server",
-     "Get information and statistics about the server", "1.0.0", "O(1)", "slow dangerous", NULL, NULL, NULL},
+    {.name = "info", .proc = cmd_info, .arity = -1, .flags = CMD_LOADING | CMD_STALE | CMD_SENTINEL,
+     .group = "server", .summary = "Get information and statistics about the server", .since = "1.0.0",
+     .complexity = "O(1)", .acl = "slow dangerous",
+     .tips = "nondeterministic_output request_policy:all_shards response_policy:special"},
     {0},
 };

@@ -70,19 +70,26 @@ static void slowlog_help(client *c)
 #define LS (CMD_LOADING | CMD_STALE)
 
 static const cmd_def slowlog_subcommands[] = {
-    {"get", slowlog_get, -2, CMD_ADMIN | LS, 0, 0, 0, "server", "Get the slow log's entries", "2.2.12",
-     "O(N) where N is the number of entries returned", "admin slow dangerous", NULL, NULL, NULL},
-    {"len", slowlog_len, 2, CMD_ADMIN | LS, 0, 0, 0, "server", "Get the slow log's length", "2.2.12", "O(1)",
-     "admin slow dangerous", NULL, NULL, NULL},
-    {"reset", slowlog_reset_cmd, 2, CMD_ADMIN | LS, 0, 0, 0, "server", "Clear all entries from the slow log",
-     "2.2.12", "O(N) where N is the number of entries in the slowlog", "admin slow dangerous", NULL, NULL, NULL},
-    {"help", slowlog_help, 2, LS, 0, 0, 0, "server", "Show helpful text about the different subcommands", "6.2.0",
-     "O(1)", "slow", NULL, NULL, NULL},
+    {.name = "get", .proc = slowlog_get, .arity = -2, .flags = CMD_ADMIN | LS, .group = "server",
+     .summary = "Get the slow log's entries", .since = "2.2.12",
+     .complexity = "O(N) where N is the number of entries returned", .acl = "admin slow dangerous",
+     .tips = "request_policy:all_nodes nondeterministic_output"},
+    {.name = "len", .proc = slowlog_len, .arity = 2, .flags = CMD_ADMIN | LS, .group = "server",
+     .summary = "Get the slow log's length", .since = "2.2.12", .complexity = "O(1)", .acl = "admin slow dangerous",
+     .tips = "request_policy:all_nodes response_policy:agg_sum nondeterministic_output"},
+    {.name = "reset", .proc = slowlog_reset_cmd, .arity = 2, .flags = CMD_ADMIN | LS, .group = "server",
+     .summary = "Clear all entries from the slow log", .since = "2.2.12",
+     .complexity = "O(N) where N is the number of entries in the slowlog", .acl = "admin slow dangerous",
+     .tips = "request_policy:all_nodes response_policy:all_succeeded"},
+    {.name = "help", .proc = slowlog_help, .arity = 2, .flags = LS, .group = "server",
+     .summary = "Show helpful text about the different subcommands", .since = "6.2.0", .complexity = "O(1)",
+     .acl = "slow"},
     {0},
 };
 
 const cmd_def cmd_table_slowlog[] = {
-    {"slowlog", cmd_container, -2, 0, 0, 0, 0, "server", "A container for slow log commands", "2.2.12",
-     "Depends on subcommand.", "slow", slowlog_subcommands, NULL, NULL},
+    {.name = "slowlog", .proc = cmd_container, .arity = -2, .flags = 0, .group = "server",
+     .summary = "A container for slow log commands", .since = "2.2.12", .complexity = "Depends on subcommand.",
+     .acl = "slow", .subcommands = slowlog_subcommands},
     {0},
 };

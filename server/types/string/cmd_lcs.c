@@ -235,7 +235,9 @@ done:
 }
 
 const cmd_def cmd_table_lcs[] = {
-    {"lcs", cmd_lcs, -3, CMD_READONLY, 1, 2, 1, "string", "Find longest common substring", "7.0.0",
-     "O(N*M) where N and M are the lengths of s1 and s2, respectively", "read string slow", NULL, NULL, NULL},
+    {.name = "lcs", .proc = cmd_lcs, .arity = -3, .flags = CMD_READONLY, KEYS(1, 2, 1), .group = "string",
+     .summary = "Find longest common substring", .since = "7.0.0",
+     .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively", .acl = "read string slow",
+     .key_specs = "RO access"},
     {0},
 };
