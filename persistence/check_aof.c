@@ -15,8 +15,19 @@
  * too (left on disk, and listed). A damaged header, or a file of the wrong kind,
  * cannot be repaired by truncation.
  *
+ * FILE may also be the log directory (its manifest is checked). A directory
+ * that holds log files but no manifest is reported with the files found, and
+ *
+ *   scratchpad-check-aof --rebuild-manifest DIR
+ *
+ * writes DIR/scratchpad.manifest from the files' own headers (kind and seq),
+ * only when it can vouch for the order (rebuild_manifest below: the newest
+ * base, the incr file its rewrite created, and every incr after it; any doubt
+ * is refused, saying why), then checks the log it names.
+ *
  * Exit status: 0 the log is valid (or was repaired); 1 a torn or corrupt record
- * or manifest was found and not repaired; 2 usage error or I/O error. */
+ * or manifest was found and not repaired, or a manifest is missing or cannot be
+ * rebuilt; 2 usage error or I/O error. */
 #include "aof.h"
 #include "aof_manifest.h"
 #include "aof_reader.h"
@@ -24,10 +35,14 @@
 #include "mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define EXIT_VALID 0
 #define EXIT_BAD 1
@@ -269,6 +284,248 @@ done:
     return rc;
 }
 
+/* ---- A missing manifest ---- */
+
+/* A log file found in the directory, its header checked against its name. */
+typedef struct found_file {
+    const aof_dirfile *f;
+} found_file;
+
+/* Print the log files of dir (the manifest is missing). Returns how many there
+ * are (names "scratchpad.aof.<seq>.base|incr"), or -1 if dir cannot be read. */
+static int list_log_files(const char *dir)
+{
+    aof_dirfile *fs;
+    size_t n, i;
+    int count = 0;
+
+    if (aof_dir_list(dir, &fs, &n) < 0) {
+        fprintf(stderr, "%s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        printf("  %s (%" PRIu64 " bytes)%s\n", fs[i].name, fs[i].size,
+               fs[i].temp ? ": a temporary file, never part of a log" : "");
+        count += fs[i].kind != AOF_KIND_NONE && !fs[i].temp;
+    }
+    xfree(fs);
+    return count;
+}
+
+/* Check dir/scratchpad.manifest when it exists; else say it is missing, list
+ * the log files and suggest the rebuild. */
+static int check_dir(const char *dir, int fix)
+{
+    char mpath[AOF_PATH_MAX];
+    struct stat st;
+    int n;
+
+    if (aof_path(mpath, sizeof(mpath), dir, AOF_MANIFEST_NAME) < 0) {
+        fprintf(stderr, "%s: path too long\n", dir);
+        return EXIT_USAGE;
+    }
+    if (stat(mpath, &st) == 0 || errno != ENOENT)
+        return check_manifest(mpath, fix);
+    printf("%s: no manifest (%s is missing)\n", dir, AOF_MANIFEST_NAME);
+    if ((n = list_log_files(dir)) < 0)
+        return EXIT_USAGE;
+    if (n == 0) {
+        printf("%s: no log file either: nothing to check\n", dir);
+        return EXIT_USAGE;
+    }
+    printf("%s: %d log file%s but no manifest: the server refuses to start. To rebuild the manifest from "
+           "the files' headers, run: scratchpad-check-aof --rebuild-manifest %s\n",
+           dir, n, n == 1 ? "" : "s", dir);
+    return EXIT_BAD;
+}
+
+/* Print the manifest text of m, indented. */
+static void print_manifest(const aof_manifest *m)
+{
+    char *text = aof_manifest_format(m), *line, *save = NULL;
+
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        printf("    %s\n", line);
+    xfree(text);
+}
+
+/* The index in fl (n files, sorted by seq) of the incr with seq, or -1. */
+static long find_incr(const found_file *fl, size_t n, uint64_t seq)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (fl[i].f->kind == AOF_KIND_INCR && fl[i].f->seq == seq)
+            return (long)i;
+    return -1;
+}
+
+/* Rebuild dir's manifest from the files' headers. The order follows from how
+ * the files are made (docs/aof.md §5): every seq comes from one counter that
+ * only grows, and
+ *   - a fork rewrite creates its incr n, then numbers its base n + 1: the log
+ *     it leaves is {base n+1, incr n, later incr files};
+ *   - an incremental rewrite numbers its base m, then creates its incr m + 1,
+ *     and a first start creates base 1 and incr 2: {base m, incr m+1, ...};
+ *   - the files of the log a rewrite replaced have smaller seqs than both, and
+ *     every incr created after the base has a larger one.
+ * So the log is the newest base B (a base is renamed to its name only once it
+ * is complete and synced), the incr B-1 or B+1 that its rewrite created, and
+ * every incr above B; older files are ones the base replaced. Refused: no base;
+ * a header that is bad or disagrees with the file's name; both B-1 and B+1
+ * present (a fork rewrite's incr followed by the next rewrite's, or an older
+ * incr beside an incremental rewrite's: the files cannot say which); neither
+ * present; a gap of more than one number between two files of the log (a
+ * failed rewrite leaves one, its base; more may be a lost incr file). */
+static int rebuild_manifest(const char *dir)
+{
+    char mpath[AOF_PATH_MAX], path[AOF_PATH_MAX], err[256];
+    aof_dirfile *fs = NULL;
+    found_file *fl = NULL;
+    size_t n = 0, nf = 0, i;
+    long base = -1, prev, next;
+    aof_manifest m;
+    struct stat st;
+    uint64_t B, last;
+    int lock_fd = -1, rc = EXIT_BAD;
+
+    aof_manifest_init(&m);
+    if (aof_path(mpath, sizeof(mpath), dir, AOF_MANIFEST_NAME) < 0 ||
+        aof_path(path, sizeof(path), dir, "scratchpad.lock") < 0) {
+        fprintf(stderr, "%s: path too long\n", dir);
+        return EXIT_USAGE;
+    }
+    /* The server's lock: no server may run on the directory meanwhile. */
+    if ((lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        fprintf(stderr, "%s: cannot lock the directory (%s): is a scratchpad-server running on it?\n", dir,
+                strerror(errno));
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (stat(mpath, &st) == 0) {
+        printf("%s: the directory has a manifest; check it with 'scratchpad-check-aof %s'. To rebuild it "
+               "anyway, move it out of the directory first\n", mpath, mpath);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (aof_dir_list(dir, &fs, &n) < 0) {
+        fprintf(stderr, "%s: %s\n", dir, strerror(errno));
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    printf("%s: rebuilding %s from the headers of the log files:\n", dir, AOF_MANIFEST_NAME);
+    fl = xcalloc(n ? n : 1, sizeof(*fl));
+    for (i = 0; i < n; i++) {
+        const aof_dirfile *f = &fs[i];
+        const aof_header *h;
+        aof_reader *r;
+        if (f->temp || f->kind == AOF_KIND_NONE) {
+            printf("  %s: %s, left out\n", f->name,
+                   f->temp ? "a temporary file, never part of a log" : "not a log file's name");
+            continue;
+        }
+        if (aof_path(path, sizeof(path), dir, f->name) < 0 || !(r = aof_reader_open(path))) {
+            printf("  %s: cannot open: %s\n", f->name, strerror(errno));
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        h = aof_reader_header(r);
+        if (!h || (int)(h->flags & AOF_KIND_MASK) != f->kind || h->seq != f->seq) {
+            printf("  %s: %s\n", f->name,
+                   !h ? "a bad header" : "the header's kind or seq differs from the file's name");
+            printf("%s: cannot vouch for the order of the files: refused (nothing written)\n", dir);
+            aof_reader_close(r);
+            goto done;
+        }
+        fl[nf].f = f;
+        aof_reader_close(r);
+        printf("  %s: %s, seq %" PRIu64 ", %" PRIu64 " bytes\n", f->name,
+               f->kind == AOF_KIND_BASE ? "base" : "incr", f->seq, f->size);
+        if (f->kind == AOF_KIND_BASE)
+            base = (long)nf;
+        nf++;
+    }
+    if (base < 0) {
+        printf("%s: no base file: the incr files hold only the writes made after a base, so no log can be "
+               "made of them: refused (nothing written)\n", dir);
+        goto done;
+    }
+    B = fl[base].f->seq;
+    prev = B > 1 ? find_incr(fl, nf, B - 1) : -1;
+    next = find_incr(fl, nf, B + 1);
+    if (prev >= 0 && next >= 0) {
+        printf("%s: ambiguous: both %s and %s are there. A fork rewrite numbers its incr just below its base "
+               "(the log is then the base, %s, %s and later incr files); an incremental rewrite numbers it "
+               "just above (the log is the base, %s and later ones, and %s is an older file the base "
+               "replaced). The files cannot say which: refused (nothing written). Write the manifest by "
+               "hand (docs/aof.md §1) from what you know of aof-rewrite-mode\n",
+               dir, fl[prev].f->name, fl[next].f->name, fl[prev].f->name, fl[next].f->name, fl[next].f->name,
+               fl[prev].f->name);
+        goto done;
+    }
+    if (prev < 0 && next < 0) {
+        printf("%s: the incr file created with %s is missing (seq %" PRIu64 " after a fork rewrite, %" PRIu64
+               " after an incremental one or a first start): the writes made after the base may be lost. "
+               "Refused (nothing written)\n",
+               dir, fl[base].f->name, B - 1, B + 1);
+        goto done;
+    }
+    aof_manifest_add(&m, AOF_KIND_BASE, B, fl[base].f->name, err, sizeof(err));
+    last = B;
+    if (prev >= 0) {
+        aof_manifest_add(&m, AOF_KIND_INCR, B - 1, fl[prev].f->name, err, sizeof(err));
+        printf("%s: the newest base is %s, and %s is the incr its fork rewrite created\n", dir,
+               fl[base].f->name, fl[prev].f->name);
+    } else {
+        printf("%s: the newest base is %s, and %s is the incr its rewrite (or the first start) created\n",
+               dir, fl[base].f->name, fl[next].f->name);
+    }
+    for (i = 0; i < nf; i++) {
+        const aof_dirfile *f = fl[i].f;
+        if (f->kind == AOF_KIND_BASE && (long)i != base) {
+            printf("  %s: an older base, replaced by %s: left out\n", f->name, fl[base].f->name);
+            continue;
+        }
+        if (f->kind != AOF_KIND_INCR || (long)i == prev)
+            continue;
+        if (f->seq < B) {
+            printf("  %s: older than the base, which holds its writes: left out\n", f->name);
+            continue;
+        }
+        if (f->seq - last > 2) {
+            printf("%s: no file numbered %" PRIu64 " to %" PRIu64 " between %s and the next file of the log, "
+                   "%s: a failed rewrite leaves one number unused (its base), more may be a lost incr "
+                   "file. Refused (nothing written)\n",
+                   dir, last + 1, f->seq - 1, last == B ? fl[base].f->name : m.files[m.nfiles - 1].name,
+                   f->name);
+            goto done;
+        }
+        if (aof_manifest_add(&m, AOF_KIND_INCR, f->seq, f->name, err, sizeof(err)) < 0) {
+            printf("%s: %s: refused (nothing written)\n", dir, err);
+            goto done;
+        }
+        last = f->seq;
+    }
+    if (aof_manifest_save(dir, &m, err, sizeof(err)) < 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    printf("%s: written:\n", mpath);
+    print_manifest(&m);
+    close(lock_fd);
+    lock_fd = -1;
+    printf("%s: checking the log it names\n", mpath);
+    rc = check_manifest(mpath, 0);
+done:
+    if (lock_fd >= 0)
+        close(lock_fd);
+    aof_manifest_free(&m);
+    xfree(fl);
+    xfree(fs);
+    return rc;
+}
+
 /* 1 if path holds a manifest (it starts with its first line or a comment);
  * anything else is checked as a log file. */
 static int is_manifest(const char *path)
@@ -289,19 +546,28 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: scratchpad-check-aof [--fix] FILE\n"
-            "  FILE   a log file, or a manifest (scratchpad.manifest) to check every file it names\n"
+            "       scratchpad-check-aof --rebuild-manifest DIR\n"
+            "  FILE   a log file, or a manifest (scratchpad.manifest) to check every file it names,\n"
+            "         or the log directory (its manifest)\n"
             "  --fix  truncate at the first bad record (printing how many bytes are lost)\n"
-            "exit status: 0 valid (or repaired), 1 torn or corrupt, 2 usage or I/O error\n");
+            "  --rebuild-manifest DIR\n"
+            "         write DIR/scratchpad.manifest, lost or missing, from the log files' headers,\n"
+            "         when their order is certain (else say why not), then check the log\n"
+            "exit status: 0 valid (or repaired, or rebuilt), 1 torn or corrupt, manifest missing\n"
+            "or not rebuilt, 2 usage or I/O error\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *file = NULL;
-    int fix = 0, i;
+    int fix = 0, rebuild = 0, i;
+    struct stat st;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--fix") == 0) {
             fix = 1;
+        } else if (strcmp(argv[i], "--rebuild-manifest") == 0) {
+            rebuild = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage();
             return EXIT_USAGE;
@@ -312,9 +578,20 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (!file) {
+    if (!file || (rebuild && fix)) {
         usage();
         return EXIT_USAGE;
+    }
+    if (rebuild)
+        return rebuild_manifest(file);
+    if (stat(file, &st) == 0 && S_ISDIR(st.st_mode))
+        return check_dir(file, fix);
+    if (errno == ENOENT && strcmp(strrchr(file, '/') ? strrchr(file, '/') + 1 : file, AOF_MANIFEST_NAME) == 0) {
+        /* DIR/scratchpad.manifest, missing: say what the directory holds. */
+        char dir[AOF_PATH_MAX];
+        const char *slash = strrchr(file, '/');
+        snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+        return check_dir(dir[0] ? dir : "/", fix);
     }
     return is_manifest(file) ? check_manifest(file, fix) : check_log(file, fix);
 }

@@ -260,6 +260,47 @@ static void attach_writer(aof_writer *w)
 
 /* ---- start and stop ---- */
 
+/* No manifest: a fresh directory, unless it holds log files with records (a
+ * manifest lost or not restored). Starting empty there would hide them, and
+ * the first rewrite would make the empty dataset the log: refuse, and say how
+ * to rebuild the manifest. 0, or -1 (refused; nothing was changed). */
+static int refuse_orphans(void)
+{
+    char list[1024];
+    int n = aof_dir_orphans(P.dir, &P.m, list, sizeof(list));
+
+    if (n < 0) {
+        log_warning("Cannot read the log directory %s: %s", P.dir, strerror(errno));
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    log_warning("The log directory %s holds log files (%d with records) but no " AOF_MANIFEST_NAME ": %s. Scratchpad "
+                "refuses to start rather than start empty beside them; nothing was changed. If the "
+                "manifest was lost, rebuild it from the files' headers with "
+                "'scratchpad-check-aof --rebuild-manifest %s' and start again; if the files are not "
+                "wanted, move them out of the directory",
+                P.dir, n, list, P.dir);
+    return -1;
+}
+
+/* Start-up clean-up (aof_dir_clean): log the files it leaves in place. */
+static void clean_dir(void)
+{
+    char kept[1024];
+    size_t nkept;
+    int removed = aof_dir_clean(P.dir, &P.m, &nkept, kept, sizeof(kept));
+
+    if (removed > 0)
+        log_notice("Removed %d temporary or empty file%s left by an interrupted step in %s", removed,
+                   removed == 1 ? "" : "s", P.dir);
+    if (nkept)
+        log_warning("%zu file%s in %s not named by the manifest, left in place: %s. The log loaded "
+                    "without them; they may be an older log's files (a crash before their removal) or "
+                    "a base a rewrite never switched to. Remove them once you are sure they are not needed",
+                    nkept, nkept == 1 ? "" : "s", P.dir, kept);
+}
+
 int persist_start(void)
 {
     char err[512];
@@ -278,11 +319,13 @@ int persist_start(void)
         log_warning("Cannot read %s/" AOF_MANIFEST_NAME ": %s", P.dir, err);
         return -1;
     }
+    if (rc == 1 && refuse_orphans() < 0)
+        return -1;
     if (rc == 0 && persist_load(P.dir, &P.m, &P.load) < 0)
         return -1;
     if (rc == 1)
         log_notice("No log in %s yet: starting with an empty dataset", P.dir);
-    aof_dir_clean(P.dir, &P.m);
+    clean_dir();
     if (!(w = aof_dir_start(P.dir, &P.m, policy(), NULL, err, sizeof(err)))) {
         log_warning("Cannot open the log in %s: %s", P.dir, err);
         return -1;
@@ -1288,6 +1331,8 @@ int persist_apply_appendonly(const char **err)
             aof_manifest_free(&P.stale);
             aof_manifest_init(&P.stale);
         }
+        /* Nor over a file no manifest names. */
+        aof_dir_seq_past(P.dir, &P.m);
         if (rewrite_start(err) < 0) {
             srv.cfg.appendonly = 0;
             return -1;

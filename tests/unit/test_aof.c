@@ -1360,8 +1360,9 @@ static void test_rewrite_protocol(void)
     write_file(path, "x", 1);
     aof_manifest_free(&m);
     CHECK(aof_manifest_load(dir, &m, err, sizeof(err)) == 0);
-    removed = aof_dir_clean(dir, &m);
+    removed = aof_dir_clean(dir, &m, NULL, NULL, 0);
     CHECK(removed == 1 && !file_exists(path));
+    CHECK(m.next_seq == 1000);
     w = aof_dir_start(dir, &m, AOF_FSYNC_EVERYSEC, NULL, err, sizeof(err));
     CHECK(w != NULL && m.nfiles == 3);
     do_writes(w, 10, 6);
