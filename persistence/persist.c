@@ -1398,6 +1398,8 @@ void persist_get_info(persist_info *pi)
     pi->load_bytes = P.load.bytes;
     pi->load_ms = P.load.ms;
     pi->load_truncated_bytes = P.load.truncated;
+    pi->load_bad_values = P.load.bad_values;
+    pi->load_bad_effects = P.load.bad_effects;
     pi->fsync_policy = aof_fsync_policy_name(policy());
     pi->dir = P.dir[0] ? P.dir : (srv.cfg.dir ? srv.cfg.dir : "");
     why = persist_refusing();

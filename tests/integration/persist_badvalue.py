@@ -23,7 +23,9 @@ lzval_chunk_verify), as a memory error or a bug would. Then:
 Servers on free ports in temporary directories, stopped by PID."""
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -138,6 +140,123 @@ def rewrite_refuses_damaged_string(mode):
         check_all(client(srv))
 
 
+def crc32c(data, _t=[]):
+    if not _t:
+        for i in range(256):
+            c = i
+            for _ in range(8):
+                c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+            _t.append(c)
+    c = 0xFFFFFFFF
+    for x in data:
+        c = _t[(c ^ x) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def spoil_value(path, marker, fix_crc):
+    """Spoil the first LZ4 block of the first record holding marker (an entry
+    name) in log file path, as DEBUG LZ4-CORRUPT does, then recompute the
+    record's CRC (fix_crc: an intact record holding a bad value) or not (a
+    damaged record). Returns the record's offset."""
+    buf = bytearray(open(path, "rb").read())
+    off = 32
+    while off + 8 <= len(buf):
+        n = int.from_bytes(buf[off:off + 4], "little")
+        payload = buf[off + 8:off + 8 + n]
+        if marker in payload and b"\x04\x22\x4d\x18" in payload:
+            f = off + 8 + payload.index(b"\x04\x22\x4d\x18")
+            hl = 11 if buf[f + 4] & 1 else 7
+            size = int.from_bytes(buf[f + hl:f + hl + 4], "little")
+            assert not size & 0x80000000, "the first block is raw"
+            if buf[f + 4] & 1:  # a dictionary frame: its first block is the raw dictionary
+                f += size & 0x7FFFFFFF + 4
+                size = int.from_bytes(buf[f + hl:f + hl + 4], "little")
+            for i in range(f + hl + 4, f + hl + 4 + size):
+                buf[i] = 0xFF
+            if fix_crc:
+                buf[off + 4:off + 8] = crc32c(bytes(buf[off + 8:off + 8 + n])).to_bytes(4, "little")
+            open(path, "wb").write(bytes(buf))
+            return off
+        off += 8 + n
+    raise AssertionError("no record holds %r" % marker)
+
+
+def incr_path(srv):
+    incr = [n for n, _, t in read_manifest(srv) if t == "incr"]
+    return os.path.join(data_dir(srv), incr[-1])
+
+
+def make_log(srv):
+    r = client(srv)
+    fill(r)
+    r.execute_command("SP.APPEND", "agentA", "plan", "one more step\n")
+    r.execute_command("SP.EXPIRE", "agentA", "plan", 100000)
+    r.execute_command("SET", "k3", "last")
+
+
+def own_server(*args):
+    """A server in a directory of the test's own, kept when a start fails."""
+    return spserver.Server(*args, workdir=tempfile.mkdtemp(prefix="sp-test-"))
+
+
+def loader_tells_bad_value_from_damaged_record():
+    srv = own_server()
+    srv.start()
+    try:
+        make_log(srv)
+        srv._kill()
+        off = spoil_value(incr_path(srv), b"plan", True)
+        ok, log = srv.try_start()
+        assert not ok, "started with a bad value"
+        assert re.search(r"Bad value in the log: .*scratchpad\.aof\.\d+\.incr at offset %d: key 'agentA' \(db 0\), "
+                         r"entry 'plan': a compressed value does not decode \(the record's CRC is good" % off, log), log
+        assert "aof-load-bad-values skip" in log and "scratchpad-check-aof --fix" in log, log
+        # The same bytes with the CRC left as it was: a damaged record, not a bad value.
+        spoil_value(incr_path(srv), b"plan", False)  # spoils nothing new: only the CRC now differs
+        buf = bytearray(open(incr_path(srv), "rb").read())
+        buf[off + 4] ^= 0x01
+        open(incr_path(srv), "wb").write(bytes(buf))
+        ok, log = srv.try_start()
+        assert not ok and "Bad value" not in log.split("Bad log:")[-1], log
+        assert re.search(r"Bad log: .*at offset %d: CRC mismatch \\(corrupt\\)" % off, log), log
+    finally:
+        srv.stop()
+        shutil.rmtree(srv.dir, ignore_errors=True)
+
+
+def skip_starts_without_just_that_entry():
+    srv = own_server()
+    srv.start()
+    try:
+        make_log(srv)
+        srv._kill()
+        spoil_value(incr_path(srv), b"plan", True)
+        srv.restart("--aof-load-bad-values", "skip")
+        r = client(srv)
+        assert r.execute_command("SP.READ", "agentA", "notes") == b"short notes"
+        assert r.execute_command("SP.READ", "agentB", "plan") == PLAN[:200000]
+        assert r.execute_command("GET", "k1") == b"v1" and r.execute_command("GET", "k3") == b"last"
+        assert r.execute_command("GET", "big") == PLAN[:150000]
+        try:
+            got = r.execute_command("SP.READ", "agentA", "plan")
+        except redis.ResponseError:
+            got = None
+        assert got is None, "the left-out entry exists"
+        i = info_persistence(r)
+        assert i["aof_last_load_bad_values"] == "1" and i["aof_last_load_bad_effects"] == "2", i
+        log = open(srv.log_path, "rb").read().decode(errors="replace")
+        assert re.search(r"Left out of the load \(aof-load-bad-values skip\): .* key 'agentA' \(db 0\), entry 'plan'", log)
+        assert re.search(r"Left out of the load .*_SPAPPEND of key 'agentA' \(db 0\), entry 'plan', which was left out",
+                         log), log
+        # Writing the entry again brings it back, through a restart too.
+        r.execute_command("SP.WRITE", "agentA", "plan", "again")
+        srv.restart("--aof-load-bad-values", "skip")
+        assert client(srv).execute_command("SP.READ", "agentA", "plan") == b"again"
+    finally:
+        srv.stop()
+        shutil.rmtree(srv.dir, ignore_errors=True)
+
+
 def main():
     rep = spserver.Reporter()
     for mode in ("incremental", "fork"):
@@ -146,6 +265,10 @@ def main():
                  rewrite_refuses_damaged_value, mode)
         rep.case("a rewrite (%s) that meets a compressed string damaged in memory fails naming the key and chunk, "
                  "and a restart has every key" % mode, rewrite_refuses_damaged_string, mode)
+    rep.case("the loader tells an intact record holding a value that does not decode (refused, naming the key, entry, "
+             "file and offset, and both ways out) from a record whose CRC fails", loader_tells_bad_value_from_damaged_record)
+    rep.case("aof-load-bad-values skip starts without just the bad entry and the later effects on it, logs each one, "
+             "counts them in INFO; a later write brings the entry back", skip_starts_without_just_that_entry)
     rep.finish()
 
 
