@@ -24,6 +24,7 @@ Servers on free ports in temporary directories, stopped by PID."""
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -257,6 +258,32 @@ def skip_starts_without_just_that_entry():
         shutil.rmtree(srv.dir, ignore_errors=True)
 
 
+def check_fix_drops_bad_value_alone():
+    srv = own_server()
+    srv.start()
+    try:
+        r = client(srv)
+        fill(r)
+        r.execute_command("SET", "k3", "last")
+        srv._kill()
+        spoil_value(incr_path(srv), b"plan", True)
+        tool = os.environ.get("CHECK_AOF") or os.path.join(os.path.dirname(spserver.server_binary()),
+                                                           "scratchpad-check-aof")
+        p = subprocess.run([tool, "--fix", os.path.join(data_dir(srv), "scratchpad.manifest")],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0 and "BAD VALUE" in p.stdout and "every other record kept" in p.stdout, p.stdout
+        srv.start()
+        r = client(srv)
+        assert r.execute_command("SP.READ", "agentA", "notes") == b"short notes"
+        assert r.execute_command("SP.READ", "agentB", "plan") == PLAN[:200000]
+        assert r.execute_command("GET", "k1") == b"v1" and r.execute_command("GET", "k3") == b"last"
+        assert r.execute_command("GET", "big") == PLAN[:150000]
+        assert r.execute_command("SP.READ", "agentA", "plan") is None
+    finally:
+        srv.stop()
+        shutil.rmtree(srv.dir, ignore_errors=True)
+
+
 def main():
     rep = spserver.Reporter()
     for mode in ("incremental", "fork"):
@@ -269,6 +296,8 @@ def main():
              "file and offset, and both ways out) from a record whose CRC fails", loader_tells_bad_value_from_damaged_record)
     rep.case("aof-load-bad-values skip starts without just the bad entry and the later effects on it, logs each one, "
              "counts them in INFO; a later write brings the entry back", skip_starts_without_just_that_entry)
+    rep.case("scratchpad-check-aof --fix drops the record holding the bad value alone: the server starts with every "
+             "other key", check_fix_drops_bad_value_alone)
     rep.finish()
 
 
