@@ -454,10 +454,11 @@ int persist_load(const char *dir, const aof_manifest *m, persist_load_stats *st)
             break;
         }
         log_warning("Bad log: %s/%s at offset %llu: %s (%s). Scratchpad refuses to start rather than lose or "
-                    "invent data. To repair it, cutting the log at that offset (%llu bytes lost), run: "
-                    "scratchpad-check-aof --fix %s/" AOF_MANIFEST_NAME,
+                    "invent data. To repair it, either cut the log at that offset (%llu bytes lost): "
+                    "scratchpad-check-aof --fix --truncate %s/" AOF_MANIFEST_NAME "; or drop only that record, "
+                    "if the next one parses: scratchpad-check-aof --fix --skip-record %s/" AOF_MANIFEST_NAME,
                     dir, res.file, (unsigned long long)res.offset, res.why, aof_status_name(res.status),
-                    (unsigned long long)res.dropped, dir);
+                    (unsigned long long)res.dropped, dir, dir);
         rc = -1;
         break;
     }
