@@ -142,6 +142,8 @@ typedef struct persist_info {
     long long fork_usec;           /* the last fork's duration */
     long long held_clients;        /* clients whose replies wait for the log */
     long long load_records, load_bytes, load_ms, load_truncated_bytes;
+    long long load_bad_values;    /* values left out by aof-load-bad-values skip */
+    long long load_bad_effects;   /* later effects on them, left out too */
     const char *fsync_policy;
     const char *dir;
 } persist_info;

@@ -369,13 +369,15 @@ static void info_persistence(sbuf *b)
             "aof_last_load_records:%lld\r\n"
             "aof_last_load_bytes:%lld\r\n"
             "aof_last_load_time_ms:%lld\r\n"
-            "aof_last_load_truncated_bytes:%lld\r\n",
+            "aof_last_load_truncated_bytes:%lld\r\n"
+            "aof_last_load_bad_values:%lld\r\n"
+            "aof_last_load_bad_effects:%lld\r\n",
             srv.loading ? 1 : 0, pi.current_cow_size, pi.current_cow_size, srv.dirty, (long long)srv.last_save,
             pi.enabled, pi.rewrite_in_progress, pi.rewrite_mode, pi.rewrite_scanned, pi.rewrite_touched, pi.last_rewrite_time_sec,
             pi.current_rewrite_time_sec, pi.last_rewrite_ok ? "ok" : "err", pi.rewrites,
             pi.rewrite_failures_in_a_row, pi.last_write_ok ? "ok" : "err", pi.last_write_error, pi.last_cow_size,
             pi.fork_usec, pi.fsync_policy, pi.dir, pi.load_records, pi.load_bytes, pi.load_ms,
-            pi.load_truncated_bytes);
+            pi.load_truncated_bytes, pi.load_bad_values, pi.load_bad_effects);
     if (pi.enabled)
         sb_catf(b,
                 "aof_current_size:%lld\r\n"

@@ -203,6 +203,7 @@ typedef struct server_config {
     int appendonly;                /* the append-only log is on */
     int appendfsync;               /* aof_fsync_policy: 0 no, 1 everysec, 2 always */
     int aof_load_truncated;        /* start after cutting a torn last record */
+    int aof_load_bad_values;       /* a value that does not decode: 0 refuse to start, 1 skip it */
     long long auto_aof_rewrite_percentage; /* %, growth over the base that triggers a rewrite, 0 = never */
     long long auto_aof_rewrite_min_size;   /* bytes, no automatic rewrite below this log size */
     int aof_rewrite_mode;          /* 0 incremental (steps on the loop), 1 fork (a child) */
