@@ -384,9 +384,10 @@ static void info_persistence(sbuf *b)
                 "aof_buffer_length:%lld\r\n"
                 "aof_pending_bio_fsync:%d\r\n"
                 "aof_delayed_fsync:%lld\r\n"
-                "aof_held_clients:%lld\r\n",
+                "aof_held_clients:%lld\r\n"
+                "aof_unlogged_replies:%lld\r\n",
                 pi.current_size, pi.base_size, pi.buffer_length, pi.fsync_in_progress,
-                pi.delayed_fsync, pi.held_clients);
+                pi.delayed_fsync, pi.held_clients, srv.stat_aof_unlogged_replies);
 }
 
 static void info_stats(sbuf *b)
