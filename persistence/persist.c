@@ -56,6 +56,8 @@ static struct {
     aof_writer *w;
     uint64_t consumed;        /* bytes of buffer written by past flushes */
     int flush_failing;        /* the last flush failed: replies are held */
+    uint64_t idle_mark;       /* plog_mark() when the cron last saw it change */
+    int64_t idle_since;       /* ms, when it last changed */
     char last_error[128];
     /* Sizes for the automatic rewrite: the base (at load or after a rewrite)
      * and the incr files that precede the current one. */
@@ -1330,6 +1332,28 @@ int persist_bgrewrite(const char **err)
     return rewrite_start(err);
 }
 
+/* Give back the log buffer's memory once nothing was logged for a second: it
+ * grows to the largest batch of records (4 MB and more after large writes) and
+ * would otherwise stay that size on an idle or emptied server. Under load it is
+ * kept, so a busy server does not allocate it again every iteration. */
+static void trim_idle_buffer(void)
+{
+    uint64_t mark = plog_mark();
+    int64_t now = now_ms();
+
+    if (mark != P.idle_mark || P.idle_since == 0) {
+        P.idle_mark = mark;
+        P.idle_since = now;
+    } else if (now - P.idle_since >= 1000 && plog->cap > 0) {
+        aof_buf_trim(plog);
+    }
+}
+
+size_t persist_buffer_bytes(void)
+{
+    return P.w && plog ? plog->cap : 0;
+}
+
 void persist_cron(void)
 {
     if (P.w) {
@@ -1339,6 +1363,8 @@ void persist_cron(void)
             aof_writer_flush(P.w); /* starts a due everysec fsync, retries a failed one */
         refresh_refusing();
     }
+    if (P.w)
+        trim_idle_buffer();
     cow_poll();
     reap_child();
     rwi_reap();

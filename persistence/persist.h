@@ -121,6 +121,11 @@ int persist_bgrewrite(const char **err);
 int persist_apply_appendonly(const char **err);
 int persist_apply_fsync(const char **err);
 
+/* Bytes allocated for the log buffer (INFO memory mem_aof_buffer): it grows to
+ * the largest batch of records of an iteration and is given back by the cron
+ * once nothing was logged for a second. 0 when the log is off. */
+size_t persist_buffer_bytes(void);
+
 /* ---- INFO persistence ---- */
 typedef struct persist_info {
     int enabled;

@@ -294,6 +294,7 @@ static void info_memory(sbuf *b)
             "mem_fragmentation_ratio:%.2f\r\n"
             "mem_fragmentation_bytes:%lld\r\n"
             "mem_clients_normal:%zu\r\n"
+            "mem_aof_buffer:%zu\r\n"
             "mem_allocator:libc\r\n"
             "active_defrag_running:0\r\n"
             "lazyfree_pending_objects:0\r\n"
@@ -304,6 +305,7 @@ static void info_memory(sbuf *b)
             "arena_page_bytes:%zu\r\n"
             "arena_pages:%zu\r\n"
             "lz4_pending_values:%zu\r\n"
+            "lz4_cache_bytes:%zu\r\n"
             "dataset_logical_bytes:%zu\r\n"
             "dataset_stored_bytes:%zu\r\n"
             "dataset_compression_ratio:%.2f\r\n"
@@ -312,8 +314,8 @@ static void info_memory(sbuf *b)
             used, h_used, rss, h_rss, srv.peak_memory, h_peak,
             srv.peak_memory ? (double)used * 100 / (double)srv.peak_memory : 0.0, total_ram, h_total,
             srv.cfg.maxmemory, h_max, policy, used ? (double)rss / (double)used : 0.0,
-            (long long)rss - (long long)used, clients_mem, as.live_bytes, as.live_objects, as.large_bytes,
-            as.page_bytes, as.pages, sv_compress_pending(), srv.ds_logical, srv.ds_stored,
+            (long long)rss - (long long)used, clients_mem, persist_buffer_bytes(), as.live_bytes, as.live_objects, as.large_bytes,
+            as.page_bytes, as.pages, sv_compress_pending(), sv_cache_bytes(), srv.ds_logical, srv.ds_stored,
             srv.ds_stored ? (double)srv.ds_logical / (double)srv.ds_stored : 1.0, srv.ds_keys,
             (long long)srv.ds_when);
     sv_dict_stats(&ds);
@@ -386,9 +388,10 @@ static void info_persistence(sbuf *b)
                 "aof_buffer_length:%lld\r\n"
                 "aof_pending_bio_fsync:%d\r\n"
                 "aof_delayed_fsync:%lld\r\n"
-                "aof_held_clients:%lld\r\n",
+                "aof_held_clients:%lld\r\n"
+                "aof_unlogged_replies:%lld\r\n",
                 pi.current_size, pi.base_size, pi.buffer_length, pi.fsync_in_progress,
-                pi.delayed_fsync, pi.held_clients);
+                pi.delayed_fsync, pi.held_clients, srv.stat_aof_unlogged_replies);
 }
 
 static void info_stats(sbuf *b)

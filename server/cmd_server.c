@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "arena.h"
 #include "commands.h"
 #include "multi.h"
 #include "persist.h"
 #include "reply.h"
+#include "value.h"
 #include "util.h"
 
 /* ---- keyspace-wide commands ---- */
@@ -44,6 +46,8 @@ static void cmd_flushdb(client *c)
         return;
     multi_touch_db(c->db);
     srv.dirty += db_flush(c->db);
+    sv_drop_cache(); /* chunks of values that are gone, most of them */
+    arena_trim(srv.arena);
     reply_ok(c);
 }
 
@@ -57,6 +61,8 @@ static void cmd_flushall(client *c)
         srv.dirty += db_flush(&srv.dbs[i]);
     }
     srv.dirty++; /* as Redis: a FLUSHALL of empty databases still counts as a change */
+    sv_drop_cache(); /* chunks of values that are gone */
+    arena_trim(srv.arena); /* the empty pages kept against thrashing */
     reply_ok(c);
 }
 

@@ -443,6 +443,7 @@ void cmd_call(client *c, const cmd_def *cmd)
     cmd_stats *st;
     long long dirty = srv.dirty;
     uint64_t mark = plog_mark();
+    uint64_t ostart = plog ? net_out_position(c) : 0;
 
     c->cmd = cmd;
     srv.current = c;
@@ -456,8 +457,11 @@ void cmd_call(client *c, const cmd_def *cmd)
          * effect is logged as typed; the reply waits for what was logged. */
         if ((cmd->flags & (CMD_WRITE | CMD_OWN_EFFECT)) == CMD_WRITE && srv.dirty != dirty)
             plog_argv(c);
-        if (plog_mark() != mark)
+        if (plog_mark() != mark) {
             c->aof_need = plog_mark();
+            if (cmd->flags & CMD_WRITE) /* not a read that expired a key */
+                net_note_logged_reply(c, ostart, c->aof_need);
+        }
     }
     dur = fast_ticks_to_us(fast_ticks() - start);
     if (dur >= 1000)

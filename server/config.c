@@ -223,6 +223,7 @@ const cfg_def cfg_table[] = {
     {"aof-rewrite-step-us", CFG_INT, 0, 1, 100000, "1000", C(aof_rewrite_step_us), NULL, NULL, NULL, NULL},
     {"aof-rewrite-mode", CFG_ENUM, 0, 0, 0, "incremental", C(aof_rewrite_mode), rewrite_mode_names, NULL, NULL, NULL},
     {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL, apply_cpulist},
+    {"aof-hold-timeout", CFG_INT, 0, 0, 86400000, "1000", C(aof_hold_timeout), NULL, NULL, NULL, NULL},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };

@@ -98,6 +98,15 @@ typedef struct mcmd {
     sarg *argv;
 } mcmd;
 
+/* The replies of `count` consecutive write commands that logged records, at
+ * [start, end) of the client's output stream (bytes counted from the
+ * connection's first reply): they wait for the log up to position `need`. */
+typedef struct omark {
+    uint64_t start, end;     /* bytes, positions in the output stream */
+    uint64_t need;           /* log position (plog_mark) */
+    uint64_t count;          /* replies (commands) in [start, end) */
+} omark;
+
 /* A block of pending reply bytes beyond the static buffer. */
 typedef struct oblock {
     struct oblock *next;
@@ -137,6 +146,10 @@ struct client {
     int odeferred;           /* blocks reserved by reply_defer not yet filled */
     int64_t soft_limit_since;/* ms when the soft output limit was first exceeded, 0 if not */
     uint64_t aof_need;       /* log position (plog_mark) the replies so far depend on */
+    uint64_t osent_total;    /* bytes written to the socket since the connection opened */
+    omark *omarks;           /* replies of writes that may not be logged yet, in order */
+    int nomarks, omarks_cap;
+    int64_t held_since;      /* ms when CLIENT_AOF_HELD was set */
 
     /* Transactions. */
     mcmd *mqueue;
@@ -209,6 +222,7 @@ typedef struct server_config {
     int aof_rewrite_mode;          /* 0 incremental (steps on the loop), 1 fork (a child) */
     int aof_rewrite_step_us;       /* us, the loop time one step of an incremental rewrite may take */
     char *aof_rewrite_cpulist;     /* CPUs the rewrite child runs on; "" = the server's */
+    int aof_hold_timeout;          /* ms a reply may wait for a failing log before -IOERR, 0 = no limit */
 } server_config;
 
 typedef struct server {
@@ -250,6 +264,7 @@ typedef struct server {
     long long stat_proto_errors;
     long long stat_oom_rejections;
     long long stat_obuf_disconnects;
+    long long stat_aof_unlogged_replies; /* replies of writes answered -IOERR after aof-hold-timeout */
     long long dirty;                /* writes since start */
     int64_t last_save;              /* s since epoch */
     size_t peak_memory;

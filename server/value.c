@@ -104,6 +104,17 @@ lzcache *sv_lzcache(void)
     return cache();
 }
 
+void sv_drop_cache(void)
+{
+    lzcache_free(sv_cache);
+    sv_cache = NULL;
+}
+
+size_t sv_cache_bytes(void)
+{
+    return lzcache_bytes(sv_cache);
+}
+
 /* ---- the background dictionary ----
  *
  * One registry for strings and scratchpad entries: a value is compressed
