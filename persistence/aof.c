@@ -104,6 +104,15 @@ void aof_buf_free(aof_buf *b)
     aof_buf_init(b);
 }
 
+void aof_buf_trim(aof_buf *b)
+{
+    if (b->len != 0 || b->depth != 0)
+        return;
+    xfree(b->p);
+    b->p = NULL;
+    b->cap = 0;
+}
+
 /* Make room for n more bytes. */
 static void aof_reserve(aof_buf *b, size_t n)
 {

@@ -115,6 +115,9 @@ typedef struct aof_buf {
 
 /* An empty buffer. Free with aof_buf_free. */
 void aof_buf_init(aof_buf *b);
+/* Give back the memory of a buffer that holds nothing (len 0, no open record):
+ * it is allocated again by the next record. Does nothing otherwise. */
+void aof_buf_trim(aof_buf *b);
 /* Release the bytes; b may be initialised again. */
 void aof_buf_free(aof_buf *b);
 /* Append n bytes of complete, encoded records (copied from another aof_buf's

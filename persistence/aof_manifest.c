@@ -497,27 +497,173 @@ static int aof_manifest_names(const aof_manifest *m, const char *name)
     return 0;
 }
 
-int aof_dir_clean(const char *dir, const aof_manifest *m)
+/* Parse "<digits>.base|incr[.tmp]" (the rest of a log file's name after
+ * AOF_FILE_PREFIX) into f. Anything else leaves f's seq 0 and kind NONE. */
+static void aof_dirfile_parse(const char *rest, aof_dirfile *f)
+{
+    uint64_t seq = 0;
+    const char *p = rest;
+
+    f->seq = 0;
+    f->kind = AOF_KIND_NONE;
+    f->temp = 0;
+    if (*p < '1' || *p > '9')
+        return;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (seq > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+            return;
+        seq = seq * 10 + (uint64_t)(*p - '0');
+    }
+    if (strncmp(p, ".base", 5) == 0)
+        f->kind = AOF_KIND_BASE;
+    else if (strncmp(p, ".incr", 5) == 0)
+        f->kind = AOF_KIND_INCR;
+    else
+        return;
+    p += 5;
+    if (f->kind == AOF_KIND_BASE && strcmp(p, ".tmp") == 0)
+        f->temp = 1;
+    else if (*p) {
+        f->kind = AOF_KIND_NONE;
+        return;
+    }
+    f->seq = seq;
+}
+
+static int aof_dirfile_cmp(const void *a, const void *b)
+{
+    const aof_dirfile *x = a, *y = b;
+
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+int aof_dir_list(const char *dir, aof_dirfile **out, size_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
     char path[AOF_PATH_MAX];
-    int removed = 0;
+    size_t cap = 0;
+    struct stat st;
 
+    *out = NULL;
+    *n = 0;
     if (!d)
-        return 0;
+        return errno == ENOENT ? 0 : -1;
     while ((de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, AOF_FILE_PREFIX, strlen(AOF_FILE_PREFIX)) != 0 &&
-            strcmp(de->d_name, AOF_MANIFEST_TMP) != 0 && strcmp(de->d_name, AOF_MANIFEST_REWRITE_TMP) != 0)
+        aof_dirfile *f;
+        int ours = strncmp(de->d_name, AOF_FILE_PREFIX, strlen(AOF_FILE_PREFIX)) == 0;
+        int mtemp = strcmp(de->d_name, AOF_MANIFEST_TMP) == 0 || strcmp(de->d_name, AOF_MANIFEST_REWRITE_TMP) == 0;
+        if ((!ours && !mtemp) || strlen(de->d_name) > AOF_NAME_MAX)
             continue;
-        if (aof_manifest_names(m, de->d_name))
+        if (aof_path(path, sizeof(path), dir, de->d_name) < 0 || lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
             continue;
-        if (aof_path(path, sizeof(path), dir, de->d_name) == 0 && unlink(path) == 0)
-            removed++;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            *out = xrealloc(*out, cap * sizeof(**out));
+        }
+        f = &(*out)[(*n)++];
+        snprintf(f->name, sizeof(f->name), "%s", de->d_name);
+        f->size = (uint64_t)st.st_size;
+        if (ours)
+            aof_dirfile_parse(de->d_name + strlen(AOF_FILE_PREFIX), f);
+        else {
+            f->seq = 0;
+            f->kind = AOF_KIND_NONE;
+            f->temp = 1;
+        }
     }
     closedir(d);
+    if (*n)
+        qsort(*out, *n, sizeof(**out), aof_dirfile_cmp);
+    return 0;
+}
+
+void aof_dir_seq_past(const char *dir, aof_manifest *m)
+{
+    aof_dirfile *fs;
+    size_t n, i;
+
+    if (aof_dir_list(dir, &fs, &n) < 0)
+        return;
+    for (i = 0; i < n; i++)
+        if (fs[i].seq >= m->next_seq && fs[i].seq < UINT64_MAX)
+            m->next_seq = fs[i].seq + 1;
+    xfree(fs);
+}
+
+/* Append "name (N bytes)" to list (cap bytes, NUL-terminated), ending it with
+ * "..." once it is full. */
+static void aof_list_add(char *list, size_t cap, const aof_dirfile *f)
+{
+    size_t used;
+
+    if (!list || cap < 4)
+        return;
+    used = strlen(list);
+    if (used >= 3 && strcmp(list + used - 3, "...") == 0)
+        return;
+    if (snprintf(list + used, cap - used, "%s%s (%" PRIu64 " bytes)", used ? ", " : "", f->name, f->size) >=
+        (int)(cap - used))
+        memcpy(list + cap - 4, "...", 4);
+}
+
+int aof_dir_orphans(const char *dir, const aof_manifest *m, char *list, size_t cap)
+{
+    aof_dirfile *fs;
+    size_t n, i;
+    int count = 0;
+
+    if (list && cap)
+        list[0] = '\0';
+    if (aof_dir_list(dir, &fs, &n) < 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (strncmp(fs[i].name, AOF_FILE_PREFIX, strlen(AOF_FILE_PREFIX)) != 0 ||
+            aof_manifest_names(m, fs[i].name))
+            continue;
+        aof_list_add(list, cap, &fs[i]);
+        count += fs[i].size > AOF_HEADER_SIZE;
+    }
+    xfree(fs);
+    return count;
+}
+
+int aof_dir_clean(const char *dir, aof_manifest *m, size_t *nkept, char *kept, size_t keptcap)
+{
+    char path[AOF_PATH_MAX];
+    aof_dirfile *fs;
+    size_t n, i, k = 0;
+    int removed = 0;
+
+    if (kept && keptcap)
+        kept[0] = '\0';
+    if (nkept)
+        *nkept = 0;
+    if (aof_dir_list(dir, &fs, &n) < 0)
+        return 0;
+    for (i = 0; i < n; i++) {
+        const aof_dirfile *f = &fs[i];
+        int ours = strncmp(f->name, AOF_FILE_PREFIX, strlen(AOF_FILE_PREFIX)) == 0;
+        int garbage = !ours || f->size <= AOF_HEADER_SIZE || (f->temp && m->nfiles > 0);
+        if (f->seq >= m->next_seq && f->seq < UINT64_MAX)
+            m->next_seq = f->seq + 1;
+        if (aof_manifest_names(m, f->name))
+            continue;
+        if (!garbage) {
+            aof_list_add(kept, keptcap, f);
+            k++;
+            continue;
+        }
+        if (aof_path(path, sizeof(path), dir, f->name) == 0 && unlink(path) == 0)
+            removed++;
+    }
+    xfree(fs);
     if (removed)
         aof_dir_fsync(dir);
+    if (nkept)
+        *nkept = k;
     return removed;
 }
 
@@ -771,8 +917,8 @@ int aof_rewrite_finish(const char *dir, aof_manifest *m, const aof_rewrite *rw,
     return 0;
 fail:
     /* The base stays: if a failed save got as far as its rename, the manifest
-     * on disk names it. Otherwise nothing names it, and the next start removes
-     * it with the other leftovers. */
+     * on disk names it. Otherwise nothing names it, and the next start leaves
+     * it in place and logs it (aof_dir_clean: a complete base). */
     if (*held_fd >= 0)
         close(*held_fd);
     *held_fd = -1;

@@ -24,8 +24,12 @@
  * per file in replay order: "file <name> seq <n> type base|incr". At most one
  * base, first; incr files in increasing seq. '#' lines and blank lines are
  * ignored. Sequence numbers are unique and never reused while the process runs
- * (aof_manifest_alloc_seq); a file on disk that the manifest does not name is
- * garbage from an interrupted step and may be overwritten or removed.
+ * (aof_manifest_alloc_seq), and a start-up moves the counter past every file on
+ * disk (aof_dir_clean), so no new file is ever created over an existing one.
+ * A file on disk that the manifest does not name is removed only when it cannot
+ * hold the only copy of a write (a temporary, or a bare header): anything else
+ * stays where it is (aof_dir_clean), and a directory with log files but no
+ * manifest is not a fresh one (aof_dir_orphans).
  *
  * Errors: functions return 0 / -1 and write a message into err (errlen bytes,
  * may be NULL). The manifest's memory comes from mem.h. */
@@ -107,11 +111,50 @@ int aof_file_truncate(const char *path, uint64_t size, char *err, size_t errlen)
 aof_writer *aof_dir_start(const char *dir, aof_manifest *m, aof_fsync_policy policy,
                           const aof_io *io, char *err, size_t errlen);
 
-/* Remove from dir every file whose name starts with AOF_FILE_PREFIX (or is the
- * manifest's temp file) that m does not name: leftovers of interrupted steps.
- * Call only when no rewrite is running (its temp base would go too). Returns
- * the number of files removed. */
-int aof_dir_clean(const char *dir, const aof_manifest *m);
+/* A file of the log directory that belongs to a log (its name starts with
+ * AOF_FILE_PREFIX, or is one of the manifest's temporaries). */
+typedef struct aof_dirfile {
+    char name[AOF_NAME_MAX + 1];
+    uint64_t seq;  /* from a name "scratchpad.aof.<seq>.base|incr[.tmp]"; 0 if none */
+    int kind;      /* from that name: AOF_KIND_BASE / AOF_KIND_INCR, else AOF_KIND_NONE */
+    int temp;      /* a base's ".tmp" or a manifest temporary: never named by a manifest */
+    uint64_t size; /* bytes */
+} aof_dirfile;
+
+/* The log's files in dir, sorted by seq then name, into *out (xmalloc'd, the
+ * caller frees it; NULL when there are none) and *n. 0, or -1 if dir exists but
+ * cannot be read (errno set); a missing dir has no files. */
+int aof_dir_list(const char *dir, aof_dirfile **out, size_t *n);
+
+/* Raise m->next_seq above the seq of every file of dir named
+ * "scratchpad.aof.<seq>...", named by m or not. */
+void aof_dir_seq_past(const char *dir, aof_manifest *m);
+
+/* The files of dir that m does not name and that may hold records (a name
+ * starting with AOF_FILE_PREFIX and more than a header's bytes): with no
+ * manifest, such a directory is not a fresh one, and the server refuses to
+ * start. Lists every unnamed file starting with AOF_FILE_PREFIX, bare headers
+ * too, in list ("name (N bytes), ...", cut with "..." past cap; may be NULL).
+ * Returns the count of those that may hold records, or -1 if dir cannot be
+ * read. */
+int aof_dir_orphans(const char *dir, const aof_manifest *m, char *list, size_t cap);
+
+/* Start-up clean-up. The rule (docs/aof.md §1): no file that may hold the only
+ * copy of a write is removed. Of the files in dir that m does not name, this
+ * removes only
+ *   - the manifest's temporaries (never put in place);
+ *   - a base's temporary "scratchpad.aof.<n>.base.tmp", when m names a file: a
+ *     rewrite that never switched the log, whose records are copies of the
+ *     named files' state;
+ *   - a file of at most a header (AOF_HEADER_SIZE bytes): it holds no record.
+ * Every other unnamed file starting with AOF_FILE_PREFIX (an older log's files
+ * left by a crash before their removal, a base renamed by a rewrite that never
+ * switched, a file an operator put there) stays, and is listed in kept ("name
+ * (N bytes), ...", cut with "..." past keptcap; may be NULL) for the caller to
+ * log; *nkept gets their count (may be NULL). m->next_seq is raised past every
+ * file on disk (aof_dir_seq_past). Call only when no rewrite is running (its
+ * temp base would go too). Returns the number of files removed. */
+int aof_dir_clean(const char *dir, aof_manifest *m, size_t *nkept, char *kept, size_t keptcap);
 /* Unlink every file of files (e.g. the obsolete set from aof_rewrite_finish) from
  * dir, then fsync dir. Returns the number of failures. A large file is shrunk
  * 32 MB at a time with a 10 ms pause between steps before its unlink (about
@@ -197,8 +240,8 @@ int aof_rewrite_child_finish(const aof_manifest *m, const aof_rewrite *rw, char 
  * are moved into *obsolete (initialised here) for the caller to remove after
  * that fsync. *held_fd is a descriptor of the replaced manifest (or -1) for the
  * caller to close off the loop too. Returns 0, or -1 (err set; m unchanged;
- * the new base may be left behind, named by nothing, for the next start's
- * clean-up). */
+ * the new base may be left behind, named by nothing: the next start leaves it
+ * in place and logs it, aof_dir_clean). */
 int aof_rewrite_finish(const char *dir, aof_manifest *m, const aof_rewrite *rw,
                        aof_manifest *obsolete, int *held_fd, char *err, size_t errlen);
 /* Parent, after the child failed: remove the files the rewrite made. */

@@ -190,13 +190,11 @@ aof_status aof_reader_next(aof_reader *r, aof_record *rec)
     if (aof_fill(r, AOF_REC_HDR + (size_t)len) < 0)
         return r->status;
     p = r->buf + r->pos;
-    if (aof_crc32c(0, p + AOF_REC_HDR, len) != crc) {
-        if ((uint64_t)len == left - AOF_REC_HDR)
-            return aof_verdict(r, AOF_TORN, "CRC mismatch in the last record");
-        if (aof_zero_tail(r, r->off + AOF_REC_HDR + len))
-            return aof_verdict(r, AOF_TORN, "CRC mismatch, followed by zero bytes only");
-        return aof_verdict(r, AOF_CORRUPT, "CRC mismatch");
-    }
+    /* The record is whole in length: a bad CRC is damage, not a torn write,
+     * even in the last record and even with zeros after it. Taking it for a
+     * tear would truncate an acknowledged write away (a flipped bit). */
+    if (aof_crc32c(0, p + AOF_REC_HDR, len) != crc)
+        return aof_verdict(r, AOF_CORRUPT, "CRC mismatch in a complete record of %u bytes", len);
     if (aof_payload_check(p + AOF_REC_HDR, len, &rec->neffects, &why) < 0)
         return aof_verdict(r, AOF_CORRUPT, "malformed record: %s", why);
     rec->offset = r->off;

@@ -9,15 +9,19 @@
  * Verdicts (aof_status), each with the byte offset it concerns:
  *   AOF_OK       a record, CRC and structure checked.
  *   AOF_END      clean end of file after a whole record (or the header).
- *   AOF_TORN     the last record is incomplete (its header or payload runs past
- *                the end of the file), or it ends exactly at the end of the file
- *                and its CRC is bad, or everything from the record on is zero
- *                bytes (a file extended but not written, after a power loss):
- *                a crash mid-write. Offset = where the record starts, the length
- *                of the valid prefix; dropped = bytes from there to the end.
- *   AOF_CORRUPT  a bad CRC or structure with more data after the record, an
+ *   AOF_TORN     the last record is cut short by the end of the file: fewer
+ *                than the 8 bytes of its header remain, or its length runs past
+ *                the end of the file, or everything from the record's start on is
+ *                zero bytes (a file extended but not written, after a power
+ *                loss): a crash mid-write. Offset = where the record starts, the
+ *                length of the valid prefix; dropped = bytes from there to the
+ *                end.
+ *   AOF_CORRUPT  a complete record (its whole length present) whose CRC is bad,
+ *                wherever it is: in the middle, last in the file, or followed by
+ *                zeros only (a flipped bit is damage, not a tear, and cutting it
+ *                would lose an acknowledged write); a bad structure; an
  *                impossible length (0 or above AOF_PAYLOAD_MAX) that is not a
- *                zero tail, an unknown record type, or a bad file header (offset
+ *                zero tail; an unknown record type; or a bad file header (offset
  *                0). Never silently skipped: the file must be repaired.
  *   AOF_IOERR    read() failed (why holds strerror).
  * After a verdict other than AOF_OK the reader is stuck on it: next returns it

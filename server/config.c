@@ -25,6 +25,7 @@ static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warn
 static const char *const maxmemory_policy_names[] = {"noeviction", NULL};
 static const char *const appendfsync_names[] = {"no", "everysec", "always", NULL};
 static const char *const rewrite_mode_names[] = {"incremental", "fork", NULL};
+static const char *const bad_values_names[] = {"refuse", "skip", NULL};
 
 static int apply_appendonly(const char **err)
 {
@@ -217,11 +218,13 @@ const cfg_def cfg_table[] = {
     {"appendonly", CFG_BOOL, 0, 0, 0, "yes", C(appendonly), NULL, NULL, NULL, apply_appendonly},
     {"appendfsync", CFG_ENUM, 0, 0, 0, "everysec", C(appendfsync), appendfsync_names, NULL, NULL, apply_appendfsync},
     {"aof-load-truncated", CFG_BOOL, 0, 0, 0, "yes", C(aof_load_truncated), NULL, NULL, NULL, NULL},
+    {"aof-load-bad-values", CFG_ENUM, 0, 0, 0, "refuse", C(aof_load_bad_values), bad_values_names, NULL, NULL, NULL},
     {"auto-aof-rewrite-percentage", CFG_INT, 0, 0, INT_MAX, "100", C(auto_aof_rewrite_percentage), NULL, NULL, NULL, NULL},
     {"auto-aof-rewrite-min-size", CFG_MEMORY, 0, 0, LLONG_MAX, "64mb", C(auto_aof_rewrite_min_size), NULL, NULL, NULL, NULL},
     {"aof-rewrite-step-us", CFG_INT, 0, 1, 100000, "1000", C(aof_rewrite_step_us), NULL, NULL, NULL, NULL},
     {"aof-rewrite-mode", CFG_ENUM, 0, 0, 0, "incremental", C(aof_rewrite_mode), rewrite_mode_names, NULL, NULL, NULL},
     {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL, apply_cpulist},
+    {"aof-hold-timeout", CFG_INT, 0, 0, 86400000, "1000", C(aof_hold_timeout), NULL, NULL, NULL, NULL},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };

@@ -84,6 +84,7 @@ int main(int argc, char **argv)
     net_up.cmd_name = cmd_fullname;
     net_up.note_error = srv_note_error;
     net_up.acked = persist_acked_fn;
+    net_up.refusing = persist_refusing_fn;
     slowlog_resize();
     {
         /* Values from the file and the command line take effect as a run-time

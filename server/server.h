@@ -127,11 +127,13 @@ typedef struct server_config {
     int appendonly;                /* the append-only log is on */
     int appendfsync;               /* aof_fsync_policy: 0 no, 1 everysec, 2 always */
     int aof_load_truncated;        /* start after cutting a torn last record */
+    int aof_load_bad_values;       /* a value that does not decode: 0 refuse to start, 1 skip it */
     long long auto_aof_rewrite_percentage; /* %, growth over the base that triggers a rewrite, 0 = never */
     long long auto_aof_rewrite_min_size;   /* bytes, no automatic rewrite below this log size */
     int aof_rewrite_mode;          /* 0 incremental (steps on the loop), 1 fork (a child) */
     int aof_rewrite_step_us;       /* us, the loop time one step of an incremental rewrite may take */
     char *aof_rewrite_cpulist;     /* CPUs the rewrite child runs on; "" = the server's */
+    int aof_hold_timeout;          /* ms a reply may wait for a failing log before -IOERR, 0 = no limit */
 } server_config;
 
 typedef struct server {
@@ -173,6 +175,7 @@ typedef struct server {
     long long stat_proto_errors;
     long long stat_oom_rejections;
     long long stat_obuf_disconnects;
+    long long stat_aof_unlogged_replies; /* replies of writes answered -IOERR after aof-hold-timeout */
     long long dirty;                /* writes since start */
     int64_t last_save;              /* s since epoch */
     size_t peak_memory;

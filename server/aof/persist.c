@@ -55,6 +55,8 @@ static struct {
     aof_writer *w;
     uint64_t consumed;        /* bytes of buffer written by past flushes */
     int flush_failing;        /* the last flush failed: replies are held */
+    uint64_t idle_mark;       /* sink_mark() when the cron last saw it change */
+    int64_t idle_since;       /* ms, when it last changed */
     char last_error[128];
     /* Sizes for the automatic rewrite: the base (at load or after a rewrite)
      * and the incr files that precede the current one. */
@@ -99,6 +101,7 @@ static struct {
     aof_rewrite prw;
     char prep_err[256];
     long long scanned, touched; /* keys written by the scan / before a first write */
+    char bad[512];         /* a key the scan could not vouch for (rewrite_key), or "" */
 } RI;
 
 static void rwi_copy(void);
@@ -277,6 +280,47 @@ static void attach_writer(aof_writer *w)
 
 /* ---- start and stop ---- */
 
+/* No manifest: a fresh directory, unless it holds log files with records (a
+ * manifest lost or not restored). Starting empty there would hide them, and
+ * the first rewrite would make the empty dataset the log: refuse, and say how
+ * to rebuild the manifest. 0, or -1 (refused; nothing was changed). */
+static int refuse_orphans(void)
+{
+    char list[1024];
+    int n = aof_dir_orphans(P.dir, &P.m, list, sizeof(list));
+
+    if (n < 0) {
+        log_warning("Cannot read the log directory %s: %s", P.dir, strerror(errno));
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    log_warning("The log directory %s holds log files (%d with records) but no " AOF_MANIFEST_NAME ": %s. Scratchpad "
+                "refuses to start rather than start empty beside them; nothing was changed. If the "
+                "manifest was lost, rebuild it from the files' headers with "
+                "'scratchpad-check-aof --rebuild-manifest %s' and start again; if the files are not "
+                "wanted, move them out of the directory",
+                P.dir, n, list, P.dir);
+    return -1;
+}
+
+/* Start-up clean-up (aof_dir_clean): log the files it leaves in place. */
+static void clean_dir(void)
+{
+    char kept[1024];
+    size_t nkept;
+    int removed = aof_dir_clean(P.dir, &P.m, &nkept, kept, sizeof(kept));
+
+    if (removed > 0)
+        log_notice("Removed %d temporary or empty file%s left by an interrupted step in %s", removed,
+                   removed == 1 ? "" : "s", P.dir);
+    if (nkept)
+        log_warning("%zu file%s in %s not named by the manifest, left in place: %s. The log loaded "
+                    "without them; they may be an older log's files (a crash before their removal) or "
+                    "a base a rewrite never switched to. Remove them once you are sure they are not needed",
+                    nkept, nkept == 1 ? "" : "s", P.dir, kept);
+}
+
 int persist_start(void)
 {
     char err[512];
@@ -286,6 +330,7 @@ int persist_start(void)
     P.started = 1;
     prop_admin.bgrewrite = persist_bgrewrite;
     prop_admin.get_info = persist_get_info;
+    prop_admin.buffer_bytes = persist_buffer_bytes;
     aof_manifest_init(&P.m);
     aof_manifest_init(&P.stale);
     if (!srv.cfg.appendonly)
@@ -297,11 +342,13 @@ int persist_start(void)
         log_warning("Cannot read %s/" AOF_MANIFEST_NAME ": %s", P.dir, err);
         return -1;
     }
+    if (rc == 1 && refuse_orphans() < 0)
+        return -1;
     if (rc == 0 && persist_load(P.dir, &P.m, &P.load) < 0)
         return -1;
     if (rc == 1)
         log_notice("No log in %s yet: starting with an empty dataset", P.dir);
-    aof_dir_clean(P.dir, &P.m);
+    clean_dir();
     if (!(w = aof_dir_start(P.dir, &P.m, policy(), NULL, err, sizeof(err)))) {
         log_warning("Cannot open the log in %s: %s", P.dir, err);
         return -1;
@@ -365,6 +412,11 @@ void persist_stop(void)
 int persist_acked_fn(uint64_t need)
 {
     return persist_acked(need);
+}
+
+const char *persist_refusing_fn(void)
+{
+    return persist_refusing();
 }
 
 static void do_flush(void)
@@ -575,18 +627,68 @@ static void rewrite_sp(aof_buf *b, int dbid, const dbent *e, int64_t expire, int
     }
 }
 
+/* 0 if every stored chunk of v passes its checksums (lzval_chunk_verify),
+ * else -1 with why naming the key, the entry (NULL for a string) and the chunk. */
+static int rewrite_lz_verify(const lzval *v, int dbid, const dbent *e, const sp_entry *en, char *why,
+                             size_t whylen)
+{
+    size_t i, blk;
+    int kl = dbent_klen(e) > 200 ? 200 : (int)dbent_klen(e);
+
+    for (i = 0; i < lzval_nchunks(v); i++) {
+        if (lzval_chunk_verify(v, i, &blk) == 0)
+            continue;
+        snprintf(why, whylen, "key '%.*s' (db %d)%s%.*s%s, chunk %zu of %zu (sub-block %zu): its stored bytes "
+                 "fail their checksum (damaged in memory), so the log is not rewritten",
+                 kl, dbent_key(e), dbid, en ? ", entry '" : "", en ? (int)en->nlen : 0, en ? en->name : "",
+                 en ? "'" : "", i, lzval_nchunks(v), blk);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the compressed values rewrite_key would write for e are the bytes
+ * they were when written: 0, or -1 with why. A rewrite must not replace a log
+ * that holds a value as it was written with one holding bytes damaged since
+ * (a memory error, a bug): they would pass the records' CRCs and fail only at
+ * the next load. ~20 GB/s of stored bytes. */
+static int rewrite_key_verify(int dbid, const dbent *e, int64_t now, char *why, size_t whylen)
+{
+    size_t i;
+
+    if (e->type == OBJ_STRING)
+        return e->enc == ENC_LZ4 ? rewrite_lz_verify(dbent_ptr(e), dbid, e, NULL, why, whylen) : 0;
+    if (e->type == OBJ_SCRATCHPAD) {
+        const sp *s = dbent_ptr(e);
+        for (i = 0; i < s->n; i++) {
+            const sp_entry *en = s->e[i];
+            if (en->expire >= 0 && en->expire <= now)
+                continue;
+            if (en->enc == SP_ENC_LZ4 && rewrite_lz_verify(en->lz, dbid, e, en, why, whylen) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* The records that rebuild key e of database dbid as it is now (nothing if it
- * has expired by now): shared by the fork child and the incremental rewrite. */
-static void rewrite_key(aof_buf *b, int dbid, const dbent *e, int64_t now, void (*flush)(void *ctx), void *ctx)
+ * has expired by now): shared by the fork child and the incremental rewrite.
+ * Returns 0, or -1 (nothing written, why set) if a compressed value of the key
+ * fails its checksums (rewrite_key_verify): the rewrite must then fail. */
+static int rewrite_key(aof_buf *b, int dbid, const dbent *e, int64_t now, void (*flush)(void *ctx), void *ctx,
+                       char *why, size_t whylen)
 {
     int64_t expire = db_get_expire(&srv.dbs[dbid], e);
 
     if (expire >= 0 && expire <= now)
-        return;
+        return 0;
+    if (rewrite_key_verify(dbid, e, now, why, whylen) < 0)
+        return -1;
     if (e->type == OBJ_STRING)
         rewrite_string(b, dbid, e, expire);
     else if (e->type == OBJ_SCRATCHPAD)
         rewrite_sp(b, dbid, e, expire, now, flush, ctx);
+    return 0;
 }
 
 static void rewrite_flush_cb(void *ctx)
@@ -603,9 +705,15 @@ static void rewrite_visit(void *ctx, ht_node *n)
         cow_report(x->cow_fd);
         x->reported_us = mono_us();
     }
+    char why[512];
+
     if (x->failed)
         return;
-    rewrite_key(b, x->dbid, (const dbent *)n, x->now, rewrite_flush_cb, x);
+    if (rewrite_key(b, x->dbid, (const dbent *)n, x->now, rewrite_flush_cb, x, why, sizeof(why)) < 0) {
+        log_warning("Log rewrite: %s", why);
+        x->failed = 1;
+        return;
+    }
     if (b->len >= REWRITE_FLUSH_BYTES)
         rewrite_flush(x);
 }
@@ -931,11 +1039,14 @@ static void rwi_push_cb(void *ctx)
     aof_stream_push(RI.st);
 }
 
-/* Write entry e's state into the base and stamp it. */
-static void rwi_write(int dbid, dbent *e)
+/* Write entry e's state into the base and stamp it. Returns 0, or -1 (RI.bad
+ * set: the caller aborts the rewrite) if a value of it fails its checksums. */
+static int rwi_write(int dbid, dbent *e)
 {
-    rewrite_key(aof_stream_buf(RI.st), dbid, e, db_now, rwi_push_cb, NULL);
+    if (rewrite_key(aof_stream_buf(RI.st), dbid, e, db_now, rwi_push_cb, NULL, RI.bad, sizeof(RI.bad)) < 0)
+        return -1;
     dbent_set_epoch(e, db_epoch);
+    return 0;
 }
 
 static void rwi_visit(void *ctx, ht_node *n)
@@ -943,10 +1054,10 @@ static void rwi_visit(void *ctx, ht_node *n)
     dbent *e = (dbent *)n;
 
     (void)ctx;
-    if (dbent_epoch(e) == db_epoch)
+    if (dbent_epoch(e) == db_epoch || RI.bad[0])
         return;
-    rwi_write(RI.dbi, e);
-    RI.scanned++;
+    if (rwi_write(RI.dbi, e) == 0)
+        RI.scanned++;
 }
 
 static int rwi_stamp_all(void *ctx, ht_node *n)
@@ -1015,6 +1126,7 @@ static int rwi_start(const char **errmsg)
     RI.dbi = 0;
     RI.cursor = 0;
     RI.scanned = RI.touched = 0;
+    RI.bad[0] = 0;
     RI.state = RWI_SCAN;
     persist_rewriting = 1;
     P.rewrite_start_ms = now_ms();
@@ -1143,6 +1255,10 @@ static void rwi_step(void)
     if (aof_stream_queued(RI.st) < RWI_QUEUE_MAX) {
         while (RI.dbi < srv.cfg.databases) {
             RI.cursor = ht_scan(&srv.dbs[RI.dbi].keys, RI.cursor, rwi_visit, NULL);
+            if (RI.bad[0]) {
+                rwi_abort(1, RI.bad);
+                return;
+            }
             if (RI.cursor == 0)
                 RI.dbi++;
             if (b->committed >= RWI_PUSH_BYTES)
@@ -1182,7 +1298,10 @@ static void sink_keyed(int dbid, const char *key, size_t klen)
 
     if (e && dbent_epoch(e) != db_epoch) {
         rwi_copy(); /* what was logged before goes in before this state */
-        rwi_write(dbid, e);
+        if (rwi_write(dbid, e) < 0) {
+            rwi_abort(1, RI.bad); /* persist_rewriting is 0 now: no more keys come */
+            return;
+        }
         RI.touched++;
     }
 }
@@ -1217,6 +1336,28 @@ int persist_bgrewrite(const char **err)
     return rewrite_start(err);
 }
 
+/* Give back the log buffer's memory once nothing was logged for a second: it
+ * grows to the largest batch of records (4 MB and more after large writes) and
+ * would otherwise stay that size on an idle or emptied server. Under load it is
+ * kept, so a busy server does not allocate it again every iteration. */
+static void trim_idle_buffer(void)
+{
+    uint64_t mark = sink_mark();
+    int64_t now = now_ms();
+
+    if (mark != P.idle_mark || P.idle_since == 0) {
+        P.idle_mark = mark;
+        P.idle_since = now;
+    } else if (now - P.idle_since >= 1000 && plog->cap > 0) {
+        aof_buf_trim(plog);
+    }
+}
+
+size_t persist_buffer_bytes(void)
+{
+    return P.w && plog ? plog->cap : 0;
+}
+
 void persist_cron(void)
 {
     if (P.w) {
@@ -1226,6 +1367,8 @@ void persist_cron(void)
             aof_writer_flush(P.w); /* starts a due everysec fsync, retries a failed one */
         refresh_refusing();
     }
+    if (P.w)
+        trim_idle_buffer();
     cow_poll();
     reap_child();
     rwi_reap();
@@ -1285,6 +1428,8 @@ int persist_apply_appendonly(const char **err)
             aof_manifest_free(&P.stale);
             aof_manifest_init(&P.stale);
         }
+        /* Nor over a file no manifest names. */
+        aof_dir_seq_past(P.dir, &P.m);
         if (rewrite_start(err) < 0) {
             srv.cfg.appendonly = 0;
             return -1;
@@ -1327,6 +1472,8 @@ void persist_get_info(persist_info *pi)
     pi->load_bytes = P.load.bytes;
     pi->load_ms = P.load.ms;
     pi->load_truncated_bytes = P.load.truncated;
+    pi->load_bad_values = P.load.bad_values;
+    pi->load_bad_effects = P.load.bad_effects;
     pi->fsync_policy = aof_fsync_policy_name(policy());
     pi->dir = P.dir[0] ? P.dir : (srv.cfg.dir ? srv.cfg.dir : "");
     why = persist_refusing();

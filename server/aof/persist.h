@@ -77,6 +77,8 @@ static inline int persist_acked(uint64_t need)
 }
 /* persist_acked as a function, for the connection layer's hook (net.h). */
 int persist_acked_fn(uint64_t need);
+/* persist_refusing as a function, for the connection layer's hook (net.h). */
+const char *persist_refusing_fn(void);
 /* NULL if writes are accepted, else the reason (strerror of the last failure):
  * the caller answers -MISCONF. Refreshed at every flush and cron tick. */
 static inline const char *persist_refusing(void)
@@ -101,6 +103,11 @@ int persist_bgrewrite(const char **err);
  * through a rewrite) and appendfsync. 0, or -1 with *err. */
 int persist_apply_appendonly(const char **err);
 int persist_apply_fsync(const char **err);
+
+/* Bytes allocated for the log buffer (INFO memory mem_aof_buffer): it grows to
+ * the largest batch of records of an iteration and is given back by the cron
+ * once nothing was logged for a second. 0 when the log is off. */
+size_t persist_buffer_bytes(void);
 
 /* ---- INFO persistence (the struct is cmd/propagate.h's) ---- */
 void persist_get_info(persist_info *pi);

@@ -39,7 +39,85 @@ typedef struct replay {
     uint64_t done_bytes;    /* bytes of files completed */
     const aof_mfile *cur;
     const char *dir;        /* the log directory */
+    /* Bad values: intact records (their CRC good) holding a compressed value
+     * that does not decode (damaged before it was logged). */
+    const aof_record *rec;  /* the record being applied */
+    char bad[512];          /* the first one, named (key, entry, file, offset), or "" */
+    long long nbad;         /* values left out (aof-load-bad-values skip) */
+    struct left_out *out;   /* what was left out, so that later effects on it are too */
+    long long nskipped;     /* later effects skipped because they name what was left out */
 } replay;
+
+/* A string key (entry NULL) or a scratchpad entry left out of the load. */
+typedef struct left_out {
+    struct left_out *next;
+    int db;
+    char *key, *entry;      /* xmalloc'd copies; entry NULL for a string */
+    size_t klen, elen;
+} left_out;
+
+static left_out *left_find(const replay *r, int dbid, const aof_arg *key, const aof_arg *entry)
+{
+    left_out *o;
+
+    for (o = r->out; o; o = o->next)
+        if (o->db == dbid && o->klen == key->len && memcmp(o->key, key->p, key->len) == 0 &&
+            (entry ? o->entry && o->elen == entry->len && memcmp(o->entry, entry->p, entry->len) == 0
+                   : !o->entry))
+            return o;
+    return NULL;
+}
+
+static void left_forget(replay *r, left_out *o)
+{
+    left_out **pp;
+
+    for (pp = &r->out; *pp; pp = &(*pp)->next)
+        if (*pp == o) {
+            *pp = o->next;
+            xfree(o->key);
+            xfree(o->entry);
+            xfree(o);
+            return;
+        }
+}
+
+/* A value that does not decode, in an intact record: key (and entry, NULL for
+ * a string) of database dbid. With aof-load-bad-values refuse: -1 and why
+ * (r->bad names it fully); with skip: logged, remembered, 0 (the effect is
+ * left out). */
+static int bad_value(replay *r, int dbid, const aof_arg *key, const aof_arg *entry, char *why, size_t whylen)
+{
+    left_out *o;
+    int kl = key->len > 200 ? 200 : (int)key->len;
+
+    snprintf(r->bad, sizeof(r->bad), "%s/%s at offset %llu: key '%.*s' (db %d)%s%.*s%s: a compressed value does "
+             "not decode (the record's CRC is good: the value was damaged before it was logged)",
+             r->dir, r->cur->name, (unsigned long long)r->rec->offset, kl, key->p, dbid,
+             entry ? ", entry '" : "", entry ? (int)entry->len : 0, entry ? entry->p : "", entry ? "'" : "");
+    if (srv.cfg.aof_load_bad_values == 0) {
+        snprintf(why, whylen, "a compressed value does not decode");
+        return -1;
+    }
+    r->nbad++;
+    log_warning("Left out of the load (aof-load-bad-values skip): %s", r->bad);
+    if (!left_find(r, dbid, key, entry)) {
+        o = xcalloc(1, sizeof(*o));
+        o->db = dbid;
+        o->key = xmalloc(key->len + 1);
+        memcpy(o->key, key->p, key->len);
+        o->klen = key->len;
+        if (entry) {
+            o->entry = xmalloc(entry->len + 1);
+            memcpy(o->entry, entry->p, entry->len);
+            o->elen = entry->len;
+        }
+        o->next = r->out;
+        r->out = o;
+    }
+    r->bad[0] = 0;
+    return 0;
+}
 
 /* A BYTES argument as a long long. */
 static int arg_num(const aof_arg *a, long long *v)
@@ -54,17 +132,22 @@ static int fail(char *why, size_t whylen, const char *msg, const aof_arg *cmd)
 }
 
 /* _SETSTR key value expire */
-static int apply_setstr(db *d, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+static int apply_setstr(replay *r, db *d, int dbid, aof_arg *a, uint32_t argc, char *why, size_t whylen)
 {
     long long expire;
+    left_out *o;
     dbent *e;
 
     if (argc != 4 || a[1].kind != AOF_ARG_BYTES || arg_num(&a[3], &expire) < 0)
         return fail(why, whylen, "malformed arguments", &a[0]);
+    if (r->out && (o = left_find(r, dbid, &a[1], NULL)))
+        left_forget(r, o); /* a whole new value: the key is back */
     if (a[2].kind == AOF_ARG_LZVAL) {
         lzval *v = aof_arg_lzval(&a[2]);
-        if (!v)
-            return fail(why, whylen, "a compressed value does not decode", &a[0]);
+        if (!v) {
+            db_delete(d, a[1].p, a[1].len);
+            return bad_value(r, dbid, &a[1], NULL, why, whylen);
+        }
         e = sv_set_lzval(d, a[1].p, a[1].len, v);
     } else {
         e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, 0);
@@ -88,8 +171,9 @@ static sp *replay_ns(db *d, const aof_arg *a, dbent **out)
 /* _SPENTRY ns name kind version created updated expire offload_seq content
  * _SPAPPEND ns name version updated content
  * _SPEXPIREAT ns name expire */
-static int apply_sp(db *d, int op, aof_arg *a, uint32_t argc, char *why, size_t whylen)
+static int apply_sp(replay *r, db *d, int dbid, int op, aof_arg *a, uint32_t argc, char *why, size_t whylen)
 {
+    left_out *o;
     static const uint32_t want[3] = {10, 6, 4};
     sp_params pr = sp_server_params();
     long long n[6] = {0};
@@ -107,6 +191,20 @@ static int apply_sp(db *d, int op, aof_arg *a, uint32_t argc, char *why, size_t 
     if (!(s = replay_ns(d, &a[1], &ke)))
         return fail(why, whylen, "the key holds a string", &a[0]);
     e = sp_find(s, a[2].p, a[2].len);
+    o = r->out ? left_find(r, dbid, &a[1], &a[2]) : NULL;
+    if (o && op == 0) {
+        left_forget(r, o); /* a whole new state: the entry is back */
+    } else if (o && !e) {
+        /* An append or expiry of an entry left out: left out too. */
+        r->nskipped++;
+        log_warning("Left out of the load (aof-load-bad-values skip): %s/%s at offset %llu: %.*s of key '%.*s' "
+                    "(db %d), entry '%.*s', which was left out", r->dir, r->cur->name,
+                    (unsigned long long)r->rec->offset, (int)a[0].len, a[0].p, (int)(a[1].len > 200 ? 200 : a[1].len),
+                    a[1].p, dbid, (int)a[2].len, a[2].p);
+        if (s->n == 0)
+            db_delete_entry(d, ke);
+        return 0;
+    }
     if (op == 0) {
         const aof_arg *content = &a[9];
         if ((n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1)
@@ -116,11 +214,12 @@ static int apply_sp(db *d, int op, aof_arg *a, uint32_t argc, char *why, size_t 
         if (content->kind == AOF_ARG_LZVAL) {
             lzval *v = aof_arg_lzval(content);
             if (!v) {
-                if (e->version == 0)
-                    sp_remove(s, e);
+                sp_remove(s, e); /* its earlier state, if any, is not the entry's state any more */
                 if (s->n == 0)
                     db_delete_entry(d, ke);
-                return fail(why, whylen, "a compressed value does not decode", &a[0]);
+                else
+                    db_set_subexpire(d, ke, sp_next_expire(s));
+                return bad_value(r, dbid, &a[1], &a[2], why, whylen);
             }
             sp_entry_set_lz(s, e, v, (int)n[0]);
         } else {
@@ -152,9 +251,15 @@ static int apply_sp(db *d, int op, aof_arg *a, uint32_t argc, char *why, size_t 
     return 0;
 }
 
-/* Run a logged command through the command table (cmd_replay). */
+static int is_name(const aof_arg *a, const char *name);
+
+/* Run a logged command through the command table (cmd_replay). An effect on a
+ * string key left out of the load (aof-load-bad-values skip) is left out too,
+ * unless it gives the key a whole new value or deletes it (SET, DEL, UNLINK):
+ * an APPEND or an INCR must not build a value on nothing. */
 static int apply_command(replay *r, int dbid, aof_arg *a, uint32_t argc, char *why, size_t whylen)
 {
+    const cmd_def *cmd;
     size_t need = 0, off = 0;
     uint32_t i;
 
@@ -177,6 +282,20 @@ static int apply_command(replay *r, int dbid, aof_arg *a, uint32_t argc, char *w
         r->argv[i].p = r->scratch + off;
         r->argv[i].len = a[i].len;
         off += a[i].len + 1;
+    }
+    cmd = cmd_lookup(a[0].p, a[0].len);
+    if (r->out && cmd && cmd->first_key > 0 && (uint32_t)cmd->first_key < argc) {
+        left_out *o = left_find(r, dbid, &a[cmd->first_key], NULL);
+        if (o && (is_name(&a[0], "SET") || is_name(&a[0], "DEL") || is_name(&a[0], "UNLINK"))) {
+            left_forget(r, o); /* a whole new value, or none: the key is back */
+        } else if (o) {
+            r->nskipped++;
+            log_warning("Left out of the load (aof-load-bad-values skip): %s/%s at offset %llu: %.*s of key '%.*s' "
+                        "(db %d), which was left out", r->dir, r->cur->name, (unsigned long long)r->rec->offset,
+                        (int)(a[0].len > 32 ? 32 : a[0].len), a[0].p, (int)(o->klen > 200 ? 200 : o->klen), o->key,
+                        dbid);
+            return 0;
+        }
     }
     switch (cmd_replay(dbid, (int)argc, r->argv)) {
     case CMD_REPLAY_OK:
@@ -207,6 +326,7 @@ static int apply_record(void *ctx, const aof_mfile *f, const aof_record *rec, ch
             r->done_bytes += persist_file_size(r->dir, r->cur->name);
         r->cur = f;
     }
+    r->rec = rec;
     aof_effects_begin(&ei, rec);
     while (aof_effects_next(&ei, &eff)) {
         uint32_t argc = 0;
@@ -230,13 +350,13 @@ static int apply_record(void *ctx, const aof_mfile *f, const aof_record *rec, ch
             return -1;
         }
         if (is_name(&r->args[0], "_SETSTR"))
-            rc = apply_setstr(d, r->args, argc, why, whylen);
+            rc = apply_setstr(r, d, eff.db, r->args, argc, why, whylen);
         else if (is_name(&r->args[0], "_SPENTRY"))
-            rc = apply_sp(d, 0, r->args, argc, why, whylen);
+            rc = apply_sp(r, d, eff.db, 0, r->args, argc, why, whylen);
         else if (is_name(&r->args[0], "_SPAPPEND"))
-            rc = apply_sp(d, 1, r->args, argc, why, whylen);
+            rc = apply_sp(r, d, eff.db, 1, r->args, argc, why, whylen);
         else if (is_name(&r->args[0], "_SPEXPIREAT"))
-            rc = apply_sp(d, 2, r->args, argc, why, whylen);
+            rc = apply_sp(r, d, eff.db, 2, r->args, argc, why, whylen);
         else
             rc = apply_command(r, eff.db, r->args, argc, why, whylen);
         if (rc < 0)
@@ -317,11 +437,20 @@ int persist_load(const char *dir, const aof_manifest *m, persist_load_stats *st)
         rc = -1;
         break;
     default:
+        if (r.bad[0]) {
+            log_warning("Bad value in the log: %s. Scratchpad refuses to start rather than lose that value "
+                        "silently. Either start without it (and without each other value that does not decode), "
+                        "each logged: aof-load-bad-values skip; or drop just that effect from the log: "
+                        "scratchpad-check-aof --fix %s/" AOF_MANIFEST_NAME, r.bad, dir);
+            rc = -1;
+            break;
+        }
         log_warning("Bad log: %s/%s at offset %llu: %s (%s). Scratchpad refuses to start rather than lose or "
-                    "invent data. To repair it, cutting the log at that offset (%llu bytes lost), run: "
-                    "scratchpad-check-aof --fix %s/" AOF_MANIFEST_NAME,
+                    "invent data. To repair it, either cut the log at that offset (%llu bytes lost): "
+                    "scratchpad-check-aof --fix --truncate %s/" AOF_MANIFEST_NAME "; or drop only that record, "
+                    "if the next one parses: scratchpad-check-aof --fix --skip-record %s/" AOF_MANIFEST_NAME,
                     dir, res.file, (unsigned long long)res.offset, res.why, aof_status_name(res.status),
-                    (unsigned long long)res.dropped, dir);
+                    (unsigned long long)res.dropped, dir, dir);
         rc = -1;
         break;
     }
@@ -334,6 +463,14 @@ int persist_load(const char *dir, const aof_manifest *m, persist_load_stats *st)
         if (r.errors)
             log_warning("%lld logged commands answered an error during the load", r.errors);
     }
+    st->bad_values = r.nbad;
+    st->bad_effects = r.nskipped;
+    if (rc == 0 && (r.nbad || r.nskipped))
+        log_warning("!!! Warning: %lld value%s that did not decode and %lld later effect%s on them were left out "
+                    "of the load (aof-load-bad-values skip); the log still holds them until the next rewrite",
+                    r.nbad, r.nbad == 1 ? "" : "s", r.nskipped, r.nskipped == 1 ? "" : "s");
+    while (r.out)
+        left_forget(&r, r.out);
     cmd_replay_end();
     xfree(r.argv);
     xfree(r.scratch);

@@ -201,6 +201,7 @@ static void config_resetstat(client *c)
     srv.stat_proto_errors = 0;
     srv.stat_oom_rejections = 0;
     srv.stat_obuf_disconnects = 0;
+    srv.stat_aof_unlogged_replies = 0;
     db_stat_hits = db_stat_misses = 0;
     cmd_reset_stats();
     cmd_reset_error_stats();

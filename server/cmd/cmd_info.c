@@ -296,6 +296,7 @@ static void info_memory(sbuf *b)
             "mem_fragmentation_ratio:%.2f\r\n"
             "mem_fragmentation_bytes:%lld\r\n"
             "mem_clients_normal:%zu\r\n"
+            "mem_aof_buffer:%zu\r\n"
             "mem_allocator:libc\r\n"
             "active_defrag_running:0\r\n"
             "lazyfree_pending_objects:0\r\n"
@@ -306,6 +307,7 @@ static void info_memory(sbuf *b)
             "arena_page_bytes:%zu\r\n"
             "arena_pages:%zu\r\n"
             "lz4_pending_values:%zu\r\n"
+            "lz4_cache_bytes:%zu\r\n"
             "dataset_logical_bytes:%zu\r\n"
             "dataset_stored_bytes:%zu\r\n"
             "dataset_compression_ratio:%.2f\r\n"
@@ -314,8 +316,8 @@ static void info_memory(sbuf *b)
             used, h_used, rss, h_rss, srv.peak_memory, h_peak,
             srv.peak_memory ? (double)used * 100 / (double)srv.peak_memory : 0.0, total_ram, h_total,
             srv.cfg.maxmemory, h_max, policy, used ? (double)rss / (double)used : 0.0,
-            (long long)rss - (long long)used, clients_mem, as.live_bytes, as.live_objects, as.large_bytes,
-            as.page_bytes, as.pages, sv_compress_pending(), srv.ds_logical, srv.ds_stored,
+            (long long)rss - (long long)used, clients_mem, (prop_admin.buffer_bytes ? prop_admin.buffer_bytes() : 0), as.live_bytes, as.live_objects, as.large_bytes,
+            as.page_bytes, as.pages, sv_compress_pending(), vc_cache_bytes(), srv.ds_logical, srv.ds_stored,
             srv.ds_stored ? (double)srv.ds_logical / (double)srv.ds_stored : 1.0, srv.ds_keys,
             (long long)srv.ds_when);
     vc_dict_stats(&ds);
@@ -373,13 +375,15 @@ static void info_persistence(sbuf *b)
             "aof_last_load_records:%lld\r\n"
             "aof_last_load_bytes:%lld\r\n"
             "aof_last_load_time_ms:%lld\r\n"
-            "aof_last_load_truncated_bytes:%lld\r\n",
+            "aof_last_load_truncated_bytes:%lld\r\n"
+            "aof_last_load_bad_values:%lld\r\n"
+            "aof_last_load_bad_effects:%lld\r\n",
             srv.loading ? 1 : 0, pi.current_cow_size, pi.current_cow_size, srv.dirty, (long long)srv.last_save,
             pi.enabled, pi.rewrite_in_progress, pi.rewrite_mode, pi.rewrite_scanned, pi.rewrite_touched, pi.last_rewrite_time_sec,
             pi.current_rewrite_time_sec, pi.last_rewrite_ok ? "ok" : "err", pi.rewrites,
             pi.rewrite_failures_in_a_row, pi.last_write_ok ? "ok" : "err", pi.last_write_error, pi.last_cow_size,
             pi.fork_usec, pi.fsync_policy, pi.dir, pi.load_records, pi.load_bytes, pi.load_ms,
-            pi.load_truncated_bytes);
+            pi.load_truncated_bytes, pi.load_bad_values, pi.load_bad_effects);
     if (pi.enabled)
         sb_catf(b,
                 "aof_current_size:%lld\r\n"
@@ -388,9 +392,10 @@ static void info_persistence(sbuf *b)
                 "aof_buffer_length:%lld\r\n"
                 "aof_pending_bio_fsync:%d\r\n"
                 "aof_delayed_fsync:%lld\r\n"
-                "aof_held_clients:%lld\r\n",
+                "aof_held_clients:%lld\r\n"
+                "aof_unlogged_replies:%lld\r\n",
                 pi.current_size, pi.base_size, pi.buffer_length, pi.fsync_in_progress,
-                pi.delayed_fsync, net_held_clients());
+                pi.delayed_fsync, net_held_clients(), srv.stat_aof_unlogged_replies);
 }
 
 static void info_stats(sbuf *b)

@@ -18,6 +18,8 @@
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
 #include "net/reply.h"
+#include "core/arena.h"
+#include "keyspace/vcomp.h"
 #include "core/lz/lzval.h"
 #include "core/util.h"
 #include "types/sp/sptype.h"
@@ -48,6 +50,8 @@ static void cmd_flushdb(client *c)
         return;
     signal_db_flushed(c->db);
     srv.dirty += db_flush(c->db);
+    vc_drop_cache(); /* chunks of values that are gone, most of them */
+    arena_trim(srv.arena);
     reply_ok(c);
 }
 
@@ -61,6 +65,8 @@ static void cmd_flushall(client *c)
         srv.dirty += db_flush(&srv.dbs[i]);
     }
     srv.dirty++; /* as Redis: a FLUSHALL of empty databases still counts as a change */
+    vc_drop_cache(); /* chunks of values that are gone */
+    arena_trim(srv.arena); /* the empty pages kept against thrashing */
     reply_ok(c);
 }
 

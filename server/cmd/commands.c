@@ -459,6 +459,7 @@ void cmd_call(client *c, const cmd_def *cmd)
     cmd_stats *st;
     long long dirty = srv.dirty;
     uint64_t mark = prop_mark();
+    uint64_t ostart = prop_on ? net_out_position(c) : 0;
 
     c->cmd = cmd;
     srv.current = c;
@@ -472,8 +473,11 @@ void cmd_call(client *c, const cmd_def *cmd)
          * effect is propagated as typed; the reply waits for what was. */
         if ((cmd->flags & (CMD_WRITE | CMD_OWN_EFFECT)) == CMD_WRITE && srv.dirty != dirty)
             prop_argv(c->dbid, c->argc, c->argv);
-        if (prop_mark() != mark)
+        if (prop_mark() != mark) {
             c->aof_need = prop_mark();
+            if (cmd->flags & CMD_WRITE) /* not a read that expired a key */
+                net_note_logged_reply(c, ostart, c->aof_need);
+        }
     }
     dur = fast_ticks_to_us(fast_ticks() - start);
     if (dur >= 1000)

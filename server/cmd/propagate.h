@@ -112,12 +112,15 @@ typedef struct persist_info {
     long long delayed_fsync;
     long long fork_usec;           /* the last fork's duration */
     long long load_records, load_bytes, load_ms, load_truncated_bytes;
+    long long load_bad_values;    /* values left out by aof-load-bad-values skip */
+    long long load_bad_effects;   /* later effects on them, left out too */
     const char *fsync_policy;
     const char *dir;
 } persist_info;
 typedef struct prop_log_admin {
     int (*bgrewrite)(const char **err);  /* 0, or -1 with *err the error reply (without '-') */
     void (*get_info)(persist_info *pi);
+    size_t (*buffer_bytes)(void);        /* bytes allocated for the log's buffer (INFO mem_aof_buffer) */
 } prop_log_admin;
 extern prop_log_admin prop_admin;
 

@@ -275,6 +275,17 @@ void arena_free(arena *a, void *p, size_t size)
     }
 }
 
+void arena_trim(arena *a)
+{
+    for (unsigned i = 0; i < ARENA_NCLASSES; i++) {
+        if (a->cls[i].spare) {
+            xfree(a->cls[i].spare);
+            a->cls[i].spare = NULL;
+            a->pages--;
+        }
+    }
+}
+
 void arena_get_stats(const arena *a, arena_stats *st)
 {
     st->live_bytes = a->live_bytes;

@@ -55,4 +55,9 @@ size_t arena_class_size(size_t size);
 /* Fill st with the arena's current figures. */
 void arena_get_stats(const arena *a, arena_stats *st);
 
+/* Give back the spare page of every class (each class keeps one empty page
+ * against thrashing): after FLUSHALL / FLUSHDB an emptied arena holds nothing
+ * but these, up to 40 pages of 64 KB. */
+void arena_trim(arena *a);
+
 #endif

@@ -34,6 +34,17 @@ lzcache *vc_lzcache(void)
     return cache();
 }
 
+void vc_drop_cache(void)
+{
+    lzcache_free(vc_cache);
+    vc_cache = NULL;
+}
+
+size_t vc_cache_bytes(void)
+{
+    return lzcache_bytes(vc_cache);
+}
+
 /* ---- the background dictionary ----
  *
  * One registry for strings and scratchpad entries: a value is compressed

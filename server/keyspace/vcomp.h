@@ -36,6 +36,12 @@ int vc_write_accel(void);
 
 /* The shared cache of decompressed chunks (created on first use). */
 struct lzcache *vc_lzcache(void);
+/* Free the decoded-chunk cache (made again by the next read that needs it):
+ * after FLUSHALL / FLUSHDB it holds chunks of values that are gone, up to 8
+ * chunks of vc_chunk bytes. No slot pointer may be held across it. */
+void vc_drop_cache(void);
+/* Bytes the decoded-chunk cache holds (INFO memory lz4_cache_bytes). */
+size_t vc_cache_bytes(void);
 
 /* The background dictionary (lzidle.h): how long, in ms, a compressed value
  * (string or scratchpad entry) must stay unchanged before it is converted to

@@ -43,6 +43,15 @@ typedef struct mcmd {
     sarg *argv;
 } mcmd;
 
+/* The replies of `count` consecutive write commands that logged records, at
+ * [start, end) of the client's output stream (bytes counted from the
+ * connection's first reply): they wait for the log up to position `need`. */
+typedef struct omark {
+    uint64_t start, end;     /* bytes, positions in the output stream */
+    uint64_t need;           /* log position (prop_mark) */
+    uint64_t count;          /* replies (commands) in [start, end) */
+} omark;
+
 /* A block of pending reply bytes beyond the static buffer. */
 typedef struct oblock {
     struct oblock *next;
@@ -81,7 +90,11 @@ struct client {
     size_t olist_bytes;      /* bytes in the block list */
     int odeferred;           /* blocks reserved by reply_defer not yet filled */
     int64_t soft_limit_since;/* ms when the soft output limit was first exceeded, 0 if not */
-    uint64_t aof_need;       /* log position (plog_mark) the replies so far depend on */
+    uint64_t aof_need;       /* log position (prop_mark) the replies so far depend on */
+    uint64_t osent_total;    /* bytes written to the socket since the connection opened */
+    omark *omarks;           /* replies of writes that may not be logged yet, in order */
+    int nomarks, omarks_cap;
+    int64_t held_since;      /* ms when CLIENT_AOF_HELD was set */
 
     /* Transactions. */
     mcmd *mqueue;

@@ -375,6 +375,7 @@ void client_free(client *c)
         if (srv.to_free[i] == c)
             srv.to_free[i] = NULL;
     free_blocks(c);
+    xfree(c->omarks);
     xfree(c->qbuf);
     xfree(c->parser.args);
     xfree(c->argv);
@@ -574,6 +575,7 @@ static int client_write(client *c)
         return -1;
     }
     srv.stat_net_out += w;
+    c->osent_total += (uint64_t)w;
     left = (size_t)w;
     if (c->olen > c->osent) {
         size_t k = c->olen - c->osent;
@@ -695,6 +697,8 @@ void net_flush_pending(void)
         if (c->flags & CLIENT_PROTECTED_WRITE)
             continue; /* the write event will carry on */
         if (!net_up.acked(c->aof_need)) {
+            if (!(c->flags & CLIENT_AOF_HELD))
+                c->held_since = now_ms();
             c->flags |= CLIENT_AOF_HELD; /* released by net_release_held once the log is written */
             net_holding = 1;
             continue;
@@ -702,6 +706,124 @@ void net_flush_pending(void)
         if (client_write(c) == 0)
             after_write(c);
     }
+}
+
+/* ---- replies of writes the log has not taken ---- */
+
+void net_note_logged_reply(client *c, uint64_t start, uint64_t need)
+{
+    uint64_t end = net_out_position(c);
+    omark *m;
+
+    if (end == start)
+        return; /* no reply (CLIENT REPLY OFF, a fake client): nothing to answer */
+    if (c->nomarks > 0 && net_up.acked(c->omarks[c->nomarks - 1].need))
+        c->nomarks = 0; /* the positions only grow: every mark is logged */
+    if (c->nomarks > 0) {
+        /* Records not written yet are written by one flush, all or none, so
+         * adjacent replies waiting for it share a mark. */
+        m = &c->omarks[c->nomarks - 1];
+        if (m->end == start) {
+            m->end = end;
+            m->need = need;
+            m->count++;
+            return;
+        }
+    }
+    if (c->nomarks == c->omarks_cap) {
+        c->omarks_cap = c->omarks_cap ? c->omarks_cap * 2 : 4;
+        c->omarks = xrealloc(c->omarks, (size_t)c->omarks_cap * sizeof(*c->omarks));
+    }
+    m = &c->omarks[c->nomarks++];
+    m->start = start;
+    m->end = end;
+    m->need = need;
+    m->count = 1;
+}
+
+/* Copy the unsent bytes of c's output at stream positions [from, to) into dst. */
+static void copy_out(const client *c, uint64_t from, uint64_t to, char *dst)
+{
+    uint64_t pos = c->osent_total;
+    const oblock *b;
+    size_t n;
+
+    n = c->olen - c->osent;
+    if (n > 0) {
+        if (from < pos + n && to > pos) {
+            uint64_t a = from > pos ? from : pos, z = to < pos + n ? to : pos + n;
+            memcpy(dst + (a - from), c->obuf + c->osent + (a - pos), (size_t)(z - a));
+        }
+        pos += n;
+    }
+    for (b = c->ohead; b; b = b->next) {
+        size_t off = b == c->ohead ? c->ohead_sent : 0;
+        n = b->len - off;
+        if (from < pos + n && to > pos) {
+            uint64_t a = from > pos ? from : pos, z = to < pos + n ? to : pos + n;
+            memcpy(dst + (a - from), b->buf + off + (a - pos), (size_t)(z - a));
+        }
+        pos += n;
+    }
+}
+
+/* c's replies waited for the log longer than aof-hold-timeout: rebuild its
+ * unsent output with each reply of a write not yet logged replaced by the
+ * -IOERR error, and let it go out. Only unsent bytes are touched: nothing of
+ * c's output is written while a mark waits (its aof_need is past the log). */
+static void answer_unlogged(client *c)
+{
+    char err[512];
+    const char *why = net_up.refusing ? net_up.refusing() : NULL;
+    uint64_t from = c->osent_total, to = net_out_position(c), prev = from;
+    size_t elen, cap = 0, len = 0;
+    uint64_t k, replaced = 0;
+    oblock *b;
+    char *old;
+    int i;
+
+    elen = (size_t)snprintf(err, sizeof(err), "-%s (%s)%s\r\n", ERR_AOF_UNLOGGED_HEAD,
+                            why ? why : "the write has not completed", ERR_AOF_UNLOGGED_TAIL);
+    if (elen >= sizeof(err))
+        elen = sizeof(err) - 1;
+    for (i = 0; i < c->nomarks; i++)
+        if (!net_up.acked(c->omarks[i].need) && c->omarks[i].start >= from)
+            cap += elen * c->omarks[i].count;
+    cap += (size_t)(to - from);
+    old = xmalloc((size_t)(to - from) + 1);
+    copy_out(c, from, to, old);
+    b = xmalloc(sizeof(oblock) + cap);
+    for (i = 0; i < c->nomarks; i++) {
+        omark *m = &c->omarks[i];
+        if (net_up.acked(m->need) || m->start < from)
+            continue;
+        memcpy(b->buf + len, old + (prev - from), (size_t)(m->start - prev));
+        len += (size_t)(m->start - prev);
+        for (k = 0; k < m->count; k++) {
+            memcpy(b->buf + len, err, elen);
+            len += elen;
+        }
+        replaced += m->count;
+        prev = m->end;
+    }
+    memcpy(b->buf + len, old + (prev - from), (size_t)(to - prev));
+    len += (size_t)(to - prev);
+    xfree(old);
+
+    free_blocks(c);
+    c->olen = c->osent = 0;
+    b->next = NULL;
+    b->len = b->cap = len;
+    c->ohead = c->otail = b;
+    c->olist_bytes = len;
+    c->nomarks = 0;
+    c->aof_need = 0;
+    c->flags &= ~CLIENT_AOF_HELD;
+    srv.stat_aof_unlogged_replies += (long long)replaced;
+    log_warning("A client's replies waited %d ms for the log: %llu write(s) answered -IOERR "
+                "(applied in memory, not logged yet)",
+                srv.cfg.aof_hold_timeout, (unsigned long long)replaced);
+    net_mark_pending(c);
 }
 
 /* ---- cron and introspection ---- */
@@ -719,6 +841,14 @@ void net_clients_cron(void)
             log_verbose("Closing idle client");
             client_close_async(c);
             continue;
+        }
+        if ((c->flags & CLIENT_AOF_HELD) && srv.cfg.aof_hold_timeout > 0 &&
+            now - c->held_since >= srv.cfg.aof_hold_timeout && !net_up.acked(c->aof_need))
+            answer_unlogged(c);
+        if (c->nomarks == 0 && c->omarks_cap > 64) {
+            xfree(c->omarks); /* a long pipeline of writes grew it */
+            c->omarks = NULL;
+            c->omarks_cap = 0;
         }
         if (c->soft_limit_since)
             reply_check_limits(c);

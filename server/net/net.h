@@ -22,6 +22,7 @@ typedef struct net_hooks {
     const char *(*cmd_name)(const cmd_def *cmd);    /* "config|get": CLIENT LIST's cmd= */
     void (*note_error)(client *c, const char *msg); /* an error reply went out (INFO errorstats) */
     int (*acked)(uint64_t need);                    /* 1: a reply depending on log position need may go out */
+    const char *(*refusing)(void);                  /* why the log refuses writes now (strerror), or NULL */
 } net_hooks;
 extern net_hooks net_up;
 /* Set by net_flush_pending when it holds a client's replies until the log is
@@ -51,13 +52,33 @@ client *client_new_fake(void);
 void client_free(client *c);
 /* Log that c passed an output limit. */
 void log_client_limit(client *c, const char *which, size_t pending);
-/* Cron work on clients: idle timeouts, soft output limits, buffer shrinking. */
+/* Cron work on clients: idle timeouts, soft output limits, buffer shrinking,
+ * and replies held for the log longer than aof-hold-timeout: each reply of a
+ * write not yet logged is replaced by -IOERR (the write is applied in memory,
+ * it is logged once the disk takes it, lost if the server stops before), the
+ * other replies go out as they are. */
 void net_clients_cron(void);
 /* Bytes enough for client_describe of c (including the terminating NUL). */
 size_t client_describe_cap(const client *c);
 /* Describe c as CLIENT LIST does (one line, no newline) into buf; returns the
  * length written (cut to cap - 1). */
 size_t client_describe(const client *c, char *buf, size_t cap);
+/* The position of the end of c's output: bytes of replies since the
+ * connection opened, written or not. */
+static inline uint64_t net_out_position(const client *c)
+{
+    return c->osent_total + (c->olen - c->osent) + c->olist_bytes;
+}
+/* A write command of c that started its reply at output position `start`
+ * (taken before it ran) logged records up to log position `need`: remember
+ * where its reply is, so that net_clients_cron can answer it with -IOERR if
+ * the log is not written within aof-hold-timeout. Inside EXEC each write of
+ * the transaction is noted (EXEC is not a write): its element of EXEC's array
+ * is the one replaced. Cheap: consecutive write replies waiting for the same
+ * flush share one mark, and the marks are forgotten once the log is written.
+ * A read that logged something (the deletion of an expired key) is not noted:
+ * its reply goes out as it is when the hold ends. */
+void net_note_logged_reply(client *c, uint64_t start, uint64_t need);
 /* Process whatever requests are complete in c's query buffer. */
 void client_process_input(client *c);
 

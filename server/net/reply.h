@@ -56,6 +56,11 @@ void reply_check_limits(client *c);
 #define ERR_SYNTAX "ERR syntax error"
 #define ERR_NOTINT "ERR value is not an integer or out of range"
 #define ERR_NOTFLOAT "ERR value is not a valid float"
+/* A write's reply that waited aof-hold-timeout for a failing log: the head and
+ * tail around "(<strerror>)". */
+#define ERR_AOF_UNLOGGED_HEAD "IOERR the write was applied in memory but is not in the AOF file yet"
+#define ERR_AOF_UNLOGGED_TAIL                                                                              \
+    ": it is written there when the disk accepts writes again, and lost if the server stops before then"
 #define ERR_WRONGTYPE "WRONGTYPE Operation against a key holding the wrong kind of value"
 #define ERR_NOKEY "ERR no such key"
 #define ERR_OVERFLOW "ERR increment or decrement would overflow"

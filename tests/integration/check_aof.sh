@@ -66,8 +66,23 @@ run "$DIR/corrupt.aof"
 result "a damaged byte in the middle is CORRUPT at that record's offset, exit 1" \
     test $rc -eq 1 -a -n "$(has "CORRUPT at offset $corrupt_offset" && echo y)"
 
+before=$(size "$DIR/corrupt.aof")
+cp "$DIR/corrupt.aof" "$DIR/corrupt2.aof"
 run "$DIR/corrupt.aof" --fix
-result "--fix cuts a corrupt log at the bad record" \
+result "--fix alone does not guess for a damaged record: exit 1, file untouched, both options named with what each loses" \
+    test $rc -eq 1 -a "$(size "$DIR/corrupt.aof")" -eq "$before" -a \
+    -n "$(has "will not guess" && has "\-\-truncate" && has "\-\-skip-record only its" && echo y)"
+
+run "$DIR/corrupt2.aof" --fix --skip-record
+result "--fix --skip-record drops only the damaged record (its length plausible, the next record parses), exit 0" \
+    test $rc -eq 0 -a -n "$(has "dropped the record at offset $corrupt_offset" && echo y)"
+
+run "$DIR/corrupt2.aof"
+result "the log without that record passes with every other record" \
+    test $rc -eq 0 -a -n "$(has "$((good_records - 1)) records" && echo y)"
+
+run "$DIR/corrupt.aof" --fix --truncate
+result "--fix --truncate cuts a corrupt log at the bad record" \
     test $rc -eq 0 -a "$(size "$DIR/corrupt.aof")" -eq "$corrupt_offset"
 
 run "$DIR/corrupt.aof"
@@ -81,8 +96,16 @@ result "a damaged header cannot be repaired by truncation: exit 1, file untouche
     -n "$(has "bad magic" && has "cannot be repaired" && echo y)"
 
 run "$DIR/badlz.aof"
-result "a compressed value whose LZ4 data does not decode is corrupt even under a good CRC" \
-    test $rc -eq 1 -a -n "$(has "does not decode" && echo y)"
+result "a compressed value whose LZ4 data does not decode under a good CRC is a BAD VALUE, exit 1" \
+    test $rc -eq 1 -a -n "$(has "BAD VALUE at offset" && has "does not decode" && echo y)"
+
+run "$DIR/badlz.aof" --fix
+result "--fix drops the record holding the bad value alone, exit 0" \
+    test $rc -eq 0 -a -n "$(has "every other record kept" && echo y)"
+
+run "$DIR/badlz.aof"
+result "the log then passes with the records before and after it" \
+    test $rc -eq 0 -a -n "$(has "2 records" && echo y)"
 
 run "$DIR/set/scratchpad.manifest"
 result "a manifest is checked file by file, in order" \
@@ -94,7 +117,11 @@ result "damage in a file that is not the last is reported with its file name, ex
     test $rc -eq 1 -a -n "$(has "$set_incr: CORRUPT at offset" && has "DAMAGED" && echo y)"
 
 run "$DIR/set/scratchpad.manifest" --fix
-result "--fix on a manifest cuts the damaged file and drops the files after it from the manifest" \
+result "--fix alone on a manifest with a damaged record refuses, exit 1, manifest untouched" \
+    test $rc -eq 1 -a -n "$(grep "$set_last" "$DIR/set/scratchpad.manifest")" -a -n "$(has "will not guess" && echo y)"
+
+run "$DIR/set/scratchpad.manifest" --fix --truncate
+result "--fix --truncate on a manifest cuts the damaged file and drops the files after it from the manifest" \
     test $rc -eq 0 -a -n "$(has "$set_last: no longer named" && echo y)" -a \
     -z "$(grep "$set_last" "$DIR/set/scratchpad.manifest")" -a -f "$DIR/set/$set_last"
 

@@ -31,9 +31,11 @@ directories and checks what the log guarantees (docs/aof.md):
    is left as it was); the check tool exits 1 on it.
 4. Corruption in the middle: one byte flipped in the payload of a record that is
    not the last: the server exits non-zero, its log names the file, the offset
-   of the record and `scratchpad-check-aof --fix <dir>/scratchpad.manifest`;
-   $CHECK_AOF on the manifest exits 1 naming the offset; with --fix it exits 0,
-   and the server then starts holding exactly the records before the damaged one.
+   of the record and `scratchpad-check-aof --fix --truncate|--skip-record
+   <dir>/scratchpad.manifest`; $CHECK_AOF on the manifest exits 1 naming the
+   offset, and so does --fix alone (it does not guess); with --fix --truncate it
+   exits 0, and the server then starts holding exactly the records before the
+   damaged one.
 5. A damaged manifest (garbage text, an unknown version) makes the server exit
    non-zero with a message naming the manifest. A manifest naming a missing
    file: the server exits non-zero naming the file, and if its log offers the
@@ -737,16 +739,21 @@ def t_corrupt_middle(tmp):
           "a corrupt record in the middle: status %r, want an exit status > 0; log:\n%s" % (status, log[-800:]))
     check(incr in log, "the log names the file %s:\n%s" % (incr, log[-800:]))
     check("offset %d" % start in log, "the log names offset %d:\n%s" % (start, log[-800:]))
-    check("scratchpad-check-aof --fix %s" % manifest in log,
-          "the log gives the repair command 'scratchpad-check-aof --fix %s':\n%s" % (manifest, log[-800:]))
+    check("scratchpad-check-aof --fix --truncate %s" % manifest in log and
+          "scratchpad-check-aof --fix --skip-record %s" % manifest in log,
+          "the log gives the repair commands 'scratchpad-check-aof --fix --truncate|--skip-record %s':\n%s"
+          % (manifest, log[-800:]))
     eq(os.path.getsize(path), recs[-1][0] + recs[-1][1], "the file's size after the refusal (nothing cut)")
 
     rc, out = run_check(manifest)
     eq(rc, 1, "scratchpad-check-aof on the corrupt log:\n" + out)
     check(str(start) in out, "the check tool reports offset %d:\n%s" % (start, out))
     rc, out = run_check("--fix", manifest)
-    eq(rc, 0, "scratchpad-check-aof --fix:\n" + out)
-    eq(os.path.getsize(path), start, "the file's size after --fix")
+    eq(rc, 1, "scratchpad-check-aof --fix alone on a damaged record (it must not guess):\n" + out)
+    eq(os.path.getsize(path), recs[-1][0] + recs[-1][1], "the file's size after --fix alone (nothing cut)")
+    rc, out = run_check("--fix", "--truncate", manifest)
+    eq(rc, 0, "scratchpad-check-aof --fix --truncate:\n" + out)
+    eq(os.path.getsize(path), start, "the file's size after --fix --truncate")
     rc, out = run_check(manifest)
     eq(rc, 0, "scratchpad-check-aof after --fix:\n" + out)
 
@@ -851,7 +858,7 @@ def main():
         rep.case("a log cut at every byte inside its last record loads every earlier record, drops the torn "
                  "one, reports the bytes and offset; aof-load-truncated no refuses", t_torn_tail, tmp)
         rep.case("a flipped byte in a middle record: the server refuses naming file, offset and the repair "
-                 "command; scratchpad-check-aof reports it, --fix repairs it to the records before",
+                 "commands; scratchpad-check-aof reports it, --fix alone refuses to guess, --fix --truncate repairs it to the records before",
                  t_corrupt_middle, tmp)
         rep.case("a damaged manifest (garbage text, an unknown version) makes the server exit non-zero "
                  "naming it", t_bad_manifest, tmp)

@@ -1,7 +1,9 @@
 """persist_diskfull.py -- the append-only log when the disk fills up.
 
 For appendfsync always and everysec, the server runs with its log on a small
-tmpfs (mounted here, 4 MB, with a 1 MB file `filler` written on it first) and:
+tmpfs (mounted here, 4 MB, with a 1 MB file `filler` written on it first).
+
+With aof-hold-timeout 0 (hold until written):
 
 1. One client (raw socket, 2 s timeout) SETs distinct 64 KB incompressible
    values until a reply does not come: the flush that hit ENOSPC must hold the
@@ -17,6 +19,17 @@ tmpfs (mounted here, 4 MB, with a 1 MB file `filler` written on it first) and:
    on the same dir) every acknowledged key is there with its value, the held
    key too, the refused key is not, and DBSIZE is exact.
 3. scratchpad-check-aof ($CHECK_AOF) on the manifest exits 0.
+
+With aof-hold-timeout 1000 (the default), the client pipelines `SET k v` and
+`GET k` until the SET is answered with an error: it must be
+`-IOERR the write was applied in memory ... (No space left on device) ...`,
+arrive between 0.9 s and 4 s after the send (the timeout, plus the cron's
+period, plus a generous margin), and be followed by the GET's reply, the value
+(one reply per command, in order). Then: another client's GET sees the value,
+its SET gets -MISCONF, INFO shows aof_unlogged_replies:1 and
+aof_held_clients:0; after freeing the filler the log is writable again within a
+few seconds and, after a restart, the key answered -IOERR is there with its
+value, as are the acknowledged ones.
 
 The server must stay alive throughout and exit 0 on SIGTERM. Needs root (to
 mount a tmpfs); otherwise the cases are skipped with the reason. The tmpfs is
@@ -167,7 +180,7 @@ def run_policy(r, policy):
             f.write(b"\xa5" * FILLER)
         data = os.path.join(mnt, "data")
         srv = spserver.Server("--dir", data, "--appendonly", "yes", "--appendfsync", policy,
-                              workdir=top)
+                              "--aof-hold-timeout", "0", workdir=top)
         srv.start()
         st = {"acked": {}, "held": None, "alive": True}
         procs = [srv.proc]
@@ -388,6 +401,128 @@ def run_policy(r, policy):
         spserver.tmpfs_unmount(top, mnt)
 
 
+HOLD_MS = 1000
+IOERR_HEAD = b"IOERR the write was applied in memory but is not in the AOF file yet (No space left on device)"
+
+
+def run_hold_timeout(r, policy):
+    tag = "appendfsync %s, aof-hold-timeout %d" % (policy, HOLD_MS)
+    top, mnt = spserver.tmpfs_mount(FS_SIZE, "sp-diskfull-")
+    if top is None:
+        r.skip("%s: a write the full disk cannot log is answered -IOERR after the timeout" % tag, mnt)
+        return
+    srv = None
+    conns = []
+    try:
+        with open(os.path.join(mnt, "filler"), "wb") as f:
+            f.write(b"\xa5" * FILLER)
+        data = os.path.join(mnt, "data")
+        srv = spserver.Server("--dir", data, "--appendonly", "yes", "--appendfsync", policy,
+                              "--aof-hold-timeout", str(HOLD_MS), workdir=top)
+        srv.start()
+        a = Conn(srv.port, timeout=10.0)
+        b = Conn(srv.port)
+        conns += [a, b]
+        st = {"acked": {}, "failed": None}
+
+        def fill():
+            for i in range(MAX_FILL):
+                key = "ht:%s:%d" % (policy, i)
+                val = value_for(policy, i)
+                t0 = time.monotonic()
+                a.send("SET", key, val)
+                a.send("GET", key)
+                try:
+                    rep = a.read(HOLD_MS / 1000.0 + 6.0)
+                except socket.timeout:
+                    raise AssertionError("SET #%d got no reply within %.0f s (aof_held_clients:%s)"
+                                         % (i, HOLD_MS / 1000.0 + 6.0, info(srv.port).get("aof_held_clients")))
+                waited = time.monotonic() - t0
+                got = a.read(5.0)
+                if got != val:
+                    raise AssertionError("the GET pipelined after SET #%d: wrong value (%r...)" % (i, (got or b"")[:20]))
+                if rep == b"OK":
+                    st["acked"][key] = val
+                    continue
+                if not (isinstance(rep, Err) and rep.args[0].startswith(IOERR_HEAD)):
+                    raise AssertionError("SET #%d: expected +OK or -%s..., got %r" % (i, IOERR_HEAD.decode(), rep))
+                if not HOLD_MS / 1000.0 * 0.9 <= waited <= HOLD_MS / 1000.0 + 3.0:
+                    raise AssertionError("the -IOERR came %.2f s after the SET, expected %.1f - %.1f s"
+                                         % (waited, HOLD_MS / 1000.0 * 0.9, HOLD_MS / 1000.0 + 3.0))
+                if b"lost if the server stops" not in rep.args[0]:
+                    raise AssertionError("the -IOERR does not say what happens to the write: %r" % rep.args[0])
+                st["failed"] = (key, val)
+                sys.stdout.write("# %s: -IOERR after %.2f s, %d writes acknowledged before\n"
+                                 % (tag, waited, len(st["acked"])))
+                return
+            raise AssertionError("%d SETs of 64 KB were all acknowledged on a %s tmpfs" % (MAX_FILL, FS_SIZE))
+
+        r.case("%s: the write that hit ENOSPC is answered '-%s ...' within the timeout plus 3 s, "
+               "and the GET pipelined after it gets its value" % (tag, IOERR_HEAD.decode()), fill)
+
+        def after_error():
+            if st["failed"] is None:
+                raise AssertionError("no write was answered -IOERR (the fill case failed)")
+            k, v = st["failed"]
+            if b.cmd("GET", k) != v:
+                raise AssertionError("GET %s from another client: the write answered -IOERR is not in memory" % k)
+            rep = b.cmd("SET", "ht:refused", "x")
+            if not (isinstance(rep, Err) and rep.args[0] == MISCONF):
+                raise AssertionError("SET while the disk is full: expected -%s, got %r" % (MISCONF.decode(), rep))
+            i = info(srv.port)
+            for f, want in (("aof_unlogged_replies", "1"), ("aof_held_clients", "0"),
+                            ("aof_last_write_status", "err")):
+                if i.get(f) != want:
+                    raise AssertionError("INFO persistence %s:%r, expected %s" % (f, i.get(f), want))
+            if a.cmd("PING") != b"PONG":
+                raise AssertionError("the client answered -IOERR is not served any more")
+
+        r.case("%s: after the -IOERR the value is in memory, new writes get -MISCONF, INFO shows "
+               "aof_unlogged_replies:1 and aof_held_clients:0" % tag, after_error)
+
+        def recover_restart():
+            if st["failed"] is None:
+                raise AssertionError("no write was answered -IOERR (the fill case failed)")
+            os.unlink(os.path.join(mnt, "filler"))
+            deadline = time.monotonic() + RECOVER_TIMEOUT
+            while info(srv.port).get("aof_last_write_status") != "ok":
+                if time.monotonic() > deadline:
+                    raise AssertionError("the log was not writable again %.0f s after freeing 1 MB" % RECOVER_TIMEOUT)
+                time.sleep(0.1)
+            ok(b.cmd("SET", "ht:after", "z"), "SET after recovery")
+            for c in conns:
+                c.close()
+            conns.clear()
+            old = srv.proc
+            srv.restart()
+            if old.returncode != 0:
+                raise AssertionError("the server exited with %r on SIGTERM" % old.returncode)
+            c = Conn(srv.port)
+            conns.append(c)
+            k, v = st["failed"]
+            if c.cmd("GET", k) != v:
+                raise AssertionError("after restart the write answered -IOERR (%s) is not there" % k)
+            bad = [key for key, val in st["acked"].items() if c.cmd("GET", key) != val]
+            if bad or c.cmd("GET", "ht:after") != b"z":
+                raise AssertionError("after restart: acknowledged keys missing or wrong: %r" % bad[:5])
+            if c.cmd("DBSIZE") != len(st["acked"]) + 2:
+                raise AssertionError("DBSIZE after restart: expected %d" % (len(st["acked"]) + 2))
+
+        r.case("%s: once space is freed the write answered -IOERR is logged and is there after a restart"
+               % tag, recover_restart)
+    except Exception as e:  # noqa: BLE001 -- set-up failure
+        r.fail("%s: set-up" % tag, "%r\n%s" % (e, srv.log_tail() if srv else ""))
+    finally:
+        for c in conns:
+            try:
+                c.close()
+            except OSError:
+                pass
+        if srv is not None:
+            srv.stop()
+        spserver.tmpfs_unmount(top, mnt)
+
+
 def main():
     r = spserver.Reporter()
     if os.geteuid() != 0:
@@ -396,6 +531,7 @@ def main():
         r.finish()
     for p in ("always", "everysec"):
         run_policy(r, p)
+        run_hold_timeout(r, p)
     r.finish()
 
 

@@ -563,12 +563,6 @@ static void test_torn_tail_every_offset(void)
         }
     }
     CHECK(bad == 0);
-    /* A whole last record with a bad CRC (the last byte written wrong) is torn too. */
-    all[offs[40] - 1] ^= 0x55;
-    write_file(cut, all, offs[40]);
-    got = read_model_file(cut, &st, &off, &dropped);
-    CHECK(got == 39 && st == AOF_TORN && off == offs[39] && dropped == offs[40] - offs[39]);
-    all[offs[40] - 1] ^= 0x55;
     /* A tail of zeros (file extended, never written: a power loss) is torn. */
     {
         unsigned char *z = calloc(1, offs[40] + 9000);
@@ -576,16 +570,79 @@ static void test_torn_tail_every_offset(void)
         write_file(cut, z, offs[40] + 9000);
         got = read_model_file(cut, &st, &off, &dropped);
         CHECK(got == 40 && st == AOF_TORN && off == offs[40] && dropped == 9000);
-        /* ... and so is a last record followed by zeros only, its CRC wrong. */
-        memset(z + offs[39] + 20, 0, offs[40] - offs[39] - 20);
-        write_file(cut, z, offs[40] + 9000);
-        got = read_model_file(cut, &st, &off, &dropped);
-        CHECK(got == 39 && st == AOF_TORN && off == offs[39]);
         free(z);
     }
     free(all);
     unlink(path);
     unlink(cut);
+}
+
+/* Issue 19: a complete last record whose CRC fails was taken for a torn write
+ * and truncated away. Its whole length is there, so it is damage. */
+static void test_last_record_bit_flips_are_corrupt(void)
+{
+    const char *path = path_in("flip_src.aof"), *bad = path_in("flip_bad.aof");
+    uint64_t offs[41], off, dropped;
+    unsigned char *all;
+    size_t n, k;
+    aof_status st;
+    int got, fails = 0, torn = 0, b;
+
+    write_model_file(path, 40, offs);
+    all = read_file(path, &n);
+    /* Every single-bit flip in the last record's CRC and payload: CORRUPT at
+     * the record's start, every record before it read. */
+    for (k = offs[39] + 4; k < offs[40]; k++)
+        for (b = 0; b < 8; b++) {
+            all[k] ^= (unsigned char)(1u << b);
+            write_file(bad, all, n);
+            got = read_model_file(bad, &st, &off, &dropped);
+            all[k] ^= (unsigned char)(1u << b);
+            if (got != 39 || st != AOF_CORRUPT || off != offs[39] || dropped != offs[40] - offs[39]) {
+                if (fails++ < 3)
+                    fprintf(stderr, "    flip byte %zu bit %d: %d records, %s, offset %" PRIu64 "\n", k, b,
+                            got, aof_status_name(st), off);
+            }
+        }
+    /* Every flip in its length field: CORRUPT, except a length grown past the
+     * end of the file, which cannot be told from a torn write (aof_reader.h). */
+    for (k = offs[39]; k < offs[39] + 4; k++)
+        for (b = 0; b < 8; b++) {
+            uint32_t len;
+            all[k] ^= (unsigned char)(1u << b);
+            len = aof_get32(all + offs[39]);
+            write_file(bad, all, n);
+            got = read_model_file(bad, &st, &off, &dropped);
+            all[k] ^= (unsigned char)(1u << b);
+            if ((uint64_t)len + 8 > offs[40] - offs[39] && len <= AOF_PAYLOAD_MAX) {
+                torn++;
+                fails += got != 39 || st != AOF_TORN || off != offs[39];
+            } else {
+                fails += got != 39 || st != AOF_CORRUPT || off != offs[39];
+            }
+        }
+    CHECK(fails == 0);
+    CHECK(torn > 0 && torn < 32);
+    /* The same flip with zeros after the record (a file extended past it): still
+     * CORRUPT, the record is whole. */
+    {
+        unsigned char *z = calloc(1, offs[40] + 9000);
+        memcpy(z, all, offs[40]);
+        z[offs[40] - 1] ^= 0x55;
+        write_file(bad, z, offs[40] + 9000);
+        got = read_model_file(bad, &st, &off, &dropped);
+        CHECK(got == 39 && st == AOF_CORRUPT && off == offs[39] && dropped == offs[40] - offs[39] + 9000);
+        /* ... and so is a last record whose payload was zeroed from byte 20 on. */
+        memcpy(z, all, offs[40]);
+        memset(z + offs[39] + 20, 0, offs[40] - offs[39] - 20);
+        write_file(bad, z, offs[40] + 9000);
+        got = read_model_file(bad, &st, &off, &dropped);
+        CHECK(got == 39 && st == AOF_CORRUPT && off == offs[39]);
+        free(z);
+    }
+    free(all);
+    unlink(path);
+    unlink(bad);
 }
 
 #define M 16 /* the damaged record: two effects, no compressed value */
@@ -1303,8 +1360,9 @@ static void test_rewrite_protocol(void)
     write_file(path, "x", 1);
     aof_manifest_free(&m);
     CHECK(aof_manifest_load(dir, &m, err, sizeof(err)) == 0);
-    removed = aof_dir_clean(dir, &m);
+    removed = aof_dir_clean(dir, &m, NULL, NULL, 0);
     CHECK(removed == 1 && !file_exists(path));
+    CHECK(m.next_seq == 1000);
     w = aof_dir_start(dir, &m, AOF_FSYNC_EVERYSEC, NULL, err, sizeof(err));
     CHECK(w != NULL && m.nfiles == 3);
     do_writes(w, 10, 6);
@@ -1626,6 +1684,7 @@ int main(int argc, char **argv)
     RUN(test_encoder_rules, "a transaction is one record whose nested commands are its effects, empty effects vanish");
     RUN(test_malformed_payloads, "a payload with a good CRC but a bad structure is corrupt, never torn");
     RUN(test_torn_tail_every_offset, "a log cut at every byte of its last record gives every earlier record, then TORN with the bytes to drop");
+    RUN(test_last_record_bit_flips_are_corrupt, "every single-bit flip in the last record is CORRUPT at its offset, zeros after it or not (a length grown past the end aside)");
     RUN(test_corruption_in_the_middle, "a damaged byte in a middle record is CORRUPT at that record's offset");
     RUN(test_bad_header, "a short, foreign or damaged header is CORRUPT at offset 0");
     RUN(test_large_record, "records larger than the read block read back whole");

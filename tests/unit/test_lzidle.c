@@ -46,8 +46,9 @@ static size_t count_nl(const char *p, size_t n)
 }
 
 /* v holds exactly m[0..n): length, newlines, the whole bytes, 300 random
- * windows (through c, which may be NULL), and its stored chunks load back
- * (lzval_from_chunks_*) into the same bytes and the same mode. */
+ * windows (through c, which may be NULL), its chunks pass their checksums,
+ * and its stored chunks load back (lzval_from_chunks_*) into the same bytes
+ * and the same mode. */
 static int same(const lzval *v, const char *m, size_t n, lzcache *c)
 {
     char *tmp = malloc(n + 1);
@@ -64,8 +65,9 @@ static int same(const lzval *v, const char *m, size_t n, lzcache *c)
     w = lzval_from_chunks_begin(lzval_chunk_size(v));
     for (i = 0; ok && i < lzval_nchunks(v); i++) {
         const char *d;
-        size_t st, raw;
+        size_t st, raw, blk;
         int comp;
+        ok = lzval_chunk_verify(v, i, &blk) == 0; /* the re-encoding recorded its checksums */
         lzval_chunk_stored(v, i, &d, &st, &raw, &comp);
         ok = lzval_from_chunks_add(w, d, st, raw, comp) == 0;
     }

@@ -85,7 +85,20 @@ static size_t model_newlines(const char *p, size_t n)
     return c;
 }
 
-/* v holds exactly m[0..n): length, bytes, counts, and the chunk layout (all chunks
+/* Every chunk of v passes lzval_chunk_verify: the checksums recorded as its
+ * stored bytes were written equal a recomputation over the bytes now. Called by
+ * same_as_model, so after every operation the cases below make. */
+static int sums_ok(const lzval *v)
+{
+    size_t i, blk;
+
+    for (i = 0; i < lzval_nchunks(v); i++)
+        if (lzval_chunk_verify(v, i, &blk) != 0)
+            return 0;
+    return 1;
+}
+
+/* v holds exactly m[0..n): length, bytes, counts, the chunks' checksums and the chunk layout (all chunks
  * full but the last). Returns 1 if all hold. */
 static int same_as_model(const lzval *v, const char *m, size_t n, lzcache *c)
 {
@@ -102,6 +115,7 @@ static int same_as_model(const lzval *v, const char *m, size_t n, lzcache *c)
         lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
         ok = raw == (i + 1 < nch ? cs : n - i * cs);
     }
+    ok = ok && sums_ok(v);
     free(tmp);
     return ok;
 }
@@ -1969,6 +1983,75 @@ static void test_new_ascii_counts(void)
     CHECK(mem_used() == base);
 }
 
+/* Flip one bit of byte k of chunk i's stored bytes behind the value's back. */
+static void flip_stored(const lzval *v, size_t i, size_t k)
+{
+    const char *d;
+    size_t stored, raw;
+    int comp;
+
+    lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+    ((char *)d)[k < stored ? k : stored - 1] ^= 0x10;
+}
+
+static void test_checksums(void)
+{
+    size_t cs = 65536, n = 5 * cs + 3000, blk, i, k;
+    char *m = gen_new(n, GEN_LOG, 41), *r = gen_new(2 * cs, GEN_RAND, 42), *tmp = malloc(2 * cs);
+    lzval *v = lzval_new(m, n, cs), *w, *p;
+
+    /* DEBUG LZ4-CORRUPT's damage: found in that chunk only, at its first LZ4 block. */
+    CHECK(sums_ok(v));
+    CHECK(lzval_debug_corrupt(v, 2) == 0);
+    for (i = 0; i < lzval_nchunks(v); i++)
+        CHECK((lzval_chunk_verify(v, i, &blk) == 0) == (i != 2));
+    CHECK(lzval_chunk_verify(v, 2, &blk) == -1 && blk == 0);
+    CHECK(lzval_chunk_verify(v, 99, &blk) == -1);
+    /* A copy keeps the checksums it copies: it does not vouch for the damage. */
+    w = lzval_dup(v);
+    CHECK(lzval_chunk_verify(w, 2, &blk) == -1 && lzval_chunk_verify(w, 1, &blk) == 0);
+    lzval_free(w);
+    lzval_free(v);
+
+    /* A plain chunk (random bytes): a flipped bit no decoder sees. Reads go on
+     * as before; the checksum sees it; a change that must re-store the
+     * sub-block refuses, leaving the value as it was; one elsewhere keeps it seen. */
+    p = lzval_new(r, 2 * cs, cs);
+    CHECK(lzval_debug_corrupt(p, 1) == 0);
+    CHECK(lzval_read(p, cs, cs, tmp, NULL) == 0 && memcmp(tmp + 1, r + cs + 1, cs - 1) == 0);
+    CHECK(lzval_chunk_verify(p, 1, &blk) == -1 && blk == 0 && lzval_chunk_verify(p, 0, &blk) == 0);
+    CHECK(lzval_setrange(p, cs + 10, "xy", 2, NULL) == -1);
+    CHECK(lzval_setrange(p, cs + 3 * SUB + 5, "xy", 2, NULL) == 0);
+    CHECK(lzval_chunk_verify(p, 1, &blk) == -1 && blk == 0);
+    lzval_free(p);
+
+    /* Every byte of a frame (header, block headers, data, end mark) is covered,
+     * in a full chunk and in the raw tail an append keeps. */
+    v = lzval_new(m, n, cs);
+    CHECK(lzval_append(v, m, 1000, NULL) == 0 && lzval_append(v, m + 1000, 700, NULL) == 0);
+    CHECK(sums_ok(v));
+    for (i = 0; i < lzval_nchunks(v); i += lzval_nchunks(v) - 1) {
+        const char *d;
+        size_t stored, raw;
+        int comp;
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        for (k = 0; k < stored; k += 1 + stored / 97) {
+            flip_stored(v, i, k);
+            CHECK(lzval_chunk_verify(v, i, &blk) == -1);
+            flip_stored(v, i, k);
+            CHECK(lzval_chunk_verify(v, i, &blk) == 0);
+        }
+    }
+    /* A damaged raw tail stays seen as appends extend its checksum. */
+    flip_stored(v, lzval_nchunks(v) - 1, 20);
+    CHECK(lzval_append(v, m, 50, NULL) == 0);
+    CHECK(lzval_chunk_verify(v, lzval_nchunks(v) - 1, &blk) == -1);
+    lzval_free(v);
+    free(tmp);
+    free(r);
+    free(m);
+}
+
 int main(void)
 {
     RUN(test_roundtrip, "a value round-trips at sizes below, at and above one chunk, for several chunk sizes");
@@ -1984,6 +2067,9 @@ int main(void)
     RUN(test_lookups_empty_value, "lookups on an empty value give 0 and reject anything past it");
     RUN(test_stored_forms, "random chunks are stored raw and log text compressed well below its length");
     RUN(test_export_rebuild, "exported stored chunks rebuild an equal value through from_chunks");
+    RUN(test_checksums, "every stored byte of a chunk is covered by its checksums: DEBUG LZ4-CORRUPT's damage and any "
+        "flipped bit are found in that chunk only, a copy and a raw tail's appends keep them found, and a change "
+        "refuses to re-store a damaged sub-block");
     RUN(test_rebuild_rejects_inconsistent_chunks, "from_chunks rejects short, oversized, truncated and mislabelled chunks");
     RUN(test_corruption, "a corrupted chunk makes read, chunk, lookups, changes and from_chunks fail");
     RUN(test_cache_serves_repeated_reads, "the cache serves repeated reads without decompressing again");

@@ -43,6 +43,19 @@ void lzcache_free(lzcache *c)
     xfree(c);
 }
 
+size_t lzcache_bytes(const lzcache *c)
+{
+    size_t k, n;
+
+    if (!c)
+        return 0;
+    n = xmalloc_size(c);
+    for (k = 0; k < c->nslots; k++)
+        if (c->slots[k].buf)
+            n += xmalloc_size(c->slots[k].buf);
+    return n;
+}
+
 lzcache_slot *lzcache_find(lzcache *c, uint64_t uid, size_t idx)
 {
     size_t k;

@@ -50,6 +50,9 @@ lzcache *lzcache_new(size_t slots);
 
 /* Release c and every slot's buffer. lzcache_free(NULL) does nothing. */
 void lzcache_free(lzcache *c);
+/* Bytes c holds: the slots' buffers and the cache itself (as allocated). 0 for
+ * NULL. */
+size_t lzcache_bytes(const lzcache *c);
 
 /* The slot holding chunk idx of the value uid, marked as just used, or NULL.
  * The slot stays c's: valid until c is freed, its contents until the next

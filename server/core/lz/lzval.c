@@ -149,6 +149,7 @@
 #include "lz/lzidle.h"
 #include "mem.h"
 
+#include <isa-l/crc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,12 @@ void lzv_count(const char *p, size_t n, uint32_t *chars, uint32_t *nl)
     tc_count(p, n, &c, &l);
     *chars = (uint32_t)c;
     *nl = (uint32_t)l;
+}
+
+/* (lzval_int.h) */
+uint32_t lzv_sum(const char *p, size_t n, uint32_t sum)
+{
+    return crc32_iscsi((unsigned char *)(uintptr_t)p, (int)n, sum);
 }
 
 static int lz_overlaps(const void *a, size_t an, const void *b, size_t bn)
@@ -304,6 +311,22 @@ int lzv_block(const lzval *v, const lz_chunk *ck, size_t j, const char **src, si
     return 0;
 }
 
+/* (lzval_int.h) */
+int lzv_block_ok(const lzval *v, const lz_chunk *ck, size_t j)
+{
+    const char *src;
+    size_t size;
+    int kind;
+
+    if (!ck->compressed)
+        return lzv_sum(lz_st(v, ck) + j * v->sub_size, lz_blen(v, ck->raw_len, j), LZ_SUM_RAW) ==
+                       lz_tab(ck)[j].sum ? 0 : -1;
+    kind = lzv_block(v, ck, j, &src, &size);
+    if (kind < 0)
+        return -1;
+    return lzv_sum(src, size, kind ? LZ_SUM_RAW : LZ_SUM_LZ4) == lz_tab(ck)[j].sum ? 0 : -1;
+}
+
 /* (lzval_int.h) A full decode must give exactly the sub-block's length; a
  * partial one stops after want bytes and must reach them. */
 int lzv_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, size_t want)
@@ -328,7 +351,8 @@ int lzv_unpack(const lzval *v, const lz_chunk *ck, size_t j, char *dst, size_t w
 
 /* The full raw bytes of sub-block j of chunk i copied into dst, from the cache
  * when it holds them (the cache is not filled: the caller is about to change
- * the sub-block). */
+ * the sub-block). Its checksum is verified first: the caller is about to store
+ * the bytes again under a new checksum. */
 int lzv_load(const lzval *v, size_t i, size_t j, char *dst, lzcache *c)
 {
     const lz_chunk *ck = &v->chunks[i];
@@ -339,6 +363,8 @@ int lzv_load(const lzval *v, size_t i, size_t j, char *dst, lzcache *c)
         memcpy(dst, s->buf + j * v->sub_size, full);
         return 0;
     }
+    if (lzv_block_ok(v, ck, j) < 0)
+        return -1; /* re-encoded, damaged bytes would pass for good ones */
     return lzv_unpack(v, ck, j, dst, full);
 }
 
@@ -484,6 +510,7 @@ static void lz_put_block(lzval *v, lz_chunk *ck, const char *raw, size_t n, int 
     tab[j].off = (uint32_t)pos;
     tab[j].chars = ch;
     tab[j].nl = nl;
+    tab[j].sum = lzv_sum(src, size, src == raw ? LZ_SUM_RAW : LZ_SUM_LZ4);
     ck->chars += ch;
     ck->nl += nl;
     ck->raw_len += (uint32_t)n;
@@ -500,6 +527,7 @@ static void lz_copy_block(lzval *v, lz_chunk *ck, const lz_chunk *o, size_t j)
 
     if (!o->compressed) {
         lz_put_block(v, ck, lz_st(v, o) + j * v->sub_size, n, 0, NULL);
+        lz_tab(ck)[jn].sum = otab[j].sum; /* the bytes as stored: a damage stays seen */
         return;
     }
     next = j + 1 < lz_nsub(v, o->raw_len) ? otab[j + 1].off : o->stored_len - LZF_END;
@@ -512,6 +540,7 @@ static void lz_copy_block(lzval *v, lz_chunk *ck, const lz_chunk *o, size_t j)
     ck->stored_len += (uint32_t)size;
     lzf_end_put(st + ck->stored_len - LZF_END);
     tab[jn].off = (uint32_t)pos;
+    tab[jn].sum = otab[j].sum;
     tab[jn].chars = otab[j].chars;
     tab[jn].nl = otab[j].nl;
     ck->chars += otab[j].chars;
@@ -534,6 +563,7 @@ static void lz_pack_tail(lzval *v, lz_chunk *ck, char *out)
         return;
     lzf_block_put(blk, m, 0);
     memcpy(blk + LZF_BLK_HDR, out, m);
+    lz_tab(ck)[j].sum = lzv_sum(out, m, LZ_SUM_LZ4);
     ck->stored_len = (uint32_t)(blk + LZF_BLK_HDR + m + LZF_END - st);
     lzf_end_put(st + ck->stored_len - LZF_END);
 }
@@ -554,6 +584,7 @@ static void lz_tail_add(lzval *v, lz_chunk *ck, const char *p, size_t k, char *o
         tab[j].off = ck->stored_len - LZF_END;
         tab[j].chars = 0;
         tab[j].nl = 0;
+        tab[j].sum = LZ_SUM_RAW;
         ck->stored_len += LZF_BLK_HDR;
     } else {
         lz_grow(v, ck, ck->stored_len + k);
@@ -565,6 +596,7 @@ static void lz_tail_add(lzval *v, lz_chunk *ck, const char *p, size_t k, char *o
     lzf_end_put(st + ck->stored_len - LZF_END);
     lzf_block_put(st + tab[j].off, have + k, 1);
     lzv_count(p, k, &ch, &nl);
+    tab[j].sum = lzv_sum(p, k, tab[j].sum);
     tab[j].chars += ch;
     tab[j].nl += nl;
     ck->chars += ch;
@@ -629,13 +661,17 @@ static void lz_chunk_whole(lzval *v, const char *p, char *out)
 }
 
 /* Turn the plain, not full, chunk ck (only from_chunks makes one) into a frame:
- * its complete sub-blocks compressed, the incomplete one as the raw tail. */
-static void lz_reframe(lzval *v, lz_chunk *ck)
+ * its complete sub-blocks compressed, the incomplete one as the raw tail.
+ * Returns 0, or -1 if a sub-block fails its checksum (ck unchanged). */
+static int lz_reframe(lzval *v, lz_chunk *ck)
 {
     lz_chunk old = *ck;
     size_t nsub = lz_nsub(v, old.raw_len), j;
     char *out = lzv_work_area(v) + 2 * v->sub_size;
 
+    for (j = 0; j < nsub; j++)
+        if (lzv_block_ok(v, &old, j) < 0)
+            return -1;
     lz_chunk_start(v, ck, lz_hdr(v) + nsub * LZF_BLK_HDR + old.raw_len + LZF_END);
     for (j = 0; j < nsub; j++) {
         size_t n = lz_blen(v, old.raw_len, j);
@@ -643,11 +679,13 @@ static void lz_reframe(lzval *v, lz_chunk *ck)
     }
     v->data_bytes -= xmalloc_size(old.data);
     xfree(old.data);
+    return 0;
 }
 
 /* Make the end of v ready for lz_put: a compressed incomplete last sub-block is
  * decoded back into a raw tail, a plain incomplete last chunk becomes a frame.
- * Returns 0, or -1 if that sub-block is corrupt (v unchanged). */
+ * Returns 0, or -1 if a sub-block it re-stores is corrupt or fails its
+ * checksum (v unchanged). */
 static int lz_open(lzval *v)
 {
     lz_chunk *ck = v->nchunks ? &v->chunks[v->nchunks - 1] : NULL;
@@ -658,10 +696,8 @@ static int lz_open(lzval *v)
 
     if (!ck || ck->raw_len == v->chunk_size)
         return 0;
-    if (!ck->compressed) {
-        lz_reframe(v, ck);
-        return 0;
-    }
+    if (!ck->compressed)
+        return lz_reframe(v, ck);
     j = ck->raw_len / v->sub_size;
     have = ck->raw_len - j * v->sub_size;
     if (have == 0)
@@ -670,15 +706,16 @@ static int lz_open(lzval *v)
     if (kind < 0)
         return -1;
     if (kind == 1)
-        return 0;
+        return 0; /* the raw tail already: its sum goes on with the appends */
     w = lzv_work_area(v);
-    if (lz_decode(v, src, size, w, have, have) < 0)
+    if (lzv_block_ok(v, ck, j) < 0 || lz_decode(v, src, size, w, have, have) < 0)
         return -1;
     pos = lz_tab(ck)[j].off;
     lz_grow(v, ck, pos + LZF_BLK_HDR + have + LZF_END);
     st = lz_st(v, ck);
     lzf_block_put(st + pos, have, 1);
     memcpy(st + pos + LZF_BLK_HDR, w, have);
+    lz_tab(ck)[j].sum = lzv_sum(w, have, LZ_SUM_RAW);
     ck->stored_len = (uint32_t)(pos + LZF_BLK_HDR + have + LZF_END);
     lzf_end_put(st + ck->stored_len - LZF_END);
     return 0;
@@ -1201,6 +1238,24 @@ static int lz_check_frame(const lzval *v, const char *data, size_t stored_len, s
                      lzv_work_area(v), lz_check_visit, tab);
 }
 
+/* The checksums of the blocks of a chunk just loaded and checked (tab's
+ * offsets set): the bytes as the log gave them. */
+static void lz_sum_loaded(const lzval *v, lz_sub *tab, const char *data, size_t stored_len,
+                          size_t raw_len, int compressed)
+{
+    size_t nsub = lz_nsub(v, raw_len), j, size;
+
+    for (j = 0; j < nsub; j++) {
+        if (!compressed) {
+            tab[j].sum = lzv_sum(data + tab[j].off, lz_blen(v, raw_len, j), LZ_SUM_RAW);
+            continue;
+        }
+        size = (j + 1 < nsub ? tab[j + 1].off : stored_len - LZF_END) - tab[j].off - LZF_BLK_HDR;
+        tab[j].sum = lzv_sum(data + tab[j].off + LZF_BLK_HDR, size,
+                             lz_blk_raw(data + tab[j].off) ? LZ_SUM_RAW : LZ_SUM_LZ4);
+    }
+}
+
 /* Accepted when: the previous chunk is full, 0 < raw_len <= chunk_size, and either
  * a plain chunk with stored_len == raw_len, or a frame exactly as this module
  * writes them for raw_len bytes (lz_check_frame). The first frame sets the mode:
@@ -1246,6 +1301,7 @@ int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t 
             tab[j].off = (uint32_t)(j * v->sub_size);
             lzv_count(data + j * v->sub_size, lz_blen(v, raw_len, j), &tab[j].chars, &tab[j].nl);
         }
+    lz_sum_loaded(v, tab, data, stored_len, raw_len, compressed);
     memcpy(blk + tb, data, stored_len);
     lz_reserve(v, v->nchunks + 1);
     ck = &v->chunks[v->nchunks++];
@@ -1276,6 +1332,34 @@ lzval *lzval_from_chunks_end(lzval *v)
     }
     v->uid = lzv_new_uid();
     return v;
+}
+
+/* Each block's checksum, then the bytes around the blocks that no checksum
+ * covers: a frame's header (the one this value writes) and its end mark. */
+int lzval_chunk_verify(const lzval *v, size_t i, size_t *block)
+{
+    const lz_chunk *ck;
+    char hdr[LZF_HDR_DICT + LZF_END];
+    size_t j, hl;
+
+    *block = 0;
+    if (i >= v->nchunks)
+        return -1;
+    ck = &v->chunks[i];
+    for (j = 0; j < lz_nsub(v, ck->raw_len); j++) {
+        *block = j;
+        if (lzv_block_ok(v, ck, j) < 0)
+            return -1;
+    }
+    if (!ck->compressed)
+        return 0;
+    hl = lzf_header_put(hdr, v->bd, v->dict);
+    lzf_end_put(hdr + hl);
+    *block = 0;
+    if (memcmp(lz_st(v, ck), hdr, hl) != 0)
+        return -1;
+    *block = j ? j - 1 : 0;
+    return memcmp(lz_st(v, ck) + ck->stored_len - LZF_END, hdr + hl, LZF_END) == 0 ? 0 : -1;
 }
 
 /* In a frame, every LZ4 block has all its bytes set to 0xFF (its first token then

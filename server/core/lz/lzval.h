@@ -183,6 +183,18 @@ const char *lzval_chunk(const lzval *v, size_t i, size_t *len, lzcache *c);
 void lzval_chunk_stored(const lzval *v, size_t i, const char **data, size_t *stored_len,
                         size_t *raw_len, int *compressed);
 
+/* Whether the stored bytes of chunk i are the ones this module wrote: every
+ * block against the checksum (CRC32C) recorded when its bytes were written
+ * (compressed, appended, re-encoded, copied or loaded; a copy keeps the
+ * checksum it copies, so a damage is never vouched for), the frame's header
+ * and end mark against what they must be. For a writer that is about to copy
+ * the bytes somewhere they will be trusted (the log's rewrite). ~20 GB/s.
+ * Returns 0, or -1 (and *block the first sub-block found bad) if the bytes
+ * changed since, or i is out of range. Changes (append, setrange, the
+ * background conversion) refuse to re-store a sub-block that fails its
+ * checksum, as they refuse one that does not decode. */
+int lzval_chunk_verify(const lzval *v, size_t i, size_t *block);
+
 /* Rebuild a value from stored chunks (as lzval_chunk_stored gave them, with the
  * same chunk_size, in order), for the log loader: the stored bytes are kept as
  * given, so an export and a rebuild round-trip exactly. Each chunk is verified by
@@ -202,8 +214,9 @@ lzval *lzval_from_chunks_end(lzval *v);
 /* Test hook: spoil the stored bytes of chunk i, so tests can check that
  * corruption is detected: every LZ4 sub-block of a frame becomes undecodable, a
  * raw sub-block or a plain chunk gets one bit of its first byte flipped (which
- * nothing can detect). The dictionary (chunk 0's first sub-block, raw) is left
- * intact. Returns -1 if i is out of range. */
+ * no decoder can detect; lzval_chunk_verify does). The checksums are left as
+ * they were: this is damage in memory. The dictionary (chunk 0's first
+ * sub-block, raw) is left intact. Returns -1 if i is out of range. */
 int lzval_debug_corrupt(lzval *v, size_t i);
 
 #endif
