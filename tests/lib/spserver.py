@@ -88,11 +88,13 @@ class Server:
     """A scratchpad-server on a free port in a temporary directory.
 
     Use as a context manager: `with Server("--databases", "4") as srv: ...`;
-    srv.port and srv.dir are set once it answers PING. start() raises
+    srv.port and srv.dir are set once it answers PING. binary= names another
+    server executable than server_binary() (e.g. two builds side by side). start() raises
     RuntimeError (with the end of the log) if the server exits or does not
     answer within start_timeout seconds."""
 
-    def __init__(self, *extra_args, start_timeout=10.0, stop_timeout=10.0, workdir=None):
+    def __init__(self, *extra_args, start_timeout=10.0, stop_timeout=10.0, workdir=None, binary=None):
+        self.binary = binary
         self.extra_args = [str(a) for a in extra_args]
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
@@ -110,7 +112,7 @@ class Server:
         self._log = open(self.log_path, "ab")
         for attempt in range(3):
             self.port = free_port()
-            argv = [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1"] + self.extra_args
+            argv = [self.binary or server_binary(), "--port", str(self.port), "--bind", "127.0.0.1"] + self.extra_args
             self.proc = subprocess.Popen(argv, cwd=self.dir, stdin=subprocess.DEVNULL,
                                          stdout=self._log, stderr=subprocess.STDOUT)
             if self._wait_ready():
