@@ -30,13 +30,12 @@
 #include "aof_writer.h"
 #include "aof/persist_load.h"
 #include "cmd/propagate.h"
+#include "keyspace/type.h"
 #include "cmd/commands.h"
 #include "config.h"
 #include "log.h"
 #include "core/mem.h"
-#include "core/sp/sp.h"
 #include "core/util.h"
-#include "types/string/value.h"
 
 #define REWRITE_FLUSH_BYTES (4u << 20) /* bytes a rewrite child buffers before writing */
 #define REWRITE_SYNC_BYTES (32u << 20) /* bytes a rewrite child writes between writeback steps */
@@ -171,22 +170,6 @@ static void set_plog(aof_buf *b)
         prop_detach(&aof_sink);
 }
 
-/* The _SPENTRY arguments after the command name, into b (the rewrite). */
-static void sp_entry_args(aof_buf *b, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
-{
-    aof_rec_arg_bytes(b, ns, nslen);
-    aof_rec_arg_bytes(b, e->name, e->nlen);
-    aof_rec_arg_ll(b, e->kind);
-    aof_rec_arg_ll(b, (long long)e->version);
-    aof_rec_arg_ll(b, e->created);
-    aof_rec_arg_ll(b, e->updated);
-    aof_rec_arg_ll(b, e->expire);
-    aof_rec_arg_ll(b, (long long)s->offload_seq);
-    if (e->enc == SP_ENC_LZ4)
-        aof_rec_arg_lzval(b, e->lz);
-    else
-        aof_rec_arg_bytes(b, e->raw, e->size);
-}
 
 /* ---- small helpers ---- */
 
@@ -584,111 +567,58 @@ static void rewrite_flush(rewrite_ctx *x)
     x->synced = size;
 }
 
-static void rewrite_string(aof_buf *b, int dbid, const dbent *e, int64_t expire)
+/* A rewrite's records go into an aof_buf through the type rows' effect writer;
+ * a type's pause between the records of one key offers the buffer to flush
+ * (may be NULL) once it holds REWRITE_FLUSH_BYTES. */
+typedef struct buf_out {
+    aof_buf *b;
+    void (*flush)(void *ctx);
+    void *ctx;
+} buf_out;
+
+static void bo_begin(void *ctx, int dbid)
 {
-    aof_rec_begin(b, dbid);
-    aof_rec_arg_str(b, "_SETSTR");
-    aof_rec_arg_bytes(b, dbent_key(e), dbent_klen(e));
-    if (e->enc == ENC_LZ4)
-        aof_rec_arg_lzval(b, dbent_ptr(e));
-    else
-        aof_rec_arg_bytes(b, sv_ptr(e), sv_len(e));
-    aof_rec_arg_ll(b, expire);
-    aof_rec_end(b);
+    aof_rec_begin(((buf_out *)ctx)->b, dbid);
 }
 
-/* A scratchpad: one record per live entry, then its key's expiry. flush (may be
- * NULL) is offered the buffer after each entry, so that a huge scratchpad does
- * not have to sit whole in it. */
-static void rewrite_sp(aof_buf *b, int dbid, const dbent *e, int64_t expire, int64_t now,
-                       void (*flush)(void *ctx), void *ctx)
+static void bo_arg(void *ctx, const void *p, size_t n)
 {
-    const sp *s = dbent_ptr(e);
-    size_t i, written = 0;
-
-    for (i = 0; i < s->n; i++) {
-        const sp_entry *en = s->e[i];
-        if (en->expire >= 0 && en->expire <= now)
-            continue;
-        aof_rec_begin(b, dbid);
-        aof_rec_arg_str(b, "_SPENTRY");
-        sp_entry_args(b, dbent_key(e), dbent_klen(e), s, en);
-        aof_rec_end(b);
-        written++;
-        if (flush && b->len >= REWRITE_FLUSH_BYTES)
-            flush(ctx);
-    }
-    if (written && expire >= 0) {
-        aof_rec_begin(b, dbid);
-        aof_rec_arg_str(b, "PEXPIREAT");
-        aof_rec_arg_bytes(b, dbent_key(e), dbent_klen(e));
-        aof_rec_arg_ll(b, expire);
-        aof_rec_end(b);
-    }
+    aof_rec_arg_bytes(((buf_out *)ctx)->b, p, n);
 }
 
-/* 0 if every stored chunk of v passes its checksums (lzval_chunk_verify),
- * else -1 with why naming the key, the entry (NULL for a string) and the chunk. */
-static int rewrite_lz_verify(const lzval *v, int dbid, const dbent *e, const sp_entry *en, char *why,
-                             size_t whylen)
+static void bo_lzval(void *ctx, const struct lzval *v)
 {
-    size_t i, blk;
-    int kl = dbent_klen(e) > 200 ? 200 : (int)dbent_klen(e);
-
-    for (i = 0; i < lzval_nchunks(v); i++) {
-        if (lzval_chunk_verify(v, i, &blk) == 0)
-            continue;
-        snprintf(why, whylen, "key '%.*s' (db %d)%s%.*s%s, chunk %zu of %zu (sub-block %zu): its stored bytes "
-                 "fail their checksum (damaged in memory), so the log is not rewritten",
-                 kl, dbent_key(e), dbid, en ? ", entry '" : "", en ? (int)en->nlen : 0, en ? en->name : "",
-                 en ? "'" : "", i, lzval_nchunks(v), blk);
-        return -1;
-    }
-    return 0;
+    aof_rec_arg_lzval(((buf_out *)ctx)->b, v);
 }
 
-/* Whether the compressed values rewrite_key would write for e are the bytes
- * they were when written: 0, or -1 with why. A rewrite must not replace a log
- * that holds a value as it was written with one holding bytes damaged since
- * (a memory error, a bug): they would pass the records' CRCs and fail only at
- * the next load. ~20 GB/s of stored bytes. */
-static int rewrite_key_verify(int dbid, const dbent *e, int64_t now, char *why, size_t whylen)
+static void bo_end(void *ctx)
 {
-    size_t i;
+    aof_rec_end(((buf_out *)ctx)->b);
+}
 
-    if (e->type == OBJ_STRING)
-        return e->enc == ENC_LZ4 ? rewrite_lz_verify(dbent_ptr(e), dbid, e, NULL, why, whylen) : 0;
-    if (e->type == OBJ_SCRATCHPAD) {
-        const sp *s = dbent_ptr(e);
-        for (i = 0; i < s->n; i++) {
-            const sp_entry *en = s->e[i];
-            if (en->expire >= 0 && en->expire <= now)
-                continue;
-            if (en->enc == SP_ENC_LZ4 && rewrite_lz_verify(en->lz, dbid, e, en, why, whylen) < 0)
-                return -1;
-        }
-    }
-    return 0;
+static void bo_pause(void *ctx)
+{
+    buf_out *x = ctx;
+    if (x->flush && x->b->len >= REWRITE_FLUSH_BYTES)
+        x->flush(x->ctx);
 }
 
 /* The records that rebuild key e of database dbid as it is now (nothing if it
- * has expired by now): shared by the fork child and the incremental rewrite.
- * Returns 0, or -1 (nothing written, why set) if a compressed value of the key
- * fails its checksums (rewrite_key_verify): the rewrite must then fail. */
+ * has expired by now), from its type's row: shared by the fork child and the
+ * incremental rewrite. Returns 0, or -1 (nothing written, why set) if a
+ * compressed value of the key fails its checksums (type_verify_lz): the
+ * rewrite must then fail. */
 static int rewrite_key(aof_buf *b, int dbid, const dbent *e, int64_t now, void (*flush)(void *ctx), void *ctx,
                        char *why, size_t whylen)
 {
     int64_t expire = db_get_expire(&srv.dbs[dbid], e);
+    buf_out bo = {b, flush, ctx};
+    effect_out o = {.begin = bo_begin, .arg = bo_arg, .arg_lzval = bo_lzval, .end = bo_end, .ctx = &bo,
+                    .pause = bo_pause};
 
     if (expire >= 0 && expire <= now)
         return 0;
-    if (rewrite_key_verify(dbid, e, now, why, whylen) < 0)
-        return -1;
-    if (e->type == OBJ_STRING)
-        rewrite_string(b, dbid, e, expire);
-    else if (e->type == OBJ_SCRATCHPAD)
-        rewrite_sp(b, dbid, e, expire, now, flush, ctx);
-    return 0;
+    return type_of(e)->rewrite(&o, dbid, e, expire, now, why, whylen);
 }
 
 static void rewrite_flush_cb(void *ctx)

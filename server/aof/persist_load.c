@@ -10,10 +10,9 @@
 #include "config.h"
 #include "log.h"
 #include "core/mem.h"
-#include "core/sp/sp.h"
+#include "core/lz/lzval.h"
 #include "core/util.h"
-#include "types/sp/sptype.h"
-#include "types/string/value.h"
+#include "keyspace/type.h"
 
 #define LOAD_PROGRESS_MS 1000 /* a progress line this often during a long load */
 
@@ -33,6 +32,8 @@ typedef struct replay {
     size_t scap;
     aof_arg *args;          /* the effect's arguments as decoded */
     int acap;
+    effect_arg *eargs;      /* the same as a type's effect sees them */
+    int ecap;
     long long errors;
     int64_t last_progress;
     uint64_t total_bytes;
@@ -56,7 +57,7 @@ typedef struct left_out {
     size_t klen, elen;
 } left_out;
 
-static left_out *left_find(const replay *r, int dbid, const aof_arg *key, const aof_arg *entry)
+static left_out *left_find(const replay *r, int dbid, const effect_arg *key, const effect_arg *entry)
 {
     left_out *o;
 
@@ -82,12 +83,22 @@ static void left_forget(replay *r, left_out *o)
         }
 }
 
+/* ---- the replay as the types see it (keyspace/type.h, effect_replay) ---- */
+
+static lzval *er_take_lzval(effect_replay *er, const effect_arg *a)
+{
+    (void)er;
+    return aof_arg_lzval(a->src);
+}
+
 /* A value that does not decode, in an intact record: key (and entry, NULL for
  * a string) of database dbid. With aof-load-bad-values refuse: -1 and why
  * (r->bad names it fully); with skip: logged, remembered, 0 (the effect is
  * left out). */
-static int bad_value(replay *r, int dbid, const aof_arg *key, const aof_arg *entry, char *why, size_t whylen)
+static int er_bad_value(effect_replay *er, int dbid, const effect_arg *key, const effect_arg *entry, char *why,
+                        size_t whylen)
 {
+    replay *r = er->ctx;
     left_out *o;
     int kl = key->len > 200 ? 200 : (int)key->len;
 
@@ -119,136 +130,69 @@ static int bad_value(replay *r, int dbid, const aof_arg *key, const aof_arg *ent
     return 0;
 }
 
-/* A BYTES argument as a long long. */
-static int arg_num(const aof_arg *a, long long *v)
+static int er_left_out(effect_replay *er, int dbid, const effect_arg *key, const effect_arg *part, int forget)
 {
-    return a->kind == AOF_ARG_BYTES && str_to_ll(a->p, a->len, v) == 0 ? 0 : -1;
+    replay *r = er->ctx;
+    left_out *o = r->out ? left_find(r, dbid, key, part) : NULL;
+
+    if (o && forget)
+        left_forget(r, o);
+    return o != NULL;
+}
+
+static void er_skipped(effect_replay *er, int dbid, const effect_arg *name, const effect_arg *key,
+                       const effect_arg *part)
+{
+    replay *r = er->ctx;
+
+    r->nskipped++;
+    log_warning("Left out of the load (aof-load-bad-values skip): %s/%s at offset %llu: %.*s of key '%.*s' "
+                "(db %d)%s%.*s%s, which was left out", r->dir, r->cur->name, (unsigned long long)r->rec->offset,
+                (int)(name->len > 32 ? 32 : name->len), name->p, (int)(key->len > 200 ? 200 : key->len), key->p,
+                dbid, part ? ", entry '" : "", part ? (int)part->len : 0, part ? part->p : "", part ? "'" : "");
+}
+
+/* The type effect named a, or NULL: internal names start with '_'. */
+static const type_effect *type_effect_named(const aof_arg *a)
+{
+    int t;
+    const type_effect *x;
+
+    if (a->len < 2 || a->p[0] != '_')
+        return NULL;
+    for (t = 0; t < OBJ_NTYPES; t++)
+        if (type_table[t] && type_table[t]->effects)
+            for (x = type_table[t]->effects; x->name; x++)
+                if (strlen(x->name) == a->len && memcmp(x->name, a->p, a->len) == 0)
+                    return x;
+    return NULL;
+}
+
+/* Apply the type effect x with the record's arguments. */
+static int apply_type_effect(replay *r, const type_effect *x, db *d, int dbid, const aof_arg *a, uint32_t argc,
+                             char *why, size_t whylen)
+{
+    effect_replay er = {er_take_lzval, er_bad_value, er_left_out, er_skipped, r};
+    uint32_t i;
+
+    if ((int)argc > r->ecap) {
+        r->ecap = (int)argc * 2;
+        r->eargs = xrealloc(r->eargs, sizeof(effect_arg) * (size_t)r->ecap);
+    }
+    for (i = 0; i < argc; i++) {
+        effect_arg *e = &r->eargs[i];
+        e->lz = a[i].kind == AOF_ARG_LZVAL;
+        e->p = e->lz ? NULL : a[i].p;
+        e->len = e->lz ? 0 : a[i].len;
+        e->src = &a[i];
+    }
+    return x->apply(&er, d, dbid, r->eargs, (int)argc, why, whylen);
 }
 
 static int fail(char *why, size_t whylen, const char *msg, const aof_arg *cmd)
 {
     snprintf(why, whylen, "%s (effect %.*s)", msg, (int)(cmd->len > 32 ? 32 : cmd->len), cmd->p);
     return -1;
-}
-
-/* _SETSTR key value expire */
-static int apply_setstr(replay *r, db *d, int dbid, aof_arg *a, uint32_t argc, char *why, size_t whylen)
-{
-    long long expire;
-    left_out *o;
-    dbent *e;
-
-    if (argc != 4 || a[1].kind != AOF_ARG_BYTES || arg_num(&a[3], &expire) < 0)
-        return fail(why, whylen, "malformed arguments", &a[0]);
-    if (r->out && (o = left_find(r, dbid, &a[1], NULL)))
-        left_forget(r, o); /* a whole new value: the key is back */
-    if (a[2].kind == AOF_ARG_LZVAL) {
-        lzval *v = aof_arg_lzval(&a[2]);
-        if (!v) {
-            db_delete(d, a[1].p, a[1].len);
-            return bad_value(r, dbid, &a[1], NULL, why, whylen);
-        }
-        e = sv_set_lzval(d, a[1].p, a[1].len, v);
-    } else {
-        e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, 0);
-    }
-    if (expire >= 0)
-        db_set_expire(d, e, expire);
-    return 0;
-}
-
-/* The scratchpad at key a (created if absent). NULL if the key holds a string. */
-static sp *replay_ns(db *d, const aof_arg *a, dbent **out)
-{
-    dbent *e = db_find_raw(d, a->p, a->len);
-    if (e) {
-        *out = e;
-        return e->type == OBJ_SCRATCHPAD ? dbent_ptr(e) : NULL;
-    }
-    return sp_key_create(d, a->p, a->len, out);
-}
-
-/* _SPENTRY ns name kind version created updated expire offload_seq content
- * _SPAPPEND ns name version updated content
- * _SPEXPIREAT ns name expire */
-static int apply_sp(replay *r, db *d, int dbid, int op, aof_arg *a, uint32_t argc, char *why, size_t whylen)
-{
-    left_out *o;
-    static const uint32_t want[3] = {10, 6, 4};
-    sp_params pr = sp_server_params();
-    long long n[6] = {0};
-    uint32_t i, nnum = op == 0 ? 6 : op == 1 ? 2 : 1;
-    dbent *ke;
-    sp_entry *e;
-    sp *s;
-
-    if (argc != want[op] || a[1].kind != AOF_ARG_BYTES || a[2].kind != AOF_ARG_BYTES ||
-        !sp_name_valid(a[2].p, a[2].len))
-        return fail(why, whylen, "malformed arguments", &a[0]);
-    for (i = 0; i < nnum; i++)
-        if (arg_num(&a[3 + i], &n[i]) < 0)
-            return fail(why, whylen, "malformed number", &a[0]);
-    if (!(s = replay_ns(d, &a[1], &ke)))
-        return fail(why, whylen, "the key holds a string", &a[0]);
-    e = sp_find(s, a[2].p, a[2].len);
-    o = r->out ? left_find(r, dbid, &a[1], &a[2]) : NULL;
-    if (o && op == 0) {
-        left_forget(r, o); /* a whole new state: the entry is back */
-    } else if (o && !e) {
-        /* An append or expiry of an entry left out: left out too. */
-        r->nskipped++;
-        log_warning("Left out of the load (aof-load-bad-values skip): %s/%s at offset %llu: %.*s of key '%.*s' "
-                    "(db %d), entry '%.*s', which was left out", r->dir, r->cur->name,
-                    (unsigned long long)r->rec->offset, (int)a[0].len, a[0].p, (int)(a[1].len > 200 ? 200 : a[1].len),
-                    a[1].p, dbid, (int)a[2].len, a[2].p);
-        if (s->n == 0)
-            db_delete_entry(d, ke);
-        return 0;
-    }
-    if (op == 0) {
-        const aof_arg *content = &a[9];
-        if ((n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1)
-            return fail(why, whylen, "malformed entry", &a[0]);
-        if (!e)
-            e = sp_add(s, a[2].p, a[2].len, n[2]);
-        if (content->kind == AOF_ARG_LZVAL) {
-            lzval *v = aof_arg_lzval(content);
-            if (!v) {
-                sp_remove(s, e); /* its earlier state, if any, is not the entry's state any more */
-                if (s->n == 0)
-                    db_delete_entry(d, ke);
-                else
-                    db_set_subexpire(d, ke, sp_next_expire(s));
-                return bad_value(r, dbid, &a[1], &a[2], why, whylen);
-            }
-            sp_entry_set_lz(s, e, v, (int)n[0]);
-        } else {
-            sp_entry_set(s, e, content->p, content->len, (int)n[0], &pr);
-        }
-        e->version = (uint64_t)n[1];
-        e->created = n[2];
-        e->updated = n[3];
-        sp_set_expire(s, e, n[4] >= 0 ? n[4] : -1);
-        if ((uint64_t)n[5] > s->offload_seq)
-            s->offload_seq = (uint64_t)n[5];
-    } else if (op == 1) {
-        const aof_arg *content = &a[5];
-        if (!e || content->kind != AOF_ARG_BYTES)
-            return fail(why, whylen, "append to a missing entry", &a[0]);
-        if (sp_entry_append(s, e, content->p, content->len, &pr) < 0)
-            return fail(why, whylen, "the entry is corrupt", &a[0]);
-        e->version = (uint64_t)n[0];
-        e->updated = n[1];
-    } else {
-        if (!e)
-            return fail(why, whylen, "expiry of a missing entry", &a[0]);
-        sp_set_expire(s, e, n[0] >= 0 ? n[0] : -1);
-    }
-    if (s->n == 0)
-        db_delete_entry(d, ke);
-    else
-        db_set_subexpire(d, ke, sp_next_expire(s));
-    return 0;
 }
 
 static int is_name(const aof_arg *a, const char *name);
@@ -285,7 +229,8 @@ static int apply_command(replay *r, int dbid, aof_arg *a, uint32_t argc, char *w
     }
     cmd = cmd_lookup(a[0].p, a[0].len);
     if (r->out && cmd && cmd->first_key > 0 && (uint32_t)cmd->first_key < argc) {
-        left_out *o = left_find(r, dbid, &a[cmd->first_key], NULL);
+        effect_arg key = {a[cmd->first_key].p, a[cmd->first_key].len, 0, NULL};
+        left_out *o = left_find(r, dbid, &key, NULL);
         if (o && (is_name(&a[0], "SET") || is_name(&a[0], "DEL") || is_name(&a[0], "UNLINK"))) {
             left_forget(r, o); /* a whole new value, or none: the key is back */
         } else if (o) {
@@ -330,6 +275,7 @@ static int apply_record(void *ctx, const aof_mfile *f, const aof_record *rec, ch
     aof_effects_begin(&ei, rec);
     while (aof_effects_next(&ei, &eff)) {
         uint32_t argc = 0;
+        const type_effect *x;
         db *d;
         int rc;
 
@@ -349,14 +295,8 @@ static int apply_record(void *ctx, const aof_mfile *f, const aof_record *rec, ch
             snprintf(why, whylen, "an effect's command name is a compressed value");
             return -1;
         }
-        if (is_name(&r->args[0], "_SETSTR"))
-            rc = apply_setstr(r, d, eff.db, r->args, argc, why, whylen);
-        else if (is_name(&r->args[0], "_SPENTRY"))
-            rc = apply_sp(r, d, eff.db, 0, r->args, argc, why, whylen);
-        else if (is_name(&r->args[0], "_SPAPPEND"))
-            rc = apply_sp(r, d, eff.db, 1, r->args, argc, why, whylen);
-        else if (is_name(&r->args[0], "_SPEXPIREAT"))
-            rc = apply_sp(r, d, eff.db, 2, r->args, argc, why, whylen);
+        if ((x = type_effect_named(&r->args[0])))
+            rc = apply_type_effect(r, x, d, eff.db, r->args, argc, why, whylen);
         else
             rc = apply_command(r, eff.db, r->args, argc, why, whylen);
         if (rc < 0)
@@ -475,6 +415,7 @@ int persist_load(const char *dir, const aof_manifest *m, persist_load_stats *st)
     xfree(r.argv);
     xfree(r.scratch);
     xfree(r.args);
+    xfree(r.eargs);
     return rc;
 }
 

@@ -19,11 +19,10 @@
 #include "cmd/propagate.h"
 #include "net/reply.h"
 #include "core/arena.h"
+#include "keyspace/type.h"
 #include "keyspace/vcomp.h"
 #include "core/lz/lzval.h"
 #include "core/util.h"
-#include "types/sp/sptype.h"
-#include "types/string/value.h"
 
 /* ---- keyspace-wide commands ---- */
 
@@ -93,12 +92,13 @@ static void cmd_bgrewriteaof(client *c)
 }
 
 /* DEBUG LZ4-CORRUPT key [entry] chunk: damage a stored chunk of a compressed
- * value in memory (the corruption tests): a string's value (compressed first
- * if it waits for it) or a scratchpad entry's content. */
+ * value in memory (the corruption tests): the value its type's debug_lz names
+ * (a string's, compressed first if it waits for it; a scratchpad entry's). */
 static void debug_lz4_corrupt(client *c)
 {
     long long chunk;
     dbent *ke = db_lookup_write(c->db, c->argv[2].p, c->argv[2].len);
+    const type_def *t;
     lzval *v = NULL;
 
     if (arg_ll(c, c->argc - 1, &chunk) < 0)
@@ -107,13 +107,9 @@ static void debug_lz4_corrupt(client *c)
         reply_error(c, ERR_NOKEY);
         return;
     }
-    if (ke->type == OBJ_STRING && c->argc == 4) {
-        sv_compress_entry(ke);
-        if (ke->enc == ENC_LZ4)
-            v = dbent_ptr(ke);
-    } else if (ke->type == OBJ_SCRATCHPAD && c->argc == 5) {
-        v = sp_debug_lzval(ke, c->argv[3].p, c->argv[3].len);
-    } else {
+    t = type_of(ke);
+    if (!t->debug_lz || t->debug_lz(ke, c->argc == 5 ? c->argv[3].p : NULL, c->argc == 5 ? c->argv[3].len : 0,
+                                    &v) < 0) {
         reply_error(c, ERR_SYNTAX);
         return;
     }

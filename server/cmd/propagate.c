@@ -182,4 +182,5 @@ static void eo_prop_end(void *ctx)
     prop_end();
 }
 
-const effect_out prop_effects = {eo_prop_begin, eo_prop_arg, eo_prop_lzval, eo_prop_end, NULL};
+const effect_out prop_effects = {
+    .begin = eo_prop_begin, .arg = eo_prop_arg, .arg_lzval = eo_prop_lzval, .end = eo_prop_end};

@@ -32,15 +32,73 @@ typedef struct effect_out {
     void (*arg_lzval)(void *ctx, const struct lzval *v); /* a compressed value's stored chunks */
     void (*end)(void *ctx);
     void *ctx;
+    /* Between two effects of one key: a place to write out what is buffered
+     * (a huge scratchpad need not sit whole in a rewrite's buffer). May be NULL. */
+    void (*pause)(void *ctx);
 } effect_out;
 
 static inline void eo_begin(const effect_out *o, int dbid) { o->begin(o->ctx, dbid); }
 static inline void eo_bytes(const effect_out *o, const void *p, size_t n) { o->arg(o->ctx, p, n); }
 static inline void eo_lzval(const effect_out *o, const struct lzval *v) { o->arg_lzval(o->ctx, v); }
 static inline void eo_end(const effect_out *o) { o->end(o->ctx); }
+static inline void eo_pause(const effect_out *o)
+{
+    if (o->pause)
+        o->pause(o->ctx);
+}
 /* A NUL-terminated string / the decimal form of v, as one argument. */
 void eo_str(const effect_out *o, const char *s);
 void eo_ll(const effect_out *o, long long v);
+
+/* ---- replaying a type's own effects (the log's load) ----
+ *
+ * A type's rewrite writes its keys as internal effects of its own (_SETSTR,
+ * _SPENTRY, ...), which only the log's replay accepts; the type applies them
+ * (its row's `effects`). An argument is bytes, or a compressed value in its
+ * stored chunks, which the type takes with r->take_lzval. The replay keeps the
+ * policy for values that do not decode (aof-load-bad-values): the type reports
+ * one with r->bad_value and asks r->left_out whether an earlier one left out the
+ * key (part NULL) or a part of it, as effect_replay says. */
+typedef struct effect_arg {
+    const char *p;          /* bytes (not NUL-terminated); NULL for a compressed value */
+    size_t len;             /* bytes */
+    int lz;                 /* 1: a compressed value (take it with take_lzval) */
+    const void *src;        /* the replay's own description of it */
+} effect_arg;
+
+typedef struct effect_replay effect_replay;
+struct effect_replay {
+    /* The compressed value argument a holds, rebuilt and verified (the caller
+     * owns it), or NULL when it does not decode. */
+    struct lzval *(*take_lzval)(effect_replay *r, const effect_arg *a);
+    /* A value that does not decode at key (and part, NULL for the whole value)
+     * of database dbid: -1 with why set (the load must stop), or 0 (left out:
+     * the effect is done). The type has removed what the key held for it. */
+    int (*bad_value)(effect_replay *r, int dbid, const effect_arg *key, const effect_arg *part, char *why,
+                     size_t whylen);
+    /* 1 if key (and part) was left out by an earlier bad value; with forget,
+     * it is back (the effect gives it a whole new state). */
+    int (*left_out)(effect_replay *r, int dbid, const effect_arg *key, const effect_arg *part, int forget);
+    /* An effect (name) on a left-out key / part, left out too: logged, counted. */
+    void (*skipped)(effect_replay *r, int dbid, const effect_arg *name, const effect_arg *key,
+                    const effect_arg *part);
+    void *ctx;
+};
+
+/* One internal effect of a type: its name and how to apply it in d. Returns 0,
+ * or -1 with why set (a malformed effect: the load stops). */
+typedef struct type_effect {
+    const char *name;
+    int (*apply)(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen);
+} type_effect;
+
+/* The checksums of every stored chunk of v (lzval_chunk_verify): 0, or -1 with
+ * why naming the key of database dbid, its part (NULL for a whole value) and
+ * the chunk. A rewrite must not replace a log holding a value as it was written
+ * with one holding bytes damaged since (a memory error, a bug): they would pass
+ * the records' CRCs and fail only at the next load. ~20 GB/s of stored bytes. */
+int type_verify_lz(const struct lzval *v, int dbid, const dbent *e, const char *part, size_t plen, char *why,
+                   size_t whylen);
 
 typedef struct type_def {
     const char *name;                            /* TYPE's reply: "string", "scratchpad" */
@@ -67,6 +125,20 @@ typedef struct type_def {
      * NULL, NULL: the type's values have no parts with lifetimes of their own. */
     uint32_t *(*subidx)(void *p);
     int64_t (*subexpire)(db *d, dbent *e, int64_t now);
+    /* The effects that recreate key e of database dbid in a new log base (a
+     * replica's full sync will reuse them), its expiry `expire` (ms since the
+     * epoch, -1: none) included, leaving out parts expired by `now`. Every
+     * compressed value is verified first (type_verify_lz): -1 with why set and
+     * nothing written if one fails; else 0. */
+    int (*rewrite)(const effect_out *o, int dbid, const dbent *e, int64_t expire, int64_t now, char *why,
+                   size_t whylen);
+    /* The internal effects rewrite writes, which the replay gives back to the
+     * type (ended by a NULL name). */
+    const type_effect *effects;
+    /* DEBUG LZ4-CORRUPT: the compressed value of part (NULL: the whole value)
+     * of e, compressing one that waits for it first: 0 with *out (NULL: not
+     * stored compressed), or -1 if the type has no such form (a syntax error). */
+    int (*debug_lz)(dbent *e, const char *part, size_t plen, struct lzval **out);
 } type_def;
 
 /* The row of every type, indexed by OBJ_*; NULL until registered. */

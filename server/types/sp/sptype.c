@@ -1,7 +1,11 @@
 /* sptype.c -- the scratchpad as a type of the keyspace (see sptype.h). */
 #include "types/sp/sptype.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "core/lz/lzval.h"
+#include "core/util.h"
 #include "core/mem.h"
 #include "keyspace/type.h"
 #include "keyspace/vcomp.h"
@@ -90,6 +94,193 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
     return sp_next_expire(s);
 }
 
+/* ---- the log: rewrite and replay ---- */
+
+/* The _SPENTRY arguments after the command name: the entry's full state
+ * (docs/aof.md), its content in the chunks it is stored in. */
+void sp_entry_effect_args(const effect_out *o, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
+{
+    eo_bytes(o, ns, nslen);
+    eo_bytes(o, e->name, e->nlen);
+    eo_ll(o, e->kind);
+    eo_ll(o, (long long)e->version);
+    eo_ll(o, e->created);
+    eo_ll(o, e->updated);
+    eo_ll(o, e->expire);
+    eo_ll(o, (long long)s->offload_seq);
+    if (e->enc == SP_ENC_LZ4)
+        eo_lzval(o, e->lz);
+    else
+        eo_bytes(o, e->raw, e->size);
+}
+
+/* A scratchpad: one _SPENTRY per live entry, then its key's expiry; a pause
+ * after each entry. Every compressed entry is verified before anything is
+ * written. */
+static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t expire, int64_t now, char *why,
+                        size_t whylen)
+{
+    const sp *s = dbent_ptr(e);
+    size_t i, written = 0;
+
+    for (i = 0; i < s->n; i++) {
+        const sp_entry *en = s->e[i];
+        if (en->expire >= 0 && en->expire <= now)
+            continue;
+        if (en->enc == SP_ENC_LZ4 && type_verify_lz(en->lz, dbid, e, en->name, en->nlen, why, whylen) < 0)
+            return -1;
+    }
+    for (i = 0; i < s->n; i++) {
+        const sp_entry *en = s->e[i];
+        if (en->expire >= 0 && en->expire <= now)
+            continue;
+        eo_begin(o, dbid);
+        eo_str(o, "_SPENTRY");
+        sp_entry_effect_args(o, dbent_key(e), dbent_klen(e), s, en);
+        eo_end(o);
+        written++;
+        eo_pause(o);
+    }
+    if (written && expire >= 0) {
+        eo_begin(o, dbid);
+        eo_str(o, "PEXPIREAT");
+        eo_bytes(o, dbent_key(e), dbent_klen(e));
+        eo_ll(o, expire);
+        eo_end(o);
+    }
+    return 0;
+}
+
+static int replay_fail(char *why, size_t whylen, const char *msg, const effect_arg *name)
+{
+    snprintf(why, whylen, "%s (effect %.*s)", msg, (int)(name->len > 32 ? 32 : name->len), name->p);
+    return -1;
+}
+
+/* The scratchpad at key a (created if absent). NULL if the key holds another type. */
+static sp *replay_ns(db *d, const effect_arg *a, dbent **out)
+{
+    dbent *e = db_find_raw(d, a->p, a->len);
+    if (e) {
+        *out = e;
+        return e->type == OBJ_SCRATCHPAD ? dbent_ptr(e) : NULL;
+    }
+    return sp_key_create(d, a->p, a->len, out);
+}
+
+/* _SPENTRY ns name kind version created updated expire offload_seq content
+ * _SPAPPEND ns name version updated content
+ * _SPEXPIREAT ns name expire */
+static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg *a, int argc, char *why,
+                    size_t whylen)
+{
+    static const int want[3] = {10, 6, 4};
+    sp_params pr = sp_server_params();
+    long long n[6] = {0};
+    int i, nnum = op == 0 ? 6 : op == 1 ? 2 : 1;
+    dbent *ke;
+    sp_entry *e;
+    sp *s;
+
+    if (argc != want[op] || a[1].lz || a[2].lz || !sp_name_valid(a[2].p, a[2].len))
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    for (i = 0; i < nnum; i++)
+        if (a[3 + i].lz || str_to_ll(a[3 + i].p, a[3 + i].len, &n[i]) < 0)
+            return replay_fail(why, whylen, "malformed number", &a[0]);
+    if (!(s = replay_ns(d, &a[1], &ke)))
+        return replay_fail(why, whylen, "the key holds a string", &a[0]);
+    e = sp_find(s, a[2].p, a[2].len);
+    if (op == 0) {
+        r->left_out(r, dbid, &a[1], &a[2], 1); /* a whole new state: the entry is back */
+    } else if (!e && r->left_out(r, dbid, &a[1], &a[2], 0)) {
+        /* An append or expiry of an entry left out: left out too. */
+        r->skipped(r, dbid, &a[0], &a[1], &a[2]);
+        if (s->n == 0)
+            db_delete_entry(d, ke);
+        return 0;
+    }
+    if (op == 0) {
+        const effect_arg *content = &a[9];
+        if ((n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1)
+            return replay_fail(why, whylen, "malformed entry", &a[0]);
+        if (!e)
+            e = sp_add(s, a[2].p, a[2].len, n[2]);
+        if (content->lz) {
+            lzval *v = r->take_lzval(r, content);
+            if (!v) {
+                sp_remove(s, e); /* its earlier state, if any, is not the entry's state any more */
+                if (s->n == 0)
+                    db_delete_entry(d, ke);
+                else
+                    db_set_subexpire(d, ke, sp_next_expire(s));
+                return r->bad_value(r, dbid, &a[1], &a[2], why, whylen);
+            }
+            sp_entry_set_lz(s, e, v, (int)n[0]);
+        } else {
+            sp_entry_set(s, e, content->p, content->len, (int)n[0], &pr);
+        }
+        e->version = (uint64_t)n[1];
+        e->created = n[2];
+        e->updated = n[3];
+        sp_set_expire(s, e, n[4] >= 0 ? n[4] : -1);
+        if ((uint64_t)n[5] > s->offload_seq)
+            s->offload_seq = (uint64_t)n[5];
+    } else if (op == 1) {
+        const effect_arg *content = &a[5];
+        if (!e || content->lz)
+            return replay_fail(why, whylen, "append to a missing entry", &a[0]);
+        if (sp_entry_append(s, e, content->p, content->len, &pr) < 0)
+            return replay_fail(why, whylen, "the entry is corrupt", &a[0]);
+        e->version = (uint64_t)n[0];
+        e->updated = n[1];
+    } else {
+        if (!e)
+            return replay_fail(why, whylen, "expiry of a missing entry", &a[0]);
+        sp_set_expire(s, e, n[0] >= 0 ? n[0] : -1);
+    }
+    if (s->n == 0)
+        db_delete_entry(d, ke);
+    else
+        db_set_subexpire(d, ke, sp_next_expire(s));
+    return 0;
+}
+
+static int apply_spentry(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    return apply_sp(r, d, dbid, 0, a, argc, why, whylen);
+}
+
+static int apply_spappend(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why,
+                          size_t whylen)
+{
+    return apply_sp(r, d, dbid, 1, a, argc, why, whylen);
+}
+
+static int apply_spexpireat(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why,
+                            size_t whylen)
+{
+    return apply_sp(r, d, dbid, 2, a, argc, why, whylen);
+}
+
+static const type_effect scratchpad_effects[] = {
+    {"_SPENTRY", apply_spentry},
+    {"_SPAPPEND", apply_spappend},
+    {"_SPEXPIREAT", apply_spexpireat},
+    {NULL, NULL},
+};
+
+/* DEBUG LZ4-CORRUPT key entry chunk: an entry only. */
+static int type_debug_lz(dbent *e, const char *part, size_t plen, lzval **out)
+{
+    sp_entry *en;
+
+    if (!part)
+        return -1;
+    en = sp_find(dbent_ptr(e), part, plen);
+    *out = en && en->enc == SP_ENC_LZ4 ? en->lz : NULL;
+    return 0;
+}
+
 static const type_def scratchpad_type = {
     .name = "scratchpad",
     .encoding = type_encoding,
@@ -100,6 +291,9 @@ static const type_def scratchpad_type = {
     .visit_lz = type_visit_lz,
     .subidx = type_subidx,
     .subexpire = type_subexpire,
+    .rewrite = type_rewrite,
+    .effects = scratchpad_effects,
+    .debug_lz = type_debug_lz,
 };
 
 void sp_type_register(void)
@@ -119,8 +313,3 @@ sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out)
     return s;
 }
 
-struct lzval *sp_debug_lzval(dbent *ke, const char *name, size_t nlen)
-{
-    sp_entry *e = sp_find(dbent_ptr(ke), name, nlen);
-    return e && e->enc == SP_ENC_LZ4 ? e->lz : NULL;
-}

@@ -23,8 +23,10 @@ sp_params sp_server_params(void);
 /* Create key as an empty scratchpad (which must not exist) in d; sets *out to
  * its entry and returns the scratchpad. */
 sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out);
-/* DEBUG LZ4-CORRUPT's scratchpad case: the compressed content of entry name of
- * scratchpad key ke, or NULL. */
-struct lzval *sp_debug_lzval(dbent *ke, const char *name, size_t nlen);
+/* The _SPENTRY arguments after the command name for entry e of s at key ns:
+ * its full state (docs/aof.md), content in the chunks it is stored in. The
+ * commands propagate it after a change; the rewrite writes it. */
+struct effect_out;
+void sp_entry_effect_args(const struct effect_out *o, const char *ns, size_t nslen, const sp *s, const sp_entry *e);
 
 #endif

@@ -15,6 +15,7 @@
  * (its value stays RAW until it is written again). */
 #include "types/string/value.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/lz/lzidle.h"
@@ -413,6 +414,71 @@ static void type_visit_lz(const dbent *e, void (*fn)(lzval *v, void *ctx), void 
         fn(dbent_ptr(e), ctx);
 }
 
+/* _SETSTR key value expire_ms: the whole string, its value bytes or stored chunks. */
+static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t expire, int64_t now, char *why,
+                        size_t whylen)
+{
+    (void)now;
+    if (e->enc == ENC_LZ4 && type_verify_lz(dbent_ptr(e), dbid, e, NULL, 0, why, whylen) < 0)
+        return -1;
+    eo_begin(o, dbid);
+    eo_str(o, "_SETSTR");
+    eo_bytes(o, dbent_key(e), dbent_klen(e));
+    if (e->enc == ENC_LZ4)
+        eo_lzval(o, dbent_ptr(e));
+    else
+        eo_bytes(o, sv_ptr(e), sv_len(e));
+    eo_ll(o, expire);
+    eo_end(o);
+    return 0;
+}
+
+static int replay_fail(char *why, size_t whylen, const char *msg)
+{
+    snprintf(why, whylen, "%s (effect _SETSTR)", msg);
+    return -1;
+}
+
+/* _SETSTR key value expire_ms (the replay of type_rewrite's effect). */
+static int apply_setstr(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long expire;
+    dbent *e;
+
+    if (argc != 4 || a[1].lz || a[3].lz || str_to_ll(a[3].p, a[3].len, &expire) < 0)
+        return replay_fail(why, whylen, "malformed arguments");
+    r->left_out(r, dbid, &a[1], NULL, 1); /* a whole new value: the key is back */
+    if (a[2].lz) {
+        lzval *v = r->take_lzval(r, &a[2]);
+        if (!v) {
+            db_delete(d, a[1].p, a[1].len);
+            return r->bad_value(r, dbid, &a[1], NULL, why, whylen);
+        }
+        e = sv_set_lzval(d, a[1].p, a[1].len, v);
+    } else {
+        e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, 0);
+    }
+    if (expire >= 0)
+        db_set_expire(d, e, expire);
+    return 0;
+}
+
+static const type_effect string_effects[] = {
+    {"_SETSTR", apply_setstr},
+    {NULL, NULL},
+};
+
+/* DEBUG LZ4-CORRUPT key chunk: the whole value only. */
+static int type_debug_lz(dbent *e, const char *part, size_t plen, lzval **out)
+{
+    (void)plen;
+    if (part)
+        return -1;
+    sv_compress_entry(e);
+    *out = e->enc == ENC_LZ4 ? dbent_ptr(e) : NULL;
+    return 0;
+}
+
 static const type_def string_type = {
     .name = "string",
     .encoding = sv_encoding_name,
@@ -422,6 +488,9 @@ static const type_def string_type = {
     .logical = type_logical,
     .visit_lz = type_visit_lz,
     .moved = sv_note_moved,
+    .rewrite = type_rewrite,
+    .effects = string_effects,
+    .debug_lz = type_debug_lz,
 };
 
 void sv_type_register(void)
