@@ -566,20 +566,13 @@ static int parse_expire_flags(client *c, int *flags)
 static void expire_generic(client *c, int64_t basetime, int seconds)
 {
     const sarg *key = &c->argv[1];
-    long long when, cur;
+    int64_t when;
+    long long cur;
     int flags;
     dbent *e;
 
-    if (parse_expire_flags(c, &flags) < 0 || arg_ll(c, 2, &when) < 0)
+    if (parse_expire_flags(c, &flags) < 0 || arg_expire(c, 2, seconds, basetime, 0, &when) < 0)
         return;
-    if (seconds) {
-        if (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000)
-            goto overflow;
-        when *= 1000;
-    }
-    if (when > LLONG_MAX - basetime)
-        goto overflow;
-    when += basetime;
 
     e = key_write(c->db, key->p, key->len);
     if (!e) {
@@ -612,10 +605,6 @@ static void expire_generic(client *c, int64_t basetime, int seconds)
         prop_end();
     }
     reply_int(c, 1);
-    return;
-
-overflow:
-    reply_errorf(c, "ERR invalid expire time in '%s' command", cmd_fullname(c->cmd));
 }
 
 static void cmd_expire(client *c)

@@ -2,6 +2,7 @@
 #include "cmd/commands.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,13 +254,22 @@ void reply_arity_error(client *c)
     reply_errorf(c, "ERR wrong number of arguments for '%s' command", cmd_fullname(c->cmd));
 }
 
+/* The command's name as typed (argv[0]), upper-cased into up[0..cap), cut to
+ * cap - 1 bytes: "Try CONFIG HELP." */
+static void upper_name(const client *c, char *up, size_t cap)
+{
+    size_t i;
+
+    for (i = 0; i < c->argv[0].len && i < cap - 1; i++)
+        up[i] = (char)toupper((unsigned char)c->argv[0].p[i]);
+    up[i] = '\0';
+}
+
 void reply_unknown_subcommand(client *c)
 {
     char up[NAME_MAX_LEN];
-    size_t i;
-    for (i = 0; i < c->argv[0].len && i < sizeof(up) - 1; i++)
-        up[i] = (char)toupper((unsigned char)c->argv[0].p[i]);
-    up[i] = '\0';
+
+    upper_name(c, up, sizeof(up));
     reply_errorf(c, "ERR unknown subcommand '%.128s'. Try %s HELP.", c->argc > 1 ? c->argv[1].p : "", up);
 }
 
@@ -270,11 +280,9 @@ void cmd_container(client *c)
 
 void reply_subcommand_syntax(client *c)
 {
-    char up[32];
-    size_t i;
-    for (i = 0; i < c->argv[0].len && i < sizeof(up) - 1; i++)
-        up[i] = (char)(c->argv[0].p[i] >= 'a' && c->argv[0].p[i] <= 'z' ? c->argv[0].p[i] - 32 : c->argv[0].p[i]);
-    up[i] = '\0';
+    char up[NAME_MAX_LEN];
+
+    upper_name(c, up, sizeof(up));
     reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.", c->argv[1].p,
                  up);
 }
@@ -283,9 +291,8 @@ void reply_help(client *c, const char *const *lines)
 {
     char up[NAME_MAX_LEN], first[128];
     size_t i, n = 0;
-    for (i = 0; i < c->argv[0].len && i < sizeof(up) - 1; i++)
-        up[i] = (char)toupper((unsigned char)c->argv[0].p[i]);
-    up[i] = '\0';
+
+    upper_name(c, up, sizeof(up));
     while (lines[n])
         n++;
     reply_array(c, (long)n + 3);
@@ -496,6 +503,26 @@ void cmd_call(client *c, const cmd_def *cmd)
 }
 
 /* ---- helpers for the command families ---- */
+
+int arg_expire(client *c, int i, int seconds, int64_t base, int positive, int64_t *when)
+{
+    long long v;
+
+    if (arg_ll(c, i, &v) < 0)
+        return -1;
+    if ((positive && v <= 0) || (seconds && (v > LLONG_MAX / 1000 || v < LLONG_MIN / 1000)))
+        goto invalid;
+    if (seconds)
+        v *= 1000;
+    if (v > LLONG_MAX - base)
+        goto invalid;
+    *when = v + base;
+    return 0;
+
+invalid:
+    reply_errorf(c, "ERR invalid expire time in '%s' command", cmd_fullname(c->cmd));
+    return -1;
+}
 
 int arg_ll(client *c, int i, long long *out)
 {

@@ -102,5 +102,13 @@ void slowlog_reset(void);
 
 /* Parse argv[i] as a long long, replying ERR_NOTINT on failure. 0 / -1. */
 int arg_ll(client *c, int i, long long *out);
+/* The one expiry-argument parser: argv[i] as an integer in seconds (seconds)
+ * or ms, plus base (ms: db_now for a relative time, 0 for an absolute one),
+ * into *when (ms since the epoch). With positive, a value <= 0 is invalid (SET
+ * EX, SP.WRITE EX); without, any value is (EXPIRE: a past time deletes). An
+ * overflow of the unit or of the addition is invalid. On error replies
+ * ERR_NOTINT or Redis's "invalid expire time in '<cmd>' command" and returns
+ * -1; else 0. */
+int arg_expire(client *c, int i, int seconds, int64_t base, int positive, int64_t *when);
 
 #endif

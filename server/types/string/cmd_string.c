@@ -67,30 +67,6 @@ static void cmd_get(client *c)
 #define SET_EXPIRE (1 << 4)
 #define SET_PERSIST (1 << 5)
 
-/* Parse the expiry value at argv[i] in unit (1 = seconds, 0 = ms), absolute or
- * relative, into an absolute ms time. 0, or -1 after replying. */
-static int parse_expire(client *c, int i, int seconds, int absolute, const char *cmdname, int64_t *when)
-{
-    long long v;
-    if (arg_ll(c, i, &v) < 0)
-        return -1;
-    if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) {
-        reply_errorf(c, "ERR invalid expire time in '%s' command", cmdname);
-        return -1;
-    }
-    if (seconds)
-        v *= 1000;
-    if (!absolute) {
-        if (v > LLONG_MAX - db_now) {
-            reply_errorf(c, "ERR invalid expire time in '%s' command", cmdname);
-            return -1;
-        }
-        v += db_now;
-    }
-    *when = v;
-    return 0;
-}
-
 /* Parse SET/GETEX options from argv[start]. getex selects GETEX's option set.
  * As Redis: the options' syntax is checked first (the same expiry option may be
  * repeated, the last one counts; two different ones are a syntax error), then,
@@ -98,7 +74,6 @@ static int parse_expire(client *c, int i, int seconds, int absolute, const char 
 static int parse_set_opts(client *c, int start, int getex, int check_values, int *flags, int64_t *when)
 {
     static const char *const units[] = {"ex", "px", "exat", "pxat"};
-    const char *name = getex ? "getex" : "set";
     int i, unit = -1, valpos = 0;
 
     for (i = start; i < c->argc; i++) {
@@ -131,7 +106,7 @@ static int parse_set_opts(client *c, int start, int getex, int check_values, int
     }
     if (unit >= 0) {
         *flags |= SET_EXPIRE;
-        if (check_values && parse_expire(c, valpos, unit == 0 || unit == 2, unit >= 2, name, when) < 0)
+        if (check_values && arg_expire(c, valpos, unit == 0 || unit == 2, unit >= 2 ? 0 : db_now, 1, when) < 0)
             return -1;
     }
     return 0;
@@ -199,7 +174,7 @@ static void cmd_setnx(client *c)
 static void setex_generic(client *c, int seconds)
 {
     int64_t when;
-    if (parse_expire(c, 2, seconds, 0, seconds ? "setex" : "psetex", &when) < 0)
+    if (arg_expire(c, 2, seconds, db_now, 1, &when) < 0)
         return;
     set_generic(c, &c->argv[1], &c->argv[3], SET_EXPIRE, when, 0);
 }
