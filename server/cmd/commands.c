@@ -325,6 +325,13 @@ static void reply_unknown_command(client *c)
     reply_errorf(c, "ERR unknown command '%.128s', with args beginning with: %s", c->argv[0].p, args);
 }
 
+/* 1 if argc arguments (the name included) fit cmd's arity: the one check that
+ * dispatch and the log's replay share. */
+static int arity_ok(const cmd_def *cmd, int argc)
+{
+    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+
 const cmd_def *cmd_resolve(client *c)
 {
     const cmd_def *cmd = cmd_lookup(c->argv[0].p, c->argv[0].len);
@@ -344,7 +351,7 @@ const cmd_def *cmd_resolve(client *c)
         c->cmd = cmd = sub;
     }
     c->lastcmd = cmd;
-    if ((cmd->arity > 0 && c->argc != cmd->arity) || (cmd->arity < 0 && c->argc < -cmd->arity)) {
+    if (!arity_ok(cmd, c->argc)) {
         if (cmd == srv.cmd_exec && (c->flags & CLIENT_MULTI)) {
             char msg[256];
             snprintf(msg, sizeof(msg), "wrong number of arguments for '%s' command", cmd_fullname(cmd));
@@ -627,7 +634,7 @@ int cmd_replay(int dbid, int argc, sarg *argv)
     c = replay_client;
     if (!(cmd = cmd_lookup(argv[0].p, argv[0].len)))
         return CMD_REPLAY_UNKNOWN;
-    if ((cmd->arity > 0 && argc != cmd->arity) || (cmd->arity < 0 && argc < -cmd->arity))
+    if (!arity_ok(cmd, argc))
         return CMD_REPLAY_ARITY;
     if (!(cmd->flags & CMD_WRITE))
         return CMD_REPLAY_NOT_WRITE;
