@@ -3,7 +3,7 @@
 Without CONTEXT or WITHMETA, SP.GREP on a compressed entry decodes 16 KB, then
 as much again each time (16, 32, 64 KB ... of the entry), searches each part
 from where the last search stopped to the part's last newline, numbering the
-lines on, and stops once it has MAX matching lines (cmd_sp.c,
+lines on, and stops once it has MAX matching lines (cmd_sp_grep.c,
 grep_compressed). Its answer must be exactly the whole-entry answer. Checked on
 entries of 1 KB - 3 MB of seeded log-like text (compressed: over
 compress-threshold), for patterns that match on the first line, every few

@@ -3,7 +3,7 @@
  *
  * Why: an agent keeps plans, findings and large tool outputs outside its context
  * and reads back only a window of them. A scratchpad is one key of the keyspace
- * whose value is this structure; the SP.* commands (cmd_sp.c) are built on it.
+ * whose value is this structure; the SP.* commands (types/sp/cmd_sp*.c) are built on it.
  *
  * Layout: entries sorted by name in an array of pointers (names are unique), so
  * listing in name order and resuming a listing after a given name are O(log n),

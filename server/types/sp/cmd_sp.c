@@ -1,14 +1,18 @@
-/* cmd_sp.c -- the SP.* commands: scratchpads of named entries for AI agents.
+/* cmd_sp.c -- the SP.* commands that change a scratchpad, and the family's table.
  *
  * A scratchpad is a key of type OBJ_SCRATCHPAD whose value is an sp (sp.h). The
  * namespace is the first key argument of every command, so the generic key
  * commands (DEL, EXPIRE, RENAME, SCAN TYPE scratchpad, ...) act on whole
- * sessions. Reads of a missing entry or namespace answer nil, as GET does.
+ * sessions. The family is split by job: this file holds the writes (SP.WRITE,
+ * SP.APPEND, SP.EDIT, SP.INSERT, SP.DEL, SP.OFFLOAD, SP.EXPIRE, SP.PEXPIRE,
+ * SP.PERSIST) and the table of every SP.* command; the reads are in
+ * cmd_sp_read.c, SP.GREP in cmd_sp_grep.c, and the lookups, checks and replies
+ * they share in cmd_sp_common.c (contracts in cmd_sp_int.h).
  *
  * Invariants kept here: a scratchpad key never holds zero entries (the key is
  * deleted with its last entry); the keyspace's sub-expiry heap always holds the
- * earliest entry expiry of each scratchpad (update_subexpire after every
- * change); every change bumps the entry's version and calls signal_key_changed. */
+ * earliest entry expiry of each scratchpad (ns_changed after every change);
+ * every change bumps the entry's version and calls signal_key_changed. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,18 +23,10 @@
 #include "cmd/propagate.h"
 #include "net/reply.h"
 #include "core/sp/sp.h"
-#include "core/sp/spgrep.h"
 #include "core/util.h"
+#include "types/sp/cmd_sp_int.h"
 #include "types/sp/sptype.h"
 #include "keyspace/vcomp.h"
-
-#define NAME_RULE "names are 1 to 255 bytes of A-Z a-z 0-9 _ - . : / with no empty, '.' or '..' path segment"
-#define ERR_CORRUPT "ERR entry is corrupt: a compressed chunk failed to decompress"
-#define PEEK_DEFAULT 500
-#define GREP_MAX_DEFAULT 100
-#define GREP_CONTEXT_MAX 1000
-
-static spgrep_cache *grep_cache;
 
 /* The effect of a change to entry e of s at key ns: its full state, _SPENTRY
  * (docs/aof.md). */
@@ -51,48 +47,6 @@ static void prop_sp_entry(int dbid, const char *ns, size_t nslen, const sp *s, c
     else
         prop_bytes(e->raw, e->size);
     prop_end();
-}
-
-/* ---- lookups ---- */
-
-/* The scratchpad at argv[1] for reading, or NULL if absent (nothing replied) or
- * of another type (*replied = 1, WRONGTYPE sent). Entries due to expire were
- * removed by the lookup (db_lookup applies the sub-expiry). */
-static sp *ns_read(client *c, dbent **out, int *replied)
-{
-    dbent *e = db_lookup(c->db, c->argv[1].p, c->argv[1].len);
-
-    *replied = 0;
-    if (out)
-        *out = NULL;
-    if (!e)
-        return NULL;
-    if (e->type != OBJ_SCRATCHPAD) {
-        reply_error(c, ERR_WRONGTYPE);
-        *replied = 1;
-        return NULL;
-    }
-    if (out)
-        *out = e;
-    return dbent_ptr(e);
-}
-
-/* As ns_read, without counting a keyspace hit or miss (for writes). */
-static sp *ns_write(client *c, dbent **out, int *replied)
-{
-    dbent *e = db_lookup_write(c->db, c->argv[1].p, c->argv[1].len);
-
-    *replied = 0;
-    *out = NULL;
-    if (!e)
-        return NULL;
-    if (e->type != OBJ_SCRATCHPAD) {
-        reply_error(c, ERR_WRONGTYPE);
-        *replied = 1;
-        return NULL;
-    }
-    *out = e;
-    return dbent_ptr(e);
 }
 
 static sp *ns_create(client *c, dbent **out)
@@ -119,28 +73,6 @@ static void log_entry(client *c, const sp *s, const sp_entry *e)
         prop_sp_entry(c->dbid, c->argv[1].p, c->argv[1].len, s, e);
 }
 
-/* Check an entry name, replying the rule if it is invalid. 0 / -1. */
-static int check_name(client *c, const sarg *name)
-{
-    char shown[2 * SP_NAME_MAX + 16];
-    size_t i, o = 0;
-
-    if (sp_name_valid(name->p, name->len))
-        return 0;
-    for (i = 0; i < name->len && o < sizeof(shown) - 8; i++) {
-        unsigned char ch = (unsigned char)name->p[i];
-        if (ch >= 0x20 && ch < 0x7f && ch != '\'')
-            shown[o++] = (char)ch;
-        else
-            o += (size_t)snprintf(shown + o, sizeof(shown) - o, "\\x%02x", ch);
-    }
-    if (i < name->len)
-        o += (size_t)snprintf(shown + o, sizeof(shown) - o, "...");
-    shown[o] = '\0';
-    reply_errorf(c, "ERR invalid entry name '%s' (%zu bytes): " NAME_RULE, shown, name->len);
-    return -1;
-}
-
 /* IFVERSION check: want < 0 means not given. 0 / -1 after replying. */
 static int check_version(client *c, const sp_entry *e, long long want)
 {
@@ -152,96 +84,6 @@ static int check_version(client *c, const sp_entry *e, long long want)
     else
         reply_errorf(c, "VERSION entry is at version %llu, not %lld", (unsigned long long)cur, want);
     return -1;
-}
-
-static int arg_is(const sarg *a, const char *w)
-{
-    return str_eq_ci(a->p, a->len, w);
-}
-
-/* Parse a non-negative integer option value. 0 / -1 after replying. */
-static int arg_nonneg(client *c, int i, const char *what, long long *out)
-{
-    if (arg_ll(c, i, out) < 0)
-        return -1;
-    if (*out < 0) {
-        reply_errorf(c, "ERR %s must not be negative", what);
-        return -1;
-    }
-    return 0;
-}
-
-/* Bytes [b0, b1) of an entry: *out points at them (into the entry, or into *tmp,
- * an xmalloc'd copy the caller frees). 0, or -1 if a chunk is corrupt. Getting
- * the bytes before replying lets a corrupt chunk be a top-level error. */
-static int entry_bytes(const sp_entry *e, size_t b0, size_t b1, const char **out, char **tmp)
-{
-    sp_params pr = sp_server_params();
-
-    *tmp = NULL;
-    if (e->enc == SP_ENC_RAW) {
-        *out = e->raw + b0;
-        return 0;
-    }
-    *tmp = xmalloc(b1 - b0 + 1);
-    if (sp_entry_read(e, b0, b1 - b0, *tmp, &pr) < 0) {
-        xfree(*tmp);
-        *tmp = NULL;
-        return -1;
-    }
-    *out = *tmp;
-    return 0;
-}
-
-/* Reply bytes [b0, b1) of an entry as a bulk string. */
-static void reply_entry_bytes(client *c, const sp_entry *e, size_t b0, size_t b1)
-{
-    sp_params pr = sp_server_params();
-    char *tmp;
-
-    if (e->enc == SP_ENC_RAW) {
-        reply_bulk(c, e->raw + b0, b1 - b0);
-        return;
-    }
-    tmp = xmalloc(b1 - b0 + 1);
-    if (sp_entry_read(e, b0, b1 - b0, tmp, &pr) < 0)
-        reply_error(c, ERR_CORRUPT);
-    else
-        reply_bulk(c, tmp, b1 - b0);
-    xfree(tmp);
-}
-
-/* The entry named by argv[2] of the scratchpad at argv[1], for reading; NULL
- * after a reply was sent: an invalid name, WRONGTYPE, or nil for a missing
- * entry or scratchpad (as GET on a missing key). */
-static sp_entry *entry_for_read(client *c)
-{
-    const sarg *name = &c->argv[2];
-    int replied;
-    sp_entry *e;
-    sp *s;
-
-    if (check_name(c, name) < 0)
-        return NULL;
-    s = ns_read(c, NULL, &replied);
-    if (replied)
-        return NULL;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
-    if (!e)
-        reply_null(c);
-    return e;
-}
-
-static const char *kind_name(const sp_entry *e)
-{
-    return e->kind == SP_TEXT ? "text" : "binary";
-}
-
-static long long entry_ttl_ms(const sp_entry *e)
-{
-    if (e->expire < 0)
-        return -1;
-    return e->expire > db_now ? e->expire - db_now : 0;
 }
 
 static int64_t default_expire(void)
@@ -279,9 +121,9 @@ static int parse_ttl(client *c, int i, int seconds, int64_t *when)
 
 static int parse_kind(client *c, int i, int *kind)
 {
-    if (arg_is(&c->argv[i], "text"))
+    if (spc_arg_is(&c->argv[i], "text"))
         *kind = SP_TEXT;
-    else if (arg_is(&c->argv[i], "binary"))
+    else if (spc_arg_is(&c->argv[i], "binary"))
         *kind = SP_BINARY;
     else {
         reply_error(c, "ERR KIND must be text or binary");
@@ -320,24 +162,24 @@ static void cmd_sp_write(client *c)
     for (i = 4; i < c->argc; i++) {
         const sarg *a = &c->argv[i];
         int more = i + 1 < c->argc;
-        if ((arg_is(a, "ex") || arg_is(a, "px")) && more && !ttl_given) {
-            if (parse_ttl(c, i + 1, arg_is(a, "ex"), &o.expire) < 0)
+        if ((spc_arg_is(a, "ex") || spc_arg_is(a, "px")) && more && !ttl_given) {
+            if (parse_ttl(c, i + 1, spc_arg_is(a, "ex"), &o.expire) < 0)
                 return;
             ttl_given = 1;
             i++;
-        } else if (arg_is(a, "keepttl") && !ttl_given) {
+        } else if (spc_arg_is(a, "keepttl") && !ttl_given) {
             o.flags |= W_KEEPTTL;
             ttl_given = 1;
-        } else if (arg_is(a, "kind") && more) {
+        } else if (spc_arg_is(a, "kind") && more) {
             if (parse_kind(c, i + 1, &o.kind) < 0)
                 return;
             i++;
-        } else if (arg_is(a, "nx") && !(o.flags & W_XX)) {
+        } else if (spc_arg_is(a, "nx") && !(o.flags & W_XX)) {
             o.flags |= W_NX;
-        } else if (arg_is(a, "xx") && !(o.flags & W_NX)) {
+        } else if (spc_arg_is(a, "xx") && !(o.flags & W_NX)) {
             o.flags |= W_XX;
-        } else if (arg_is(a, "ifversion") && more) {
-            if (arg_nonneg(c, i + 1, "IFVERSION", &o.ifversion) < 0)
+        } else if (spc_arg_is(a, "ifversion") && more) {
+            if (spc_arg_nonneg(c, i + 1, "IFVERSION", &o.ifversion) < 0)
                 return;
             i++;
         } else {
@@ -345,11 +187,11 @@ static void cmd_sp_write(client *c)
             return;
         }
     }
-    if (check_name(c, name) < 0)
+    if (spc_check_name(c, name) < 0)
         return;
     if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
-    s = ns_write(c, &ke, &replied);
+    s = spc_ns_write(c, &ke, &replied);
     if (replied)
         return;
     e = s ? sp_find(s, name->p, name->len) : NULL;
@@ -388,16 +230,16 @@ static void cmd_sp_append(client *c)
     sp *s;
     int replied, created = 0;
 
-    if (c->argc == 6 && arg_is(&c->argv[4], "ifversion")) {
-        if (arg_nonneg(c, 5, "IFVERSION", &ifversion) < 0)
+    if (c->argc == 6 && spc_arg_is(&c->argv[4], "ifversion")) {
+        if (spc_arg_nonneg(c, 5, "IFVERSION", &ifversion) < 0)
             return;
     } else if (c->argc != 4) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
-    if (check_name(c, name) < 0)
+    if (spc_check_name(c, name) < 0)
         return;
-    s = ns_write(c, &ke, &replied);
+    s = spc_ns_write(c, &ke, &replied);
     if (replied)
         return;
     e = s ? sp_find(s, name->p, name->len) : NULL;
@@ -441,537 +283,6 @@ static void cmd_sp_append(client *c)
     reply_int(c, (long long)sp_entry_length(e));
 }
 
-/* ---- windows: SP.READ and SP.RANGE ---- */
-
-enum { WIN_ALL, WIN_OFFSET, WIN_HEAD, WIN_TAIL, WIN_LINES };
-
-/* Convert the unit range [u0, u1) of e to bytes. */
-static int units_to_bytes(const sp_entry *e, int bytes, size_t u0, size_t u1, size_t *b0, size_t *b1)
-{
-    sp_params pr = sp_server_params();
-    if (bytes || e->kind != SP_TEXT) {
-        *b0 = u0;
-        *b1 = u1;
-        return 0;
-    }
-    if (sp_entry_char_to_byte(e, u0, b0, &pr) < 0 || sp_entry_char_to_byte(e, u1, b1, &pr) < 0)
-        return -1;
-    return 0;
-}
-
-static void cmd_sp_read(client *c)
-{
-    int mode = WIN_ALL, bytes = 0, withmeta = 0, i, has_limit = 0;
-    long long a = 0, b = 0, limit = 0;
-    size_t len, u0, u1, b0, b1, lines = 0;
-    long long meta_off, meta_next = -1;
-    int truncated;
-    sp_params pr = sp_server_params();
-    sp_entry *e;
-
-    for (i = 3; i < c->argc; i++) {
-        const sarg *o = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (arg_is(o, "offset") && more && (mode == WIN_ALL || (mode == WIN_OFFSET && !a && has_limit))) {
-            if (arg_nonneg(c, i + 1, "OFFSET", &a) < 0)
-                return;
-            mode = WIN_OFFSET;
-            i++;
-        } else if (arg_is(o, "limit") && more && (mode == WIN_ALL || mode == WIN_OFFSET) && !has_limit) {
-            if (arg_nonneg(c, i + 1, "LIMIT", &limit) < 0)
-                return;
-            mode = WIN_OFFSET;
-            has_limit = 1;
-            i++;
-        } else if ((arg_is(o, "head") || arg_is(o, "tail")) && more && mode == WIN_ALL) {
-            if (arg_nonneg(c, i + 1, arg_is(o, "head") ? "HEAD" : "TAIL", &a) < 0)
-                return;
-            mode = arg_is(o, "head") ? WIN_HEAD : WIN_TAIL;
-            i++;
-        } else if (arg_is(o, "lines") && i + 2 < c->argc && mode == WIN_ALL) {
-            if (arg_ll(c, i + 1, &a) < 0 || arg_ll(c, i + 2, &b) < 0)
-                return;
-            mode = WIN_LINES;
-            i += 2;
-        } else if (arg_is(o, "bytes")) {
-            bytes = 1;
-        } else if (arg_is(o, "withmeta")) {
-            withmeta = 1;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (!(e = entry_for_read(c)))
-        return;
-    len = bytes ? e->size : sp_entry_length(e);
-    if (mode == WIN_LINES) {
-        long long L = (long long)sp_entry_lines(e);
-        lines = (size_t)L;
-        if (a < 0)
-            a = L + 1 + a;
-        if (b < 0)
-            b = L + 1 + b;
-        if (a < 1)
-            a = 1;
-        if (b > L)
-            b = L;
-        meta_off = a;
-        if (a > b || a > L) {
-            b0 = b1 = 0;
-            truncated = 0;
-        } else {
-            if (sp_entry_line_start(e, (size_t)a, &b0, &pr) < 0 || sp_entry_line_start(e, (size_t)b + 1, &b1, &pr) < 0) {
-                reply_error(c, ERR_CORRUPT);
-                return;
-            }
-            truncated = b < L;
-            if (truncated)
-                meta_next = b + 1;
-        }
-    } else {
-        switch (mode) {
-        case WIN_OFFSET:
-            u0 = (size_t)a < len ? (size_t)a : len;
-            u1 = has_limit && (size_t)limit < len - u0 ? u0 + (size_t)limit : len;
-            break;
-        case WIN_HEAD:
-            u0 = 0;
-            u1 = (size_t)a < len ? (size_t)a : len;
-            break;
-        case WIN_TAIL:
-            u0 = (size_t)a < len ? len - (size_t)a : 0;
-            u1 = len;
-            break;
-        default:
-            u0 = 0;
-            u1 = len;
-            break;
-        }
-        if (units_to_bytes(e, bytes, u0, u1, &b0, &b1) < 0) {
-            reply_error(c, ERR_CORRUPT);
-            return;
-        }
-        meta_off = (long long)u0;
-        truncated = u1 < len;
-        if (truncated)
-            meta_next = (long long)u1;
-    }
-    {
-        const char *win;
-        char *tmp;
-        if (entry_bytes(e, b0, b1, &win, &tmp) < 0) {
-            reply_error(c, ERR_CORRUPT);
-            return;
-        }
-        if (withmeta)
-            reply_array(c, 2);
-        reply_bulk(c, win, b1 - b0);
-        xfree(tmp);
-    }
-    if (!withmeta)
-        return;
-    reply_map(c, 8);
-    reply_bulk_cstr(c, "version");
-    reply_int(c, (long long)e->version);
-    reply_bulk_cstr(c, "size");
-    reply_int(c, (long long)e->size);
-    reply_bulk_cstr(c, "length");
-    reply_int(c, (long long)sp_entry_length(e));
-    reply_bulk_cstr(c, "lines");
-    reply_int(c, (long long)(mode == WIN_LINES ? lines : sp_entry_lines(e)));
-    reply_bulk_cstr(c, "kind");
-    reply_bulk_cstr(c, kind_name(e));
-    reply_bulk_cstr(c, "offset");
-    reply_int(c, meta_off);
-    reply_bulk_cstr(c, "truncated");
-    reply_int(c, truncated);
-    reply_bulk_cstr(c, "next_offset");
-    if (meta_next >= 0)
-        reply_int(c, meta_next);
-    else
-        reply_null(c);
-}
-
-static void cmd_sp_range(client *c)
-{
-    long long start, end = LLONG_MAX, len;
-    int bytes = 0, has_end = 0, i;
-    size_t b0, b1;
-    sp_entry *e;
-
-    if (arg_ll(c, 3, &start) < 0)
-        return;
-    for (i = 4; i < c->argc; i++) {
-        if (arg_is(&c->argv[i], "bytes")) {
-            bytes = 1;
-        } else if (i == 4 && !has_end) {
-            if (arg_ll(c, i, &end) < 0)
-                return;
-            has_end = 1;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (!(e = entry_for_read(c)))
-        return;
-    len = (long long)(bytes ? e->size : sp_entry_length(e));
-    if (!has_end)
-        end = len;
-    if (start < 0)
-        start = start + len < 0 ? 0 : start + len;
-    if (end < 0)
-        end = end + len < 0 ? 0 : end + len;
-    if (start > len)
-        start = len;
-    if (end > len)
-        end = len;
-    if (start >= end) {
-        reply_bulk(c, "", 0);
-        return;
-    }
-    if (units_to_bytes(e, bytes, (size_t)start, (size_t)end, &b0, &b1) < 0) {
-        reply_error(c, ERR_CORRUPT);
-        return;
-    }
-    reply_entry_bytes(c, e, b0, b1);
-}
-
-/* ---- SP.GREP ---- */
-
-/* The lines a grep reports, kept until the search ends so that a search stopped
- * by a limit answers a plain error, not a partial array. */
-typedef struct grep_out {
-    char *buf;   /* "lineno:line" / "lineno-line", back to back */
-    size_t len, cap;
-    size_t *ends; /* ends[i]: end offset in buf of line i */
-    size_t count, ncap;
-    size_t line_base; /* lines before the buffer being searched (grep_compressed) */
-} grep_out;
-
-static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int is_match)
-{
-    grep_out *g = ctx;
-    char num[24];
-    size_t nl = ll_to_str(num, (long long)(g->line_base + lineno)), need = nl + 1 + len;
-
-    if (g->len + need > g->cap) {
-        g->cap = (g->len + need) * 2 > 4096 ? (g->len + need) * 2 : 4096;
-        g->buf = xrealloc(g->buf, g->cap);
-    }
-    memcpy(g->buf + g->len, num, nl);
-    g->buf[g->len + nl] = is_match ? ':' : '-';
-    memcpy(g->buf + g->len + nl + 1, p, len);
-    g->len += need;
-    if (g->count == g->ncap) {
-        g->ncap = g->ncap ? g->ncap * 2 : 64;
-        g->ends = xrealloc(g->ends, g->ncap * sizeof(size_t));
-    }
-    g->ends[g->count++] = g->len;
-}
-
-#define GREP_PREFIX_FIRST (16u << 10) /* bytes of the first part decoded and searched */
-#define GREP_CORRUPT (-100)              /* grep_compressed: a chunk does not decode */
-
-/* SP.GREP on a compressed entry. Without CONTEXT or WITHMETA the answer is the
- * first MAX matching lines, so the entry is decoded a part at a time and each
- * part searched as it comes: 16 KB, then as much again each time (16, 32, 64
- * KB ... of the entry: whole sub-blocks, none decoded twice), each search
- * taking the lines from where the previous one stopped to the part's last
- * newline, numbering them on, with MAX less what was shown, under the one time
- * budget; it stops at MAX matches (those are then the first MAX of the whole
- * entry) or the entry's end. A common pattern in a large tool output decodes a
- * few sub-blocks instead of all of them (the whole entry was 17 % of the
- * server's CPU on agent-mix; a 64 KB prefix rescanned at every x4 step, 7 %).
- * With CONTEXT or WITHMETA the whole entry is decoded and searched at once.
- * Each part is decoded into a new buffer that keeps only the line the last
- * part cut. *content gets the buffer (the caller frees); returns spgrep_run's code
- * (res and g as from one spgrep_run over the whole entry) or GREP_CORRUPT. */
-static int grep_compressed(sp_entry *e, const sarg *pat, spgrep_opts *o, const sp_params *pr, grep_out *g,
-                           spgrep_result *res, char **content, char *err, size_t errcap)
-{
-    int early = o->context == 0 && !o->count_all;
-    size_t have = 0, done = 0, off = 0, cap = 0, want = early ? GREP_PREFIX_FIRST : e->size;
-    spgrep_opts part = *o;
-    spgrep_result r;
-    char *buf = NULL;
-
-    /* buf holds the entry's bytes [off, have); [done, have) is not searched yet
-     * (the line the last part cut). */
-    memset(res, 0, sizeof(*res));
-    if (o->max_us)
-        part.started_us = spgrep_now_us();
-    for (;;) {
-        size_t end;
-        int rc;
-
-        if (want > e->size)
-            want = e->size;
-        if (want - off + 1 > cap) {
-            /* A new buffer for the next part, keeping only the cut line: what
-             * was searched is not copied again (lines shown are in g). */
-            size_t keep = have - done;
-            char *nb;
-            cap = want - done + 1;
-            nb = xmalloc(cap);
-            if (keep)
-                memcpy(nb, buf + (done - off), keep);
-            xfree(buf);
-            buf = nb;
-            off = done;
-            *content = buf;
-        }
-        if (want > have && sp_entry_read(e, have, want - have, buf + (have - off), pr) < 0)
-            return GREP_CORRUPT;
-        have = want;
-        end = have;
-        if (have < e->size) {
-            const char *nl = memrchr(buf + (done - off), '\n', have - done);
-            end = nl ? off + (size_t)(nl - buf) + 1 : done;
-        }
-        if (end > done || have == e->size) {
-            part.max_matches = o->max_matches - res->shown;
-            g->line_base = res->lines;
-            rc = spgrep_run(grep_cache, buf + (done - off), end - done, pat->p, pat->len, &part, grep_emit, g, &r,
-                            err, errcap);
-            res->matched += r.matched;
-            res->shown += r.shown;
-            res->err_line = res->lines + r.err_line;
-            res->err_offset = r.err_offset;
-            res->lines += r.lines;
-            done = end;
-            if (rc != SPGREP_OK || have == e->size || res->shown >= o->max_matches)
-                return rc;
-        }
-        want = have * 2;
-    }
-}
-
-static void cmd_sp_grep(client *c)
-{
-    const sarg *pat = &c->argv[3];
-    spgrep_opts o;
-    spgrep_result res;
-    grep_out g;
-    sp_params pr = sp_server_params();
-    char err[256];
-    char *content = NULL;
-    const char *buf;
-    long long v;
-    int i, withmeta = 0, rc;
-    sp_entry *e;
-
-    memset(&o, 0, sizeof(o));
-    o.max_matches = GREP_MAX_DEFAULT;
-    o.match_limit = (uint32_t)srv.cfg.sp_grep_match_limit;
-    o.depth_limit = 100000;
-    for (i = 4; i < c->argc; i++) {
-        const sarg *a = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (arg_is(a, "max") && more) {
-            if (arg_nonneg(c, i + 1, "MAX", &v) < 0)
-                return;
-            o.max_matches = (size_t)v;
-            i++;
-        } else if (arg_is(a, "context") && more) {
-            if (arg_nonneg(c, i + 1, "CONTEXT", &v) < 0)
-                return;
-            if (v > GREP_CONTEXT_MAX) {
-                reply_errorf(c, "ERR CONTEXT must be at most %d", GREP_CONTEXT_MAX);
-                return;
-            }
-            o.context = (size_t)v;
-            i++;
-        } else if (arg_is(a, "nocase")) {
-            o.nocase = 1;
-        } else if (arg_is(a, "literal")) {
-            o.literal = 1;
-        } else if (arg_is(a, "withmeta")) {
-            withmeta = 1;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (!(e = entry_for_read(c)))
-        return;
-    if ((long long)e->size > srv.cfg.sp_grep_max_scan) {
-        reply_errorf(c, "ERR entry is %zu bytes, over sp-grep-max-scan (%lld): narrow the search with SP.READ LINES "
-                     "or raise the limit", e->size, srv.cfg.sp_grep_max_scan);
-        return;
-    }
-    o.utf = e->kind == SP_TEXT && sp_utf8_valid(pat->p, pat->len);
-    o.count_all = withmeta;
-    if (!grep_cache)
-        grep_cache = spgrep_cache_new(16);
-    memset(&g, 0, sizeof(g));
-    o.max_us = srv.cfg.sp_grep_max_time * 1000LL;
-    if (e->enc == SP_ENC_RAW) {
-        buf = e->raw;
-        rc = spgrep_run(grep_cache, buf, e->size, pat->p, pat->len, &o, grep_emit, &g, &res, err, sizeof(err));
-    } else if ((rc = grep_compressed(e, pat, &o, &pr, &g, &res, &content, err, sizeof(err))) == GREP_CORRUPT) {
-        reply_error(c, ERR_CORRUPT);
-        xfree(g.buf);
-        xfree(g.ends);
-        xfree(content);
-        return;
-    }
-    if (rc == SPGREP_BADPATTERN) {
-        reply_errorf(c, "ERR invalid pattern at offset %zu: %s", res.err_offset, err);
-    } else if (rc == SPGREP_LIMIT) {
-        reply_errorf(c, "ERR SP.GREP stopped at line %zu: %s (sp-grep-match-limit per line, sp-grep-max-time "
-                     "per call); simplify the pattern (catastrophic backtracking?), use LITERAL, or narrow the "
-                     "entry with SP.READ LINES", res.err_line, err);
-    } else {
-        size_t k, from = 0;
-        if (withmeta)
-            reply_array(c, 2);
-        reply_array(c, (long)g.count);
-        for (k = 0; k < g.count; k++) {
-            reply_bulk(c, g.buf + from, g.ends[k] - from);
-            from = g.ends[k];
-        }
-        if (withmeta) {
-            reply_map(c, 3);
-            reply_bulk_cstr(c, "matched");
-            reply_int(c, (long long)res.matched);
-            reply_bulk_cstr(c, "shown");
-            reply_int(c, (long long)res.shown);
-            reply_bulk_cstr(c, "truncated");
-            reply_int(c, res.matched > res.shown);
-        }
-    }
-    xfree(g.buf);
-    xfree(g.ends);
-    xfree(content);
-}
-
-/* ---- SP.LIST ---- */
-
-static void reply_entry_meta_map(client *c, const sp_entry *e, int with_name, int extended)
-{
-    sp_params pr = sp_server_params();
-    int n = 7 + with_name + (extended ? 5 : 0);
-    uint8_t sha[32];
-
-    if (extended && sp_entry_sha256((sp_entry *)e, sha, &pr) < 0) {
-        reply_error(c, ERR_CORRUPT);
-        return;
-    }
-    reply_map(c, n);
-    if (with_name) {
-        reply_bulk_cstr(c, "name");
-        reply_bulk(c, e->name, e->nlen);
-    }
-    reply_bulk_cstr(c, "kind");
-    reply_bulk_cstr(c, kind_name(e));
-    reply_bulk_cstr(c, "size");
-    reply_int(c, (long long)e->size);
-    reply_bulk_cstr(c, "length");
-    reply_int(c, (long long)sp_entry_length(e));
-    if (extended) {
-        reply_bulk_cstr(c, "lines");
-        reply_int(c, (long long)sp_entry_lines(e));
-    }
-    reply_bulk_cstr(c, "version");
-    reply_int(c, (long long)e->version);
-    reply_bulk_cstr(c, "created");
-    reply_int(c, e->created);
-    reply_bulk_cstr(c, "updated");
-    reply_int(c, e->updated);
-    reply_bulk_cstr(c, "ttl");
-    reply_int(c, entry_ttl_ms(e));
-    if (extended) {
-        char hex[65];
-        int k;
-        reply_bulk_cstr(c, "encoding");
-        reply_bulk_cstr(c, e->enc == SP_ENC_LZ4 ? "lz4" : "raw");
-        reply_bulk_cstr(c, "stored");
-        reply_int(c, (long long)sp_entry_stored(e));
-        reply_bulk_cstr(c, "chunks");
-        reply_int(c, (long long)sp_entry_chunks(e));
-        reply_bulk_cstr(c, "sha256");
-        for (k = 0; k < 32; k++)
-            snprintf(hex + 2 * k, 3, "%02x", sha[k]);
-        reply_bulk(c, hex, 64);
-    }
-}
-
-static void cmd_sp_list(client *c)
-{
-    const sarg *match = NULL, *cursor = NULL;
-    long long count = 1000;
-    int i, replied, withmeta = 0;
-    size_t start = 0, k, shown = 0;
-    void *slot;
-    sp *s;
-
-    for (i = 2; i < c->argc; i++) {
-        const sarg *a = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (arg_is(a, "match") && more) {
-            match = &c->argv[++i];
-        } else if (arg_is(a, "cursor") && more) {
-            cursor = &c->argv[++i];
-        } else if (arg_is(a, "count") && more) {
-            if (arg_ll(c, i + 1, &count) < 0)
-                return;
-            if (count < 1) {
-                reply_error(c, ERR_SYNTAX);
-                return;
-            }
-            i++;
-        } else if (arg_is(a, "withmeta")) {
-            withmeta = 1;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (cursor && !(cursor->len == 1 && cursor->p[0] == '0') &&
-        (cursor->len < 2 || cursor->p[0] != '>' || !sp_name_valid(cursor->p + 1, cursor->len - 1))) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
-    s = ns_read(c, NULL, &replied);
-    if (replied)
-        return;
-    if (s && cursor && cursor->len > 1)
-        start = sp_upper_bound(s, cursor->p + 1, cursor->len - 1);
-    reply_array(c, 2);
-    if (!s) {
-        reply_bulk(c, "0", 1);
-        reply_array(c, 0);
-        return;
-    }
-    /* Find where this page ends first, to reply the cursor before the items. */
-    for (k = start; k < s->n && shown < (size_t)count; k++)
-        if (!match || glob_match(match->p, match->len, s->e[k]->name, s->e[k]->nlen, 0))
-            shown++;
-    if (k < s->n) {
-        char cur[SP_NAME_MAX + 2];
-        cur[0] = '>';
-        memcpy(cur + 1, s->e[k - 1]->name, s->e[k - 1]->nlen);
-        reply_bulk(c, cur, (size_t)s->e[k - 1]->nlen + 1);
-    } else {
-        reply_bulk(c, "0", 1);
-    }
-    slot = reply_defer(c);
-    shown = 0;
-    for (; start < k; start++) {
-        const sp_entry *e = s->e[start];
-        if (match && !glob_match(match->p, match->len, e->name, e->nlen, 0))
-            continue;
-        if (withmeta)
-            reply_entry_meta_map(c, e, 1, 0);
-        else
-            reply_bulk(c, e->name, e->nlen);
-        shown++;
-    }
-    reply_defer_array(c, slot, (long)shown);
-}
-
 /* ---- SP.EDIT and SP.INSERT ---- */
 
 /* Write new content for e built from the pieces (the caller holds the old bytes).
@@ -997,9 +308,9 @@ static sp_entry *edit_target(client *c, long long ifversion, dbent **ke, sp **sp
     sp_entry *e;
     sp *s;
 
-    if (check_name(c, name) < 0)
+    if (spc_check_name(c, name) < 0)
         return NULL;
-    s = ns_write(c, ke, &replied);
+    s = spc_ns_write(c, ke, &replied);
     if (replied)
         return NULL;
     e = s ? sp_find(s, name->p, name->len) : NULL;
@@ -1027,10 +338,10 @@ static void cmd_sp_edit(client *c)
     sp *s;
 
     for (i = 5; i < c->argc; i++) {
-        if (arg_is(&c->argv[i], "all")) {
+        if (spc_arg_is(&c->argv[i], "all")) {
             all = 1;
-        } else if (arg_is(&c->argv[i], "ifversion") && i + 1 < c->argc) {
-            if (arg_nonneg(c, i + 1, "IFVERSION", &ifversion) < 0)
+        } else if (spc_arg_is(&c->argv[i], "ifversion") && i + 1 < c->argc) {
+            if (spc_arg_nonneg(c, i + 1, "IFVERSION", &ifversion) < 0)
                 return;
             i++;
         } else {
@@ -1120,8 +431,8 @@ static void cmd_sp_insert(client *c)
 
     if (arg_ll(c, 3, &line) < 0)
         return;
-    if (c->argc == 7 && arg_is(&c->argv[5], "ifversion")) {
-        if (arg_nonneg(c, 6, "IFVERSION", &ifversion) < 0)
+    if (c->argc == 7 && spc_arg_is(&c->argv[5], "ifversion")) {
+        if (spc_arg_nonneg(c, 6, "IFVERSION", &ifversion) < 0)
             return;
     } else if (c->argc != 5) {
         reply_error(c, ERR_SYNTAX);
@@ -1164,7 +475,7 @@ static void cmd_sp_insert(client *c)
     xfree(content);
 }
 
-/* ---- SP.DEL, SP.STAT, SP.INFO ---- */
+/* ---- SP.DEL ---- */
 
 static void cmd_sp_del(client *c)
 {
@@ -1174,9 +485,9 @@ static void cmd_sp_del(client *c)
     sp *s;
 
     for (i = 2; i < c->argc; i++)
-        if (check_name(c, &c->argv[i]) < 0)
+        if (spc_check_name(c, &c->argv[i]) < 0)
             return;
-    s = ns_write(c, &ke, &replied);
+    s = spc_ns_write(c, &ke, &replied);
     if (replied)
         return;
     if (s) {
@@ -1193,120 +504,7 @@ static void cmd_sp_del(client *c)
     reply_int(c, deleted);
 }
 
-static void cmd_sp_stat(client *c)
-{
-    sp_entry *e;
-
-    if (!(e = entry_for_read(c)))
-        return;
-    reply_entry_meta_map(c, e, 0, 1);
-}
-
-static void cmd_sp_info(client *c)
-{
-    int replied;
-    size_t i, stored = 0;
-    int64_t oldest = -1, newest = -1;
-    sp *s = ns_read(c, NULL, &replied);
-
-    if (replied)
-        return;
-    if (!s) {
-        reply_null(c);
-        return;
-    }
-    for (i = 0; i < s->n; i++) {
-        const sp_entry *e = s->e[i];
-        stored += sp_entry_stored(e);
-        if (oldest < 0 || e->updated < oldest)
-            oldest = e->updated;
-        if (newest < 0 || e->updated > newest)
-            newest = e->updated;
-    }
-    reply_map(c, 6);
-    reply_bulk_cstr(c, "entries");
-    reply_int(c, (long long)s->n);
-    reply_bulk_cstr(c, "bytes");
-    reply_int(c, (long long)s->bytes);
-    reply_bulk_cstr(c, "stored_bytes");
-    reply_int(c, (long long)stored);
-    reply_bulk_cstr(c, "compression_ratio");
-    reply_double(c, stored ? (double)s->bytes / (double)stored : 0.0);
-    reply_bulk_cstr(c, "oldest_update");
-    reply_int(c, oldest);
-    reply_bulk_cstr(c, "newest_update");
-    reply_int(c, newest);
-}
-
-/* ---- SP.PEEK and SP.OFFLOAD ---- */
-
-/* Reply the preview of e: text as head + marker + tail, binary as a summary. */
-static void reply_preview(client *c, sp_entry *e, size_t head, size_t tail)
-{
-    sp_params pr = sp_server_params();
-    char marker[96];
-    size_t len = sp_entry_length(e), hb, tb, ml, total;
-    char *buf;
-
-    if (e->kind == SP_BINARY) {
-        uint8_t sha[32];
-        char out[160];
-        int k, n;
-        if (sp_entry_sha256(e, sha, &pr) < 0) {
-            reply_error(c, ERR_CORRUPT);
-            return;
-        }
-        n = snprintf(out, sizeof(out), "[BINARY: %zu bytes, sha256=", e->size);
-        for (k = 0; k < 32; k++)
-            n += snprintf(out + n, sizeof(out) - (size_t)n, "%02x", sha[k]);
-        n += snprintf(out + n, sizeof(out) - (size_t)n, "]");
-        reply_bulk(c, out, (size_t)n);
-        return;
-    }
-    if (head + tail >= len) {
-        reply_entry_bytes(c, e, 0, e->size);
-        return;
-    }
-    if (sp_entry_char_to_byte(e, head, &hb, &pr) < 0 || sp_entry_char_to_byte(e, len - tail, &tb, &pr) < 0) {
-        reply_error(c, ERR_CORRUPT);
-        return;
-    }
-    ml = (size_t)snprintf(marker, sizeof(marker), "\n[... %zu characters omitted ...]\n", len - head - tail);
-    total = hb + ml + (e->size - tb);
-    buf = xmalloc(total);
-    if (sp_entry_read(e, 0, hb, buf, &pr) < 0 || sp_entry_read(e, tb, e->size - tb, buf + hb + ml, &pr) < 0) {
-        reply_error(c, ERR_CORRUPT);
-    } else {
-        memcpy(buf + hb, marker, ml);
-        reply_bulk(c, buf, total);
-    }
-    xfree(buf);
-}
-
-static void cmd_sp_peek(client *c)
-{
-    long long head = PEEK_DEFAULT, tail = PEEK_DEFAULT;
-    int i;
-    sp_entry *e;
-
-    for (i = 3; i < c->argc; i++) {
-        if (arg_is(&c->argv[i], "head") && i + 1 < c->argc) {
-            if (arg_nonneg(c, i + 1, "HEAD", &head) < 0)
-                return;
-            i++;
-        } else if (arg_is(&c->argv[i], "tail") && i + 1 < c->argc) {
-            if (arg_nonneg(c, i + 1, "TAIL", &tail) < 0)
-                return;
-            i++;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (!(e = entry_for_read(c)))
-        return;
-    reply_preview(c, e, (size_t)head, (size_t)tail);
-}
+/* ---- SP.OFFLOAD ---- */
 
 static void cmd_sp_offload(client *c)
 {
@@ -1327,11 +525,11 @@ static void cmd_sp_offload(client *c)
     for (i = 3; i < c->argc; i++) {
         const sarg *a = &c->argv[i];
         int more = i + 1 < c->argc;
-        if (arg_is(a, "threshold") && more) {
-            if (arg_nonneg(c, i + 1, "THRESHOLD", &threshold) < 0)
+        if (spc_arg_is(a, "threshold") && more) {
+            if (spc_arg_nonneg(c, i + 1, "THRESHOLD", &threshold) < 0)
                 return;
             i++;
-        } else if (arg_is(a, "prefix") && more) {
+        } else if (spc_arg_is(a, "prefix") && more) {
             prefix = c->argv[i + 1].p;
             plen = c->argv[i + 1].len;
             if (plen == 0 || plen > SP_NAME_MAX - 21 || !sp_name_valid(prefix, plen)) {
@@ -1340,12 +538,12 @@ static void cmd_sp_offload(client *c)
                 return;
             }
             i++;
-        } else if ((arg_is(a, "ex") || arg_is(a, "px")) && more && !ttl_given) {
-            if (parse_ttl(c, i + 1, arg_is(a, "ex"), &o.expire) < 0)
+        } else if ((spc_arg_is(a, "ex") || spc_arg_is(a, "px")) && more && !ttl_given) {
+            if (parse_ttl(c, i + 1, spc_arg_is(a, "ex"), &o.expire) < 0)
                 return;
             ttl_given = 1;
             i++;
-        } else if (arg_is(a, "kind") && more) {
+        } else if (spc_arg_is(a, "kind") && more) {
             if (parse_kind(c, i + 1, &o.kind) < 0)
                 return;
             i++;
@@ -1356,7 +554,7 @@ static void cmd_sp_offload(client *c)
     }
     if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
-    s = ns_write(c, &ke, &replied);
+    s = spc_ns_write(c, &ke, &replied);
     if (replied)
         return;
     if ((long long)val->len <= threshold) {
@@ -1390,32 +588,12 @@ static void cmd_sp_offload(client *c)
     reply_bulk_cstr(c, "length");
     reply_int(c, (long long)sp_entry_length(e));
     reply_bulk_cstr(c, "kind");
-    reply_bulk_cstr(c, kind_name(e));
+    reply_bulk_cstr(c, spc_kind_name(e));
     reply_bulk_cstr(c, "preview");
-    reply_preview(c, e, PEEK_DEFAULT, PEEK_DEFAULT);
+    spc_reply_preview(c, e, PEEK_DEFAULT, PEEK_DEFAULT);
 }
 
-/* ---- per-entry lifetimes ---- */
-
-/* The entry named by argv[2] for the TTL commands; NULL if absent, with
- * *replied set when an error was sent. */
-static sp_entry *ttl_target(client *c, dbent **ke, sp **sp_out, int write, int *replied)
-{
-    const sarg *name = &c->argv[2];
-    sp *s;
-
-    *sp_out = NULL;
-    *replied = 0;
-    if (check_name(c, name) < 0) {
-        *replied = 1;
-        return NULL;
-    }
-    s = write ? ns_write(c, ke, replied) : ns_read(c, ke, replied);
-    if (*replied)
-        return NULL;
-    *sp_out = s;
-    return s ? sp_find(s, name->p, name->len) : NULL;
-}
+/* ---- per-entry lifetimes: SP.EXPIRE, SP.PEXPIRE, SP.PERSIST ---- */
 
 static void expire_generic(client *c, int seconds)
 {
@@ -1434,7 +612,7 @@ static void expire_generic(client *c, int seconds)
     }
     if (seconds)
         v *= 1000;
-    e = ttl_target(c, &ke, &s, 1, &replied);
+    e = spc_ttl_target(c, &ke, &s, 1, &replied);
     if (replied)
         return;
     if (!e) {
@@ -1468,43 +646,12 @@ static void cmd_sp_pexpire(client *c)
     expire_generic(c, 0);
 }
 
-static void ttl_generic(client *c, int seconds)
-{
-    dbent *ke;
-    sp *s;
-    int replied;
-    sp_entry *e = ttl_target(c, &ke, &s, 0, &replied);
-    long long ms;
-
-    if (replied)
-        return;
-    if (!e) {
-        reply_int(c, -2);
-        return;
-    }
-    ms = entry_ttl_ms(e);
-    if (ms < 0)
-        reply_int(c, -1);
-    else
-        reply_int(c, seconds ? (ms + 500) / 1000 : ms);
-}
-
-static void cmd_sp_ttl(client *c)
-{
-    ttl_generic(c, 1);
-}
-
-static void cmd_sp_pttl(client *c)
-{
-    ttl_generic(c, 0);
-}
-
 static void cmd_sp_persist(client *c)
 {
     dbent *ke;
     sp *s;
     int replied;
-    sp_entry *e = ttl_target(c, &ke, &s, 1, &replied);
+    sp_entry *e = spc_ttl_target(c, &ke, &s, 1, &replied);
 
     if (replied)
         return;
