@@ -26,26 +26,17 @@
 #include "core/util.h"
 #include "types/sp/cmd_sp_int.h"
 #include "types/sp/sptype.h"
+#include "keyspace/type.h"
 #include "keyspace/vcomp.h"
 
 /* The effect of a change to entry e of s at key ns: its full state, _SPENTRY
- * (docs/aof.md). */
+ * (docs/aof.md), written by the type (sp_entry_effect_args) as the rewrite
+ * writes it. */
 static void prop_sp_entry(int dbid, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
 {
     prop_begin(dbid);
     prop_str("_SPENTRY");
-    prop_bytes(ns, nslen);
-    prop_bytes(e->name, e->nlen);
-    prop_ll(e->kind);
-    prop_ll((long long)e->version);
-    prop_ll(e->created);
-    prop_ll(e->updated);
-    prop_ll(e->expire);
-    prop_ll((long long)s->offload_seq);
-    if (e->enc == SP_ENC_LZ4)
-        prop_lzval(e->lz);
-    else
-        prop_bytes(e->raw, e->size);
+    sp_entry_effect_args(&prop_effects, ns, nslen, s, e);
     prop_end();
 }
 
@@ -105,19 +96,6 @@ typedef struct wopts {
     long long ifversion; /* -1 = not given */
 } wopts;
 
-/* Parse an expiry amount at argv[i] (seconds or ms) into an absolute time. */
-static int parse_ttl(client *c, int i, int seconds, int64_t *when)
-{
-    long long v;
-    if (arg_ll(c, i, &v) < 0)
-        return -1;
-    if (v <= 0 || (seconds && v > LLONG_MAX / 1000) || (seconds ? v * 1000 : v) > LLONG_MAX - db_now) {
-        reply_errorf(c, "ERR invalid expire time in '%s' command", cmd_fullname(c->cmd));
-        return -1;
-    }
-    *when = db_now + (seconds ? v * 1000 : v);
-    return 0;
-}
 
 static int parse_kind(client *c, int i, int *kind)
 {
@@ -163,7 +141,7 @@ static void cmd_sp_write(client *c)
         const sarg *a = &c->argv[i];
         int more = i + 1 < c->argc;
         if ((spc_arg_is(a, "ex") || spc_arg_is(a, "px")) && more && !ttl_given) {
-            if (parse_ttl(c, i + 1, spc_arg_is(a, "ex"), &o.expire) < 0)
+            if (arg_expire(c, i + 1, spc_arg_is(a, "ex"), db_now, 1, &o.expire) < 0)
                 return;
             ttl_given = 1;
             i++;
@@ -539,7 +517,7 @@ static void cmd_sp_offload(client *c)
             }
             i++;
         } else if ((spc_arg_is(a, "ex") || spc_arg_is(a, "px")) && more && !ttl_given) {
-            if (parse_ttl(c, i + 1, spc_arg_is(a, "ex"), &o.expire) < 0)
+            if (arg_expire(c, i + 1, spc_arg_is(a, "ex"), db_now, 1, &o.expire) < 0)
                 return;
             ttl_given = 1;
             i++;
@@ -597,21 +575,16 @@ static void cmd_sp_offload(client *c)
 
 static void expire_generic(client *c, int seconds)
 {
+    int64_t when;
     long long v;
     int replied;
     dbent *ke;
     sp_entry *e;
     sp *s;
 
-    if (arg_ll(c, 3, &v) < 0)
+    if (arg_expire(c, 3, seconds, db_now, 0, &when) < 0)
         return;
-    if ((seconds && (v > LLONG_MAX / 1000 || v < LLONG_MIN / 1000)) ||
-        ((seconds ? v * 1000 : v) > 0 && (seconds ? v * 1000 : v) > LLONG_MAX - db_now)) {
-        reply_errorf(c, "ERR invalid expire time in '%s' command", cmd_fullname(c->cmd));
-        return;
-    }
-    if (seconds)
-        v *= 1000;
+    v = when - db_now; /* ms from now: not in the future deletes the entry */
     e = spc_ttl_target(c, &ke, &s, 1, &replied);
     if (replied)
         return;
