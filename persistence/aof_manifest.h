@@ -201,9 +201,9 @@ int aof_rewrite_start(const char *dir, aof_manifest *m, aof_writer **w,
 aof_writer *aof_rewrite_base_create(const aof_rewrite *rw, char *err, size_t errlen);
 /* aof_rewrite_start in two halves, so that the I/O (a new file with its header
  * and fsyncs, a manifest save: several fsyncs) can run on another thread ahead
- * of the switch itself. An incremental rewrite (persist.c) writes its base while
- * the log goes on in the current incr, and switches the log to a new incr at
- * the instant the base is complete; its base was created at
+ * of the switch itself. An incremental rewrite (persist_rewrite.c) writes its
+ * base while the log goes on in the current incr, and switches the log to a new
+ * incr at the instant the base is complete; its base was created at
  * aof_rewrite_temp_path(dir, base_seq) with a seq from aof_manifest_alloc_seq
  * (base_seq 0: allocate one, as aof_rewrite_start). The rest of the protocol is
  * the child's and the parent's above (aof_rewrite_child_finish may run on any

@@ -38,7 +38,7 @@ static int apply_appendfsync(const char **err)
 }
 
 /* aof-rewrite-cpulist: checked here so that a bad list stops the start, not
- * a rewrite (persist.c applies it in the child). */
+ * a rewrite (persist_rewrite.c applies it in the child). */
 static int apply_cpulist(const char **err)
 {
     uint64_t mask[CPULIST_WORDS];

@@ -35,10 +35,10 @@
  * Start-up: persist_start() locks the log directory, replays the log (the port
  * opens only afterwards), cuts a torn tail or refuses a corrupt log, and opens
  * the writer. Rewrite: by default the loop itself writes a new base in short
- * steps between commands (no fork; persist.c "the incremental rewrite"), and
- * then switches the log to a new incr file; with aof-rewrite-mode fork, a
- * fork()ed child writes it while the parent appends to a new incr file
- * (aof_manifest.h). */
+ * steps between commands (no fork; persist_rewrite.c "the incremental
+ * rewrite"), and then switches the log to a new incr file; with
+ * aof-rewrite-mode fork, a fork()ed child writes it while the parent appends to
+ * a new incr file (aof_manifest.h). */
 #ifndef SP_PERSIST_H
 #define SP_PERSIST_H
 

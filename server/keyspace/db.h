@@ -33,7 +33,7 @@ enum { ENC_INLINE = 0, ENC_RAW = 1, ENC_LZ4 = 2, ENC_PTR = 3 };
 
 #define DBENT_F_COMPRESS_PENDING 1 /* queued for background compression (value.c) */
 /* Bits 1-7 of flags: the entry's rewrite epoch. An incremental log rewrite
- * (server/aof/persist.c, "the incremental rewrite") has written an entry's state to the new base, or
+ * (server/aof/persist_rewrite.c, "the incremental rewrite") has written an entry's state to the new base, or
  * the entry was created after the rewrite began, iff its epoch equals
  * db_epoch. db_add stamps new entries with db_epoch; moves and resizes keep
  * the stamp with the header. */
