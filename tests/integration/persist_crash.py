@@ -52,7 +52,6 @@ import shutil
 import signal
 import socket
 import struct
-import subprocess
 import sys
 import tempfile
 import threading
@@ -65,7 +64,6 @@ import redis  # noqa: E402
 
 TOP = os.environ.get("TOP") or spserver.TOP
 BUILD = os.environ.get("BUILD") or "build"
-CHECK_AOF = os.environ.get("CHECK_AOF") or os.path.join(TOP, BUILD, "scratchpad-check-aof")
 SEED = int(os.environ.get("SEED") or int(time.time() * 1000) % 1000000)
 RNG = random.Random(SEED)
 HEADER = 32          # bytes of a log file's header
@@ -203,45 +201,8 @@ def log_size(srv):
         return 0
 
 
-def run_check(*args):
-    p = subprocess.run([CHECK_AOF] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       stdin=subprocess.DEVNULL, timeout=30)
-    return p.returncode, p.stdout.decode(errors="replace")
 
 
-def run_expecting_refusal(workdir, *args, timeout=TIMEOUT):
-    """Start a server in workdir that should refuse to start. Returns (status,
-    log): status is its exit code, or "started" if it answered PING (it is then
-    stopped), or "hung" if it neither exited nor answered within timeout."""
-    port = spserver.free_port()
-    logp = os.path.join(workdir, "server.log")
-    pos = os.path.getsize(logp) if os.path.exists(logp) else 0
-    with open(logp, "ab") as logf:
-        p = subprocess.Popen([spserver.server_binary(), "--port", str(port), "--bind", "127.0.0.1"] + list(args),
-                             cwd=workdir, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT)
-    status = "hung"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if p.poll() is not None:
-            status = p.returncode
-            break
-        try:
-            if spserver.raw_command(port, "PING", timeout=0.5) == b"+PONG":
-                status = "started"
-                break
-        except OSError:
-            pass
-        time.sleep(0.02)
-    if p.poll() is None:
-        os.kill(p.pid, signal.SIGTERM)
-        try:
-            p.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.kill(p.pid, signal.SIGKILL)
-            p.wait(timeout=TIMEOUT)
-    with open(logp, "rb") as f:
-        f.seek(pos)
-        return status, f.read().decode(errors="replace")
 
 
 def pid_alive(pid):
@@ -435,7 +396,7 @@ def t_crash_always(tmp):
             verify_snapshot(r, snaps, what)
             snaps.update(snapshot(r, ws))
             r.close()
-        rc, out = run_check(os.path.join(d, "data", "scratchpad.manifest"))
+        rc, out = spserver.run_check_aof(os.path.join(d, "data", "scratchpad.manifest"))
         eq(rc, 0, "scratchpad-check-aof on the log after the crashes:\n" + out)
     finally:
         srv.stop()
@@ -589,7 +550,7 @@ def t_crash_after_rewrite():
     verify_load(r, ws, "kill right after the rewrite")
     verify_snapshot(r, RW.snaps, "kill right after the rewrite")
     r.close()
-    rc, out = run_check(os.path.join(srv.dir, "data", "scratchpad.manifest"))
+    rc, out = spserver.run_check_aof(os.path.join(srv.dir, "data", "scratchpad.manifest"))
     eq(rc, 0, "scratchpad-check-aof on the log:\n" + out)
 
 
@@ -680,10 +641,10 @@ def t_torn_tail(tmp):
         path = os.path.join(c, "data", incr)
         cut = start + length // 2
         os.truncate(path, cut)
-        rc, out = run_check(os.path.join(c, "data", "scratchpad.manifest"))
+        rc, out = spserver.run_check_aof(os.path.join(c, "data", "scratchpad.manifest"))
         eq(rc, 1, "scratchpad-check-aof on a torn log:\n" + out)
         check(str(start) in out, "the check tool names offset %d:\n%s" % (start, out))
-        status, log = run_expecting_refusal(c, "--aof-load-truncated", "no")
+        status, log = spserver.run_expecting_refusal(c, "--aof-load-truncated", "no")
         check(isinstance(status, int) and status > 0,
               "with aof-load-truncated no, a torn log: status %r, want an exit status > 0; log:\n%s"
               % (status, log[-800:]))
@@ -734,7 +695,7 @@ def t_corrupt_middle(tmp):
         f.write(bytes([b[0] ^ 0x20]))
     manifest = os.path.join(os.path.realpath(data), "scratchpad.manifest")
 
-    status, log = run_expecting_refusal(d)
+    status, log = spserver.run_expecting_refusal(d)
     check(isinstance(status, int) and status > 0,
           "a corrupt record in the middle: status %r, want an exit status > 0; log:\n%s" % (status, log[-800:]))
     check(incr in log, "the log names the file %s:\n%s" % (incr, log[-800:]))
@@ -745,16 +706,16 @@ def t_corrupt_middle(tmp):
           % (manifest, log[-800:]))
     eq(os.path.getsize(path), recs[-1][0] + recs[-1][1], "the file's size after the refusal (nothing cut)")
 
-    rc, out = run_check(manifest)
+    rc, out = spserver.run_check_aof(manifest)
     eq(rc, 1, "scratchpad-check-aof on the corrupt log:\n" + out)
     check(str(start) in out, "the check tool reports offset %d:\n%s" % (start, out))
-    rc, out = run_check("--fix", manifest)
+    rc, out = spserver.run_check_aof("--fix", manifest)
     eq(rc, 1, "scratchpad-check-aof --fix alone on a damaged record (it must not guess):\n" + out)
     eq(os.path.getsize(path), recs[-1][0] + recs[-1][1], "the file's size after --fix alone (nothing cut)")
-    rc, out = run_check("--fix", "--truncate", manifest)
+    rc, out = spserver.run_check_aof("--fix", "--truncate", manifest)
     eq(rc, 0, "scratchpad-check-aof --fix --truncate:\n" + out)
     eq(os.path.getsize(path), start, "the file's size after --fix --truncate")
-    rc, out = run_check(manifest)
+    rc, out = spserver.run_check_aof(manifest)
     eq(rc, 0, "scratchpad-check-aof after --fix:\n" + out)
 
     with spserver.Server(workdir=d) as srv:
@@ -790,7 +751,7 @@ def t_bad_manifest(tmp):
     for what, text, named in variants:
         with open(mpath, "wb") as f:
             f.write(text)
-        status, log = run_expecting_refusal(d)
+        status, log = spserver.run_expecting_refusal(d)
         if not (isinstance(status, int) and status > 0):
             bad.append("%s: status %r, want an exit status > 0; log:\n%s" % (what, status, log[-600:]))
         elif named not in log:
@@ -817,13 +778,13 @@ def t_missing_file(tmp):
     with open(mpath, "wb") as f:
         f.write(good.replace(b"file %s seq %d type incr" % (name.encode(), seq),
                              b"file scratchpad.aof.999.incr seq 999 type incr"))
-    status, log = run_expecting_refusal(d)
+    status, log = spserver.run_expecting_refusal(d)
     check(isinstance(status, int) and status > 0,
           "status %r, want an exit status > 0; log:\n%s" % (status, log[-600:]))
     check("scratchpad.aof.999.incr" in log, "the log names the missing file:\n" + log[-600:])
     if "scratchpad-check-aof --fix" in log:
         # The server offers a repair: following it must work.
-        rc, out = run_check("--fix", mpath)
+        rc, out = spserver.run_check_aof("--fix", mpath)
         check(rc == 0, "the server's log says to repair the log with 'scratchpad-check-aof --fix', but "
               "that exits %d on a manifest naming a missing file (an I/O error, not corruption; the "
               "log also says '0 bytes lost'):\n  server: %s\n  tool: %s"

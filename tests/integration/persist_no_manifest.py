@@ -27,9 +27,7 @@ are stopped by PID; every wait is bounded.
 
 import os
 import shutil
-import signal
 import struct
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,7 +39,6 @@ import redis  # noqa: E402
 
 TOP = os.environ.get("TOP") or spserver.TOP
 BUILD = os.environ.get("BUILD") or "build"
-CHECK_AOF = os.environ.get("CHECK_AOF") or os.path.join(TOP, BUILD, "scratchpad-check-aof")
 TIMEOUT = 10  # s
 
 
@@ -69,43 +66,8 @@ def header(kind, seq):
     return h + struct.pack("<I", crc32c(h))
 
 
-def run_check(*args):
-    p = subprocess.run([CHECK_AOF] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       stdin=subprocess.DEVNULL, timeout=30)
-    return p.returncode, p.stdout.decode(errors="replace")
 
 
-def run_expecting_refusal(workdir):
-    """Start a server in workdir that should refuse to start: (status, log)."""
-    port = spserver.free_port()
-    logp = os.path.join(workdir, "server.log")
-    pos = os.path.getsize(logp) if os.path.exists(logp) else 0
-    with open(logp, "ab") as logf:
-        p = subprocess.Popen([spserver.server_binary(), "--port", str(port), "--bind", "127.0.0.1"],
-                             cwd=workdir, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT)
-    status = "hung"
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        if p.poll() is not None:
-            status = p.returncode
-            break
-        try:
-            if spserver.raw_command(port, "PING", timeout=0.5) == b"+PONG":
-                status = "started"
-                break
-        except OSError:
-            pass
-        time.sleep(0.02)
-    if p.poll() is None:
-        os.kill(p.pid, signal.SIGTERM)
-        try:
-            p.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.kill(p.pid, signal.SIGKILL)
-            p.wait(timeout=TIMEOUT)
-    with open(logp, "rb") as f:
-        f.seek(pos)
-        return status, f.read().decode(errors="replace")
 
 
 def snapshot(data):
@@ -174,7 +136,7 @@ def t_refuse(tmp):
     d, data, text, want = make_log(tmp, "refuse")
     os.unlink(os.path.join(data, "scratchpad.manifest"))
     before = snapshot(data)
-    status, log = run_expecting_refusal(d)
+    status, log = spserver.run_expecting_refusal(d)
     check(isinstance(status, int) and status > 0,
           "no manifest beside log files: status %r, want an exit status > 0; log:\n%s" % (status, log[-800:]))
     for name in manifest_files(text):
@@ -183,7 +145,7 @@ def t_refuse(tmp):
           "the refusal gives the rebuild command:\n%s" % log[-800:])
     check(snapshot(data) == before, "the files changed: %r -> %r" % (sorted(before), sorted(snapshot(data))))
     for arg in (data, os.path.join(data, "scratchpad.manifest")):
-        rc, out = run_check(arg)
+        rc, out = spserver.run_check_aof(arg)
         check(rc == 1 and "no manifest" in out and "--rebuild-manifest" in out and
               all(n in out for n in manifest_files(text)),
               "the check tool on %s: exit %d:\n%s" % (arg, rc, out))
@@ -195,7 +157,7 @@ def rebuild_and_start(tmp, name, mode, want_order):
     seqs = [int(f.split(".")[2]) for f in files]
     check(want_order(seqs), "the log's seqs %r have the expected shape" % (seqs,))
     os.unlink(os.path.join(data, "scratchpad.manifest"))
-    rc, out = run_check("--rebuild-manifest", data)
+    rc, out = spserver.run_check_aof("--rebuild-manifest", data)
     check(rc == 0, "--rebuild-manifest: exit %d:\n%s" % (rc, out))
     with open(os.path.join(data, "scratchpad.manifest")) as f:
         rebuilt = f.read()
@@ -232,21 +194,21 @@ def t_rebuild_refusals(tmp):
             with open(os.path.join(data, n), "wb") as f:
                 f.write(content)
         before = snapshot(data)
-        rc, out = run_check("--rebuild-manifest", data)
+        rc, out = spserver.run_check_aof("--rebuild-manifest", data)
         if rc != 1 or says not in out or snapshot(data) != before:
             bad.append("%s: exit %d (want 1, '%s', nothing written):\n%s" % (what, rc, says, out))
         for n in extra:
             os.unlink(os.path.join(data, n))
     # No base at all.
     os.rename(os.path.join(data, base), os.path.join(tmp, "base-aside"))
-    rc, out = run_check("--rebuild-manifest", data)
+    rc, out = spserver.run_check_aof("--rebuild-manifest", data)
     if rc != 1 or "no base" not in out or os.path.exists(os.path.join(data, "scratchpad.manifest")):
         bad.append("no base: exit %d:\n%s" % (rc, out))
     os.rename(os.path.join(tmp, "base-aside"), os.path.join(data, base))
     # A manifest already there is not replaced.
     with open(os.path.join(data, "scratchpad.manifest"), "w") as f:
         f.write(text)
-    rc, out = run_check("--rebuild-manifest", data)
+    rc, out = spserver.run_check_aof("--rebuild-manifest", data)
     if rc != 2 or open(os.path.join(data, "scratchpad.manifest")).read() != text:
         bad.append("an existing manifest: exit %d (want 2, untouched):\n%s" % (rc, out))
     check(not bad, "\n".join(bad))

@@ -24,9 +24,7 @@ are stopped by PID; every wait is bounded.
 import os
 import random
 import shutil
-import signal
 import struct
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +36,6 @@ import redis  # noqa: E402
 
 TOP = os.environ.get("TOP") or spserver.TOP
 BUILD = os.environ.get("BUILD") or "build"
-CHECK_AOF = os.environ.get("CHECK_AOF") or os.path.join(TOP, BUILD, "scratchpad-check-aof")
 SEED = int(os.environ.get("SEED") or int(time.time() * 1000) % 1000000)
 RNG = random.Random(SEED)
 HEADER = 32   # bytes of a log file's header
@@ -75,44 +72,8 @@ def records(path):
     return out
 
 
-def run_check(*args):
-    p = subprocess.run([CHECK_AOF] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       stdin=subprocess.DEVNULL, timeout=30)
-    return p.returncode, p.stdout.decode(errors="replace")
 
 
-def run_expecting_refusal(workdir):
-    """Start a server in workdir that should refuse to start. Returns (status,
-    log): its exit code, "started" if it answered PING (then stopped), or "hung"."""
-    port = spserver.free_port()
-    logp = os.path.join(workdir, "server.log")
-    pos = os.path.getsize(logp) if os.path.exists(logp) else 0
-    with open(logp, "ab") as logf:
-        p = subprocess.Popen([spserver.server_binary(), "--port", str(port), "--bind", "127.0.0.1"],
-                             cwd=workdir, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT)
-    status = "hung"
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        if p.poll() is not None:
-            status = p.returncode
-            break
-        try:
-            if spserver.raw_command(port, "PING", timeout=0.5) == b"+PONG":
-                status = "started"
-                break
-        except OSError:
-            pass
-        time.sleep(0.02)
-    if p.poll() is None:
-        os.kill(p.pid, signal.SIGTERM)
-        try:
-            p.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.kill(p.pid, signal.SIGKILL)
-            p.wait(timeout=TIMEOUT)
-    with open(logp, "rb") as f:
-        f.seek(pos)
-        return status, f.read().decode(errors="replace")
 
 
 def make_log(tmp):
@@ -151,7 +112,7 @@ def copy_with(tmp, data, incr, edit):
 def refused_intact(c, path, content, incr, start):
     """'' if the server refuses c naming incr and offset start and leaves path
     as content; else why not."""
-    status, log = run_expecting_refusal(c)
+    status, log = spserver.run_expecting_refusal(c)
     if not (isinstance(status, int) and status > 0):
         return "status %r, want an exit status > 0; log:\n%s" % (status, log[-600:])
     if incr not in log or "offset %d" % start not in log:
@@ -173,7 +134,7 @@ def t_reproduction(tmp, orig):
     try:
         why = refused_intact(c, path, content, incr, start)
         check(not why, why)
-        rc, out = run_check(os.path.join(c, "data", "scratchpad.manifest"))
+        rc, out = spserver.run_check_aof(os.path.join(c, "data", "scratchpad.manifest"))
         check(rc == 1 and "CORRUPT at offset %d" % start in out,
               "the check tool: exit %d, want 1 with CORRUPT at offset %d:\n%s" % (rc, start, out))
     finally:

@@ -58,6 +58,56 @@ def tmpfs_unmount(top, mnt):
         shutil.rmtree(top, ignore_errors=True)
 
 
+def check_aof_binary():
+    """The scratchpad-check-aof to test: $CHECK_AOF, else the build's."""
+    top = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    return os.environ.get("CHECK_AOF") or os.path.join(top, os.environ.get("BUILD", "build"), "scratchpad-check-aof")
+
+
+def run_check_aof(*args):
+    """Run scratchpad-check-aof with args: (exit status, its output)."""
+    p = subprocess.run([check_aof_binary()] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       stdin=subprocess.DEVNULL, timeout=30)
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def run_expecting_refusal(workdir, *args, timeout=10.0):
+    """Start a server in workdir that should refuse to start (a damaged log, a
+    missing manifest), with the extra arguments args. Returns (status, log):
+    status is its exit code, or "started" if it answered PING (it is then
+    stopped by its PID), or "hung" if it neither exited nor answered within
+    timeout; log is what it wrote to workdir/server.log in this run."""
+    port = free_port()
+    logp = os.path.join(workdir, "server.log")
+    pos = os.path.getsize(logp) if os.path.exists(logp) else 0
+    with open(logp, "ab") as logf:
+        p = subprocess.Popen([server_binary(), "--port", str(port), "--bind", "127.0.0.1"] + list(args),
+                             cwd=workdir, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT)
+    status = "hung"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if p.poll() is not None:
+            status = p.returncode
+            break
+        try:
+            if raw_command(port, "PING", timeout=0.5) == b"+PONG":
+                status = "started"
+                break
+        except OSError:
+            pass
+        time.sleep(0.02)
+    if p.poll() is None:
+        os.kill(p.pid, signal.SIGTERM)
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait(timeout=timeout)
+    with open(logp, "rb") as f:
+        f.seek(pos)
+        return status, f.read().decode(errors="replace")
+
+
 def free_port():
     """A TCP port on 127.0.0.1 nobody listens on right now (the kernel's choice)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
