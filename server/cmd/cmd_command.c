@@ -619,6 +619,7 @@ static void command_help(client *c)
 
 #define LS (CMD_LOADING | CMD_STALE)
 
+/* clang-format off */
 static const cmd_def command_subcommands[] = {
     {.name = "count", .proc = command_count, .arity = 2, .flags = LS, .group = "server",
      .summary = "Get total number of Redis commands", .since = "2.8.13", .complexity = "O(1)",
@@ -646,7 +647,9 @@ static const cmd_def command_subcommands[] = {
      .tips = "nondeterministic_output_order"},
     {0},
 };
+/* clang-format on */
 
+/* clang-format off */
 const cmd_def cmd_table_command[] = {
     {.name = "command", .proc = cmd_command, .arity = -1, .flags = LS | CMD_SENTINEL, .group = "server",
      .summary = "Get array of Redis command details", .since = "2.8.13",
@@ -654,3 +657,4 @@ const cmd_def cmd_table_command[] = {
      .subcommands = command_subcommands, .tips = "nondeterministic_output_order"},
     {0},
 };
+/* clang-format on */

@@ -228,6 +228,7 @@ static void config_help(client *c)
 #define LS (CMD_LOADING | CMD_STALE)
 #define ADM (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 
+/* clang-format off */
 static const cmd_def config_subcommands[] = {
     {.name = "get", .proc = config_get, .arity = -3, .flags = ADM, .group = "server",
      .summary = "Get the values of configuration parameters", .since = "2.0.0",
@@ -244,10 +245,13 @@ static const cmd_def config_subcommands[] = {
      .acl = "slow"},
     {0},
 };
+/* clang-format on */
 
+/* clang-format off */
 const cmd_def cmd_table_config[] = {
     {.name = "config", .proc = cmd_container, .arity = -2, .flags = 0, .group = "server",
      .summary = "A container for server configuration commands", .since = "2.0.0",
      .complexity = "Depends on subcommand.", .acl = "slow", .subcommands = config_subcommands},
     {0},
 };
+/* clang-format on */

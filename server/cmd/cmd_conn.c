@@ -453,6 +453,7 @@ static void client_help(client *c)
     reply_help(c, lines);
 }
 
+/* clang-format off */
 static const cmd_def client_subcommands[] = {
     {.name = "id", .proc = client_id, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .summary = "Returns the unique client ID of the connection.", .since = "5.0.0",
@@ -484,8 +485,10 @@ static const cmd_def client_subcommands[] = {
      .acl = "slow connection"},
     {0},
 };
+/* clang-format on */
 
 #define CONN_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST)
+/* clang-format off */
 const cmd_def cmd_table_conn[] = {
     {.name = "ping", .proc = cmd_ping, .arity = -1, .flags = CMD_FAST | CMD_SENTINEL, .group = "connection",
      .summary = "Returns the server's liveliness response.", .since = "1.0.0", .complexity = "O(1)",
@@ -516,3 +519,4 @@ const cmd_def cmd_table_conn[] = {
      .complexity = "Depends on subcommand.", .acl = "slow", .subcommands = client_subcommands},
     {0},
 };
+/* clang-format on */

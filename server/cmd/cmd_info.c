@@ -597,6 +597,7 @@ static void cmd_info(client *c)
     xfree(b.p);
 }
 
+/* clang-format off */
 const cmd_def cmd_table_info[] = {
     {.name = "info", .proc = cmd_info, .arity = -1, .flags = CMD_LOADING | CMD_STALE | CMD_SENTINEL,
      .group = "server", .summary = "Get information and statistics about the server", .since = "1.0.0",
@@ -604,3 +605,4 @@ const cmd_def cmd_table_info[] = {
      .tips = "nondeterministic_output request_policy:all_shards response_policy:special"},
     {0},
 };
+/* clang-format on */

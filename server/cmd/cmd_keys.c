@@ -739,6 +739,7 @@ static void object_help(client *c)
 }
 
 #define RO_SLOW "keyspace read slow"
+/* clang-format off */
 static const cmd_def object_subcommands[] = {
     {.name = "encoding", .proc = object_encoding, .arity = 3, .flags = CMD_READONLY, KEYS(2, 2, 1),
      .group = "generic", .summary = "Inspect the internal encoding of a Redis object", .since = "2.2.3",
@@ -754,11 +755,13 @@ static const cmd_def object_subcommands[] = {
      .acl = "keyspace slow"},
     {0},
 };
+/* clang-format on */
 
 #define WF (CMD_WRITE | CMD_FAST)
 #define RF (CMD_READONLY | CMD_FAST)
 #define W_FAST "keyspace write fast"
 #define R_FAST "keyspace read fast"
+/* clang-format off */
 const cmd_def cmd_table_keys[] = {
     {.name = "del", .proc = cmd_del, .arity = -2, .flags = CMD_WRITE, KEYS(1, -1, 1), .group = "generic",
      .summary = "Delete a key", .since = "1.0.0",
@@ -841,3 +844,4 @@ const cmd_def cmd_table_keys[] = {
      .complexity = "Depends on subcommand.", .acl = "slow", .subcommands = object_subcommands},
     {0},
 };
+/* clang-format on */

@@ -321,6 +321,7 @@ static void memory_help(client *c)
 }
 
 #define MEM_VARIES "Depends on how much memory is allocated, could be slow"
+/* clang-format off */
 static const cmd_def memory_subcommands[] = {
     {.name = "doctor", .proc = memory_doctor, .arity = 2, .flags = 0, .group = "server",
      .summary = "Outputs memory problems report", .since = "4.0.0", .complexity = "O(1)", .acl = "slow",
@@ -342,10 +343,13 @@ static const cmd_def memory_subcommands[] = {
      .complexity = "O(N) where N is the number of samples.", .acl = "read slow", .key_specs = "RO"},
     {0},
 };
+/* clang-format on */
 
+/* clang-format off */
 const cmd_def cmd_table_memory[] = {
     {.name = "memory", .proc = cmd_container, .arity = -2, .flags = 0, .group = "server",
      .summary = "A container for memory diagnostics commands", .since = "4.0.0",
      .complexity = "Depends on subcommand.", .acl = "slow", .subcommands = memory_subcommands},
     {0},
 };
+/* clang-format on */

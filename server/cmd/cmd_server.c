@@ -205,6 +205,7 @@ static void cmd_shutdown(client *c)
 #define LS (CMD_LOADING | CMD_STALE)
 #define ADM (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 
+/* clang-format off */
 const cmd_def cmd_table_server[] = {
     {.name = "dbsize", .proc = cmd_dbsize, .arity = 1, .flags = CMD_READONLY | CMD_FAST, .group = "server",
      .summary = "Return the number of keys in the selected database", .since = "1.0.0", .complexity = "O(1)",
@@ -236,3 +237,4 @@ const cmd_def cmd_table_server[] = {
      .acl = "admin slow dangerous"},
     {0},
 };
+/* clang-format on */

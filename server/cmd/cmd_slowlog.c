@@ -69,6 +69,7 @@ static void slowlog_help(client *c)
 
 #define LS (CMD_LOADING | CMD_STALE)
 
+/* clang-format off */
 static const cmd_def slowlog_subcommands[] = {
     {.name = "get", .proc = slowlog_get, .arity = -2, .flags = CMD_ADMIN | LS, .group = "server",
      .summary = "Get the slow log's entries", .since = "2.2.12",
@@ -86,10 +87,13 @@ static const cmd_def slowlog_subcommands[] = {
      .acl = "slow"},
     {0},
 };
+/* clang-format on */
 
+/* clang-format off */
 const cmd_def cmd_table_slowlog[] = {
     {.name = "slowlog", .proc = cmd_container, .arity = -2, .flags = 0, .group = "server",
      .summary = "A container for slow log commands", .since = "2.2.12", .complexity = "Depends on subcommand.",
      .acl = "slow", .subcommands = slowlog_subcommands},
     {0},
 };
+/* clang-format on */

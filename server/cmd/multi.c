@@ -339,6 +339,7 @@ static void cmd_unwatch(client *c)
     reply_ok(c);
 }
 
+/* clang-format off */
 const cmd_def cmd_table_multi[] = {
     {.name = "multi", .proc = cmd_multi, .arity = 1,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, .group = "transactions",
@@ -361,3 +362,4 @@ const cmd_def cmd_table_multi[] = {
      .acl = "fast transaction"},
     {0},
 };
+/* clang-format on */

@@ -639,6 +639,7 @@ static void cmd_sp_persist(client *c)
 
 #define SPW (CMD_WRITE | CMD_DENYOOM | CMD_OWN_EFFECT)
 #define SPR (CMD_READONLY)
+/* clang-format off */
 const cmd_def cmd_table_sp[] = {
     {.name = "sp.write", .proc = cmd_sp_write, .arity = -4, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Creates or overwrites an entry of a scratchpad; replies the new version.", .since = "0.1.0",
@@ -696,3 +697,4 @@ const cmd_def cmd_table_sp[] = {
      .complexity = "O(N) where N is the number of entries", .acl = "read scratchpad slow"},
     {0},
 };
+/* clang-format on */

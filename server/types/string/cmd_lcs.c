@@ -234,6 +234,7 @@ done:
     xfree(sa.owned);
 }
 
+/* clang-format off */
 const cmd_def cmd_table_lcs[] = {
     {.name = "lcs", .proc = cmd_lcs, .arity = -3, .flags = CMD_READONLY, KEYS(1, 2, 1), .group = "string",
      .summary = "Find longest common substring", .since = "7.0.0",
@@ -241,3 +242,4 @@ const cmd_def cmd_table_lcs[] = {
      .key_specs = "RO access"},
     {0},
 };
+/* clang-format on */

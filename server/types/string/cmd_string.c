@@ -521,6 +521,7 @@ static void cmd_incrbyfloat(client *c)
 
 #define W (CMD_WRITE | CMD_DENYOOM)
 #define R (CMD_READONLY)
+/* clang-format off */
 const cmd_def cmd_table_string[] = {
     {.name = "get", .proc = cmd_get, .arity = 2, .flags = R | CMD_FAST, KEYS(1, 1, 1), .group = "string",
      .summary = "Returns the string value of a key.", .since = "1.0.0", .complexity = "O(1)",
@@ -597,3 +598,4 @@ const cmd_def cmd_table_string[] = {
      .since = "2.6.0", .complexity = "O(1)", .acl = "write string fast", .key_specs = "RW access update"},
     {0},
 };
+/* clang-format on */
