@@ -25,6 +25,9 @@
 #   WARMUP      unmeasured seconds per run            (3)
 #   AGENTS      agents (connections) per run          (200)
 #   WORKLOADS   presets to run        (agent-mix small-kv offload-heavy read-heavy)
+#   BASELINE    redis: the Redis side runs --baseline redis (plain Redis commands); none:
+#               the same SP.* work on both sides, to measure two Scratchpad builds with
+#               REDIS_SERVER=bench/as-redis.sh        (redis)
 #   BENCH_ARGS  extra scratchpad-bench options for every run
 #   SERVER, BENCH, REDIS_SERVER, REDIS_CLI   binaries ($BUILD/..., from PATH)
 #   SERVER_ARGS, REDIS_ARGS   extra --directive value words for each server
@@ -41,6 +44,7 @@ BENCH=${BENCH:-$TOP/$BUILD/scratchpad-bench}
 REDIS_SERVER=${REDIS_SERVER:-redis-server}
 REDIS_CLI=${REDIS_CLI:-redis-cli}
 ROUNDS=${ROUNDS:-3}
+BASELINE=${BASELINE:-redis}
 DURATION=${DURATION:-8}
 WARMUP=${WARMUP:-3}
 AGENTS=${AGENTS:-200}
@@ -224,7 +228,7 @@ run_one() {
     json="$RAW/$1-$2-$3-$4.json"
     start_server "$3" "$1"
     base=""
-    [ "$3" = redis ] && base="--baseline redis"
+    [ "$3" = redis ] && [ "$BASELINE" = redis ] && base="--baseline redis"
     # shellcheck disable=SC2086 # word lists
     $PIN_BENCH "$BENCH" --port "$SPORT" --workload "$2" --agents "$AGENTS" --duration "$DURATION" \
         --warmup "$WARMUP" --quiet --json "$json" $base $BENCH_ARGS >"$WORK/bench.out" 2>&1
