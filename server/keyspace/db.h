@@ -25,7 +25,15 @@
 #define DB_NOEXPIRE UINT32_MAX
 
 /* Type numbers: the rows of the type table (keyspace/type.h). */
-enum { OBJ_STRING = 0, OBJ_SCRATCHPAD = 1, OBJ_NTYPES = 16 };
+enum {
+    OBJ_STRING = 0,
+    OBJ_SCRATCHPAD = 1,
+    OBJ_LIST = 2,   /* types/list/ */
+    OBJ_HASH = 3,   /* types/hash/ */
+    OBJ_SET = 4,    /* types/set/ */
+    OBJ_ZSET = 5,   /* types/zset/ */
+    OBJ_NTYPES = 16
+};
 /* Value encodings: INLINE, bytes in the entry; any other, a value out of line
  * behind dbent_ptr, whose meaning is the type's (strings: RAW a heap buffer,
  * LZ4 an lzval; PTR: a type's own structure). */
