@@ -564,7 +564,7 @@ int aof_dir_list(const char *dir, aof_dirfile **out, size_t *n)
             *out = xrealloc(*out, cap * sizeof(**out));
         }
         f = &(*out)[(*n)++];
-        snprintf(f->name, sizeof(f->name), "%s", de->d_name);
+        memcpy(f->name, de->d_name, strlen(de->d_name) + 1); /* at most AOF_NAME_MAX bytes: checked above */
         f->size = (uint64_t)st.st_size;
         if (ours)
             aof_dirfile_parse(de->d_name + strlen(AOF_FILE_PREFIX), f);

@@ -40,7 +40,9 @@
 enum { AOF_JOB_FSYNC, AOF_JOB_CLOSE, AOF_JOB_PREALLOC };
 
 typedef struct aof_job {
-    int op;     /* AOF_JOB_FSYNC, AOF_JOB_CLOSE: fdatasync if sync, then close;
+    int op;     /* AOF_JOB_FSYNC, AOF_JOB_CLOSE: fdatasync if sync, then close
+                 * (AOF_JOB_CLOSE first gives back the blocks reserved past
+                 * off, the file's final size, when len is not 0);
                  * AOF_JOB_PREALLOC: reserve [off, off + len) past the end */
     int fd;
     int sync;
@@ -206,6 +208,21 @@ static int aof_write_all(const aof_io *io, int fd, const char *p, size_t n, size
     return 0;
 }
 
+/* Give back the blocks reserved past the end of a file the writer is done with
+ * (fallocate KEEP_SIZE reservations outlive the descriptor: closed incr files
+ * would otherwise hold up to a step of unused space each, and a disk that filled
+ * up once could stay full after space was freed). A truncation to the file's
+ * own size frees what lies past it (ext4, XFS, tmpfs; hole punching past the end
+ * does nothing on ext4) and changes no byte. Best effort, only when something
+ * was reserved (reserved_end > size). */
+static void aof_release_reserved(int fd, uint64_t size, uint64_t reserved_end)
+{
+    struct stat st;
+
+    if (reserved_end > size && fstat(fd, &st) == 0)
+        (void)ftruncate(fd, st.st_size);
+}
+
 /* ---- Background thread ---- */
 
 static void *aof_thread_main(void *arg)
@@ -231,8 +248,11 @@ static void *aof_thread_main(void *arg)
             rc = w->io.fdatasync(w->io.ctx, job.fd);
             e = rc < 0 ? errno : 0;
         }
-        if (job.op == AOF_JOB_CLOSE)
+        if (job.op == AOF_JOB_CLOSE) {
+            if (job.len)
+                aof_release_reserved(job.fd, job.off, job.off + job.len);
             close(job.fd);
+        }
         if (job.op == AOF_JOB_PREALLOC &&
             fallocate(job.fd, FALLOC_FL_KEEP_SIZE, (off_t)job.off, (off_t)job.len) < 0)
             prealloc_failed = 1;
@@ -282,7 +302,7 @@ static int aof_thread_start(aof_writer *w)
 /* Queue a job. Returns 0, or -1 if there is no thread, or no room for an FSYNC
  * job (the caller then does the work inline). A CLOSE job waits for room: its
  * descriptor may be named by a queued job, so it must not be closed inline. */
-static int aof_submit(aof_writer *w, int op, int fd, int sync)
+static int aof_submit_range(aof_writer *w, int op, int fd, int sync, uint64_t off, uint64_t len)
 {
     int rc = -1;
 
@@ -296,6 +316,8 @@ static int aof_submit(aof_writer *w, int op, int fd, int sync)
         j->op = op;
         j->fd = fd;
         j->sync = sync;
+        j->off = off;
+        j->len = len;
         w->jcount++;
         if (op == AOF_JOB_FSYNC)
             w->fsync_queued = 1;
@@ -304,6 +326,11 @@ static int aof_submit(aof_writer *w, int op, int fd, int sync)
     }
     pthread_mutex_unlock(&w->lock);
     return rc;
+}
+
+static int aof_submit(aof_writer *w, int op, int fd, int sync)
+{
+    return aof_submit_range(w, op, fd, sync, 0, 0);
 }
 
 /* Reserve the file's next blocks ahead of the writes, on the thread: with the
@@ -643,7 +670,7 @@ int aof_writer_sync(aof_writer *w)
 
 int aof_writer_switch(aof_writer *w, const char *path, char *err, size_t errlen)
 {
-    uint64_t size;
+    uint64_t size, reserved;
     int fd, old = w->fd;
 
     aof_collect(w);
@@ -654,11 +681,14 @@ int aof_writer_switch(aof_writer *w, const char *path, char *err, size_t errlen)
     }
     if ((fd = aof_open_append(path, &size, err, errlen)) < 0)
         return -1;
-    if (w->policy == AOF_FSYNC_NO) {
-        close(old);
-    } else if (aof_submit(w, AOF_JOB_CLOSE, old, 1) < 0) {
-        if (w->io.fdatasync(w->io.ctx, old) < 0)
+    /* The old file is synced (unless the policy is no), given back the blocks
+     * reserved past its end, and closed: on the thread, after the jobs queued
+     * for it, else here. */
+    reserved = w->prealloc_end > w->size ? w->prealloc_end - w->size : 0;
+    if (aof_submit_range(w, AOF_JOB_CLOSE, old, w->policy != AOF_FSYNC_NO, w->size, reserved) < 0) {
+        if (w->policy != AOF_FSYNC_NO && w->io.fdatasync(w->io.ctx, old) < 0)
             aof_enter_error(w, AOF_OP_FSYNC, errno);
+        aof_release_reserved(old, w->size, w->prealloc_end);
         close(old);
     }
     w->fd = fd;
@@ -746,6 +776,7 @@ int aof_writer_close(aof_writer *w)
     aof_thread_stop(w);
     if (aof_write_now(w, w->policy != AOF_FSYNC_NO) < 0 || w->buf.len > 0)
         rc = -1;
+    aof_release_reserved(w->fd, w->size, w->prealloc_end);
     close(w->fd);
     pthread_cond_destroy(&w->room);
     pthread_cond_destroy(&w->cond);

@@ -311,8 +311,17 @@ static void rewrite_child(pid_t parent, int cow_fd)
             cursor = ht_scan(&srv.dbs[i].keys, cursor, rewrite_visit, &x);
         while (cursor != 0 && !x.failed);
     }
-    if (x.failed || aof_writer_sync(x.bw) < 0 || aof_writer_close(x.bw) < 0)
+    if (x.failed || aof_writer_sync(x.bw) < 0) {
+        aof_writer_stats ws;
+        aof_writer_get_stats(x.bw, &ws);
+        fprintf(stderr, "log rewrite: %s the new base: %s\n", x.failed ? "writing" : "syncing",
+                ws.err_no ? strerror(ws.err_no) : "failed");
         _exit(1);
+    }
+    if (aof_writer_close(x.bw) < 0) {
+        fprintf(stderr, "log rewrite: closing the new base: %s\n", strerror(errno));
+        _exit(1);
+    }
     if (cow_fd >= 0)
         cow_report(cow_fd);
     if (aof_rewrite_child_finish(&P.m, &P.rw, err, sizeof(err)) < 0) {

@@ -42,6 +42,19 @@ LEAVE_FREE = 2 << 20    # bytes the filler leaves: less than the base needs
 WAIT_S = 30.0           # s, bound on every wait for the rewrite
 
 
+def fill(path, nbytes, leave):
+    """Write nbytes into path; if the disk fills first (the log's thread may
+    reserve blocks meanwhile), cut the file back so that leave bytes are free."""
+    with open(path, "wb", buffering=0) as f:
+        chunk = b"\xa5" * (64 << 10)
+        done = 0
+        try:
+            while done < nbytes:
+                done += f.write(chunk[:min(len(chunk), nbytes - done)])
+        except OSError:
+            f.truncate(max(0, done - leave))
+
+
 def free_bytes(path):
     st = os.statvfs(path)
     return st.f_bavail * st.f_frsize
@@ -84,8 +97,13 @@ def run_mode(rep, mode):
             acked[k] = v
         wait_rewrite(r)  # none running or scheduled before the disk is filled
         filler = os.path.join(mnt, "filler")
-        with open(filler, "wb") as f:
-            f.write(b"\xa5" * max(0, free_bytes(mnt) - LEAVE_FREE))
+        # The log holds blocks reserved past its end, which it gives back when
+        # the rewrite moves it to a new file: leave LEAVE_FREE free counting
+        # them (at least 256 KB now, for the new file's header).
+        reserved = sum(max(0, os.stat(p).st_blocks * 512 - os.stat(p).st_size)
+                       for p in (os.path.join(data, n) for n in os.listdir(data)))
+        leave = max(256 << 10, LEAVE_FREE - reserved)
+        fill(filler, max(0, free_bytes(mnt) - leave), leave)
         st = {}
 
         def fails():
