@@ -251,9 +251,7 @@ static void spop_count(client *c)
     mlist l = {0};
     set_elem m;
 
-    if (arg_ll(c, 2, &count) < 0)
-        return;
-    if (count < 0) {
+    if (str_to_ll(c->argv[2].p, c->argv[2].len, &count) < 0 || count < 0) {
         reply_error(c, "ERR value is out of range, must be positive");
         return;
     }
