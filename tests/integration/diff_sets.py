@@ -235,7 +235,14 @@ def generate_stream(rng, n):
         elif c == 32:
             yield Req("COMMAND", "INFO", rng.choice(["sadd", "srem", "smembers", "sismember", "smismember", "scard",
                                                      "spop", "srandmember", "smove", "sinter", "sunion", "sdiff",
-                                                     "sscan"]))
+                                                     "sscan", "sintercard", "sinterstore", "sunionstore",
+                                                     "sdiffstore"]))
+        elif c == 34:
+            yield Req("COMMAND", rng.choice(["GETKEYS", "GETKEYSANDFLAGS"]),
+                      *rng.choice([["SINTERCARD", "2", "a", "b", "LIMIT", "1"], ["SINTERCARD", "3", "a", "b"],
+                                   ["SINTERCARD", "0", "a"], ["SINTERCARD", "x", "a"], ["SINTERSTORE", "d", "a", "b"],
+                                   ["SUNIONSTORE", "d", "a"], ["SDIFFSTORE", "d", "a", "b", "c"], ["SMOVE", "a", "b", "m"],
+                                   ["SINTER", "a", "b"], ["SADD", "k", "m"], ["SINTERSTORE", "d"], ["SMOVE", "a"]]))
         elif c == 33:
             yield Req("COMMAND", "DOCS", rng.choice(["scard", "sismember", "smembers"]), cmp=docs_summary)
         else:
