@@ -340,17 +340,20 @@ static void cmd_spop(client *c)
     ml_free(&l);
 }
 
-/* A small open-addressing set of positions (SRANDMEMBER's distinct picks). */
-static int pick_once(uint64_t *slots, size_t cap, uint64_t v)
+/* A small open-addressing set of 64-bit keys (SRANDMEMBER's distinct picks):
+ * 1 if v is new (and now kept), 0 if it was picked before. used[] marks the
+ * taken slots, so every value, 0 and UINT64_MAX included, is a key. */
+static int pick_once(uint64_t *slots, unsigned char *used, size_t cap, uint64_t v)
 {
-    size_t i = (size_t)((v + 1) * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+    size_t i = (size_t)(v * 0x9E3779B97F4A7C15ULL) & (cap - 1);
 
-    while (slots[i]) {
-        if (slots[i] == v + 1)
+    while (used[i]) {
+        if (slots[i] == v)
             return 0;
         i = (i + 1) & (cap - 1);
     }
-    slots[i] = v + 1;
+    used[i] = 1;
+    slots[i] = v;
     return 1;
 }
 
@@ -409,10 +412,12 @@ static void srandmember_count(client *c)
         /* Few of them: random picks, each kept once (by its address or value). */
         size_t cap = 16, got = 0;
         uint64_t *slots;
+        unsigned char *used;
 
         while (cap < (size_t)count * 2)
             cap *= 2;
-        slots = xcalloc(cap, sizeof(uint64_t));
+        slots = xmalloc(cap * sizeof(uint64_t));
+        used = xcalloc(cap, 1);
         while (got < (size_t)count) {
             uint64_t key;
             set_random(e, &srv.rng, &m);
@@ -423,13 +428,12 @@ static void srandmember_count(client *c)
             } else {
                 key = (uint64_t)(uintptr_t)m.p;
             }
-            if (key + 1 == 0 || !pick_once(slots, cap, key)) {
-                if (key + 1 != 0)
-                    continue;
-            }
+            if (!pick_once(slots, used, cap, key))
+                continue;
             reply_elem(c, &m);
             got++;
         }
+        xfree(used);
         xfree(slots);
     }
 }
