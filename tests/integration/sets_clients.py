@@ -6,7 +6,8 @@ their intersections, a work pool drained with SPOP, sampling with SRANDMEMBER,
 SSCAN through scan_iter over a large hash-table set, pipelines and
 transactions, and the errors an application sees (WRONGTYPE, SPOP's count).
 Also the regressions: SRANDMEMBER with a count returns distinct members even
-when -1 (whose 64-bit pattern is all ones) is one of them.
+when -1 (whose 64-bit pattern is all ones) is one of them; SRANDMEMBER with a
+huge negative count stops when the client passes its output limit.
 """
 import os
 import sys
@@ -98,6 +99,23 @@ def t_errors(r):
         raise AssertionError("no error")
 
 
+def t_huge_negative_count(srv):
+    """SRANDMEMBER with a count of -(2^63-1) fills the client's output up to its
+    limit: the client is closed, and the server goes on serving others."""
+    r = redis.Redis(port=srv.port, socket_timeout=20)
+    r.config_set("client-output-buffer-limit", "normal 1mb 1mb 0")
+    r.sadd("h", "a", "b")
+    victim = redis.Redis(port=srv.port, socket_timeout=20)
+    try:
+        victim.srandmember("h", -9223372036854775807)
+    except (redis.ConnectionError, redis.TimeoutError):
+        pass
+    else:
+        raise AssertionError("the client was not closed")
+    assert r.ping() and r.scard("h") == 2
+    r.config_set("client-output-buffer-limit", "normal 1gb 256mb 60")
+
+
 def main():
     rep = Reporter()
     with Server("--appendonly", "no") as srv:
@@ -108,6 +126,8 @@ def main():
         rep.case("SRANDMEMBER with a count gives distinct members, -1 among them", t_sample, r)
         rep.case("sscan_iter returns every member of a 3,000-member set, and MATCH filters", t_scan, r)
         rep.case("a transaction pipeline of set commands answers in order", t_pipeline, r)
+        rep.case("SRANDMEMBER with a count of -(2^63-1) ends at the client's output limit, the server serving on",
+                 t_huge_negative_count, srv)
         rep.case("WRONGTYPE on a string and SPOP's negative count error reach the client", t_errors, r)
     rep.finish()
 

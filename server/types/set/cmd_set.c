@@ -379,8 +379,10 @@ static void srandmember_count(client *c)
     size = set_card(e);
     if (count < 0) {
         long long i;
+        /* A huge count ends when the client passes its output limit (it is
+         * then being closed), not after -count members. */
         reply_array(c, -count);
-        for (i = 0; i < -count; i++) {
+        for (i = 0; i < -count && !(c->flags & CLIENT_CLOSE_ASAP); i++) {
             set_random(e, &srv.rng, &m);
             reply_elem(c, &m);
         }
