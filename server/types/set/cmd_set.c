@@ -653,8 +653,10 @@ static void union_diff(client *c, const sarg *keys, int n, const sarg *dst, int 
     } else if (sets[0]) {
         set_iter_init(&it, sets[0]);
         while (set_iter_next(&it, &m)) {
+            /* The first set itself among the others removes everything (and a
+             * lookup in the set being iterated could move its rehash along). */
             for (j = 1; j < n; j++)
-                if (sets[j] && set_ismember(sets[j], m.p, m.len))
+                if (sets[j] && (sets[j] == sets[0] || set_ismember(sets[j], m.p, m.len)))
                     break;
             if (j == n)
                 set_add(t, m.p, m.len);
