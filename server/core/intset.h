@@ -21,9 +21,9 @@
 #include <stdint.h>
 
 typedef struct intset {
-    uint32_t width;  /* bytes per member: 2, 4 or 8 */
-    uint32_t count;  /* members */
-    char data[];     /* count members of width bytes, ascending */
+    uint32_t width; /* bytes per member: 2, 4 or 8 */
+    uint32_t count; /* members */
+    char data[];    /* count members of width bytes, ascending */
 } intset;
 
 /* A new empty intset (width 2). Free it with is_free. */
@@ -32,7 +32,10 @@ void is_free(intset *s);
 /* An independent copy of s. */
 intset *is_dup(const intset *s);
 
-static inline uint32_t is_count(const intset *s) { return s->count; }
+static inline uint32_t is_count(const intset *s)
+{
+    return s->count;
+}
 /* The member at position i (0 <= i < count), in ascending order. */
 int64_t is_get(const intset *s, uint32_t i);
 /* 1 if v is a member (binary search), else 0. With pos, *pos is v's position,

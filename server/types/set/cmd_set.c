@@ -25,7 +25,7 @@
 typedef struct mlist {
     char *buf;
     size_t used, cap;
-    size_t *off;     /* start of member i in buf; member i ends at off[i+1] or used */
+    size_t *off; /* start of member i in buf; member i ends at off[i+1] or used */
     size_t n, ncap;
 } mlist;
 

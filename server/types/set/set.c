@@ -27,8 +27,8 @@ typedef struct smember {
 
 typedef struct set_ht {
     ht h;
-    size_t bytes;    /* bytes allocated for the members (usable sizes) */
-    size_t logical;  /* bytes of the members' contents */
+    size_t bytes;   /* bytes allocated for the members (usable sizes) */
+    size_t logical; /* bytes of the members' contents */
 } set_ht;
 
 static const char *smember_key(const ht_node *n)
@@ -314,8 +314,7 @@ static void scan_one(void *ctx, ht_node *n)
     s->n++;
 }
 
-uint64_t set_scan(const dbent *e, uint64_t cursor, long count, void (*fn)(void *ctx, const set_elem *m),
-                  void *ctx)
+uint64_t set_scan(const dbent *e, uint64_t cursor, long count, void (*fn)(void *ctx, const set_elem *m), void *ctx)
 {
     scan_ctx s = {fn, ctx, 0};
     long steps = count > LONG_MAX / 10 ? LONG_MAX : count * 10;

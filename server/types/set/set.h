@@ -67,9 +67,9 @@ const char *set_encoding(const dbent *e);
  * must not change meanwhile. */
 typedef struct set_iter {
     const dbent *e;
-    uint64_t i;       /* intset position / bucket */
-    int tab;          /* ht: which array */
-    void *node;       /* ht: next node in the bucket */
+    uint64_t i; /* intset position / bucket */
+    int tab;    /* ht: which array */
+    void *node; /* ht: next node in the bucket */
 } set_iter;
 void set_iter_init(set_iter *it, const dbent *e);
 int set_iter_next(set_iter *it, set_elem *out);
@@ -83,8 +83,7 @@ void set_random(const dbent *e, uint64_t *rng, set_elem *out);
  * the next cursor (0: done), as ht_scan does; an intset is visited whole at
  * once (returning 0), as Redis does for its compact encodings. count is the
  * number of buckets to visit at most (COUNT). */
-uint64_t set_scan(const dbent *e, uint64_t cursor, long count, void (*fn)(void *ctx, const set_elem *m),
-                  void *ctx);
+uint64_t set_scan(const dbent *e, uint64_t cursor, long count, void (*fn)(void *ctx, const set_elem *m), void *ctx);
 
 /* If e is a hash table of only integer members, no more than the intset
  * limit, make it an intset (SPOP's rebuild of a set it almost emptied, as
