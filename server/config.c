@@ -19,6 +19,7 @@
 #include "server.h"
 #include "core/util.h"
 #include "keyspace/vcomp.h"
+#include "types/set/set.h"
 #include "types/string/value.h"
 
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -226,6 +227,7 @@ const cfg_def cfg_table[] = {
     {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL, apply_cpulist},
     {"aof-hold-timeout", CFG_INT, 0, 0, 86400000, "1000", C(aof_hold_timeout), NULL, NULL, NULL, NULL},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
+    {"set-max-intset-entries", CFG_INT, 0, 0, INT_MAX, "512", (void *)&set_max_intset_entries, NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 #undef C

@@ -77,7 +77,10 @@ typedef struct cmd_def {
      * by spaces, then optionally '#' and notes; a leading '?' marks a spec whose
      * keys cannot be found from the arguments (begin_search and find_keys
      * "unknown"). With one positional spec it covers the key positions; with
-     * several, spec i is the single key at first_key + i * key_step. */
+     * several, spec i is the single key at first_key + i * key_step. A spec
+     * may give its positions after its flags (before any '#'):
+     * "@index,lastkey,keystep" a range, "@k:index,keynumidx,firstkey,keystep"
+     * keys counted by an argument (then COMMAND shows movablekeys). */
     const char *key_specs;
     const struct cmd_def *subcommands; /* table ended by a NULL name, or NULL */
     cmd_stats *stats;        /* filled in at start-up */

@@ -29,8 +29,36 @@ typedef struct key_spec {
     const char *notes;  /* NULL if none */
     size_t notes_len;
     int unknown;        /* begin_search/find_keys "unknown" */
+    int explicit;       /* positions given in the row ('@') */
+    int keynum;         /* find_keys "keynum": the key count is argument index + keynumidx */
     int index, lastkey, keystep;
+    int keynumidx, firstkey; /* keynum only */
 } key_spec;
+
+/* The positions a spec's text gives after '@' (flags_len is cut there):
+ * "@index,lastkey,keystep" (a range) or "@k:index,keynumidx,firstkey,keystep"
+ * (the key count is an argument: SINTERCARD, ZUNIONSTORE, LMPOP ...). */
+static void spec_positions(key_spec *s)
+{
+    const char *at = memchr(s->flags, '@', s->flags_len);
+
+    if (!at)
+        return;
+    s->flags_len = (size_t)(at - s->flags);
+    s->explicit = 1;
+    if (at[1] == 'k' && at[2] == ':') {
+        s->keynum = 1;
+        sscanf(at + 3, "%d,%d,%d,%d", &s->index, &s->keynumidx, &s->firstkey, &s->keystep);
+    } else {
+        sscanf(at + 1, "%d,%d,%d", &s->index, &s->lastkey, &s->keystep);
+    }
+}
+
+/* 1 if cmd has a key spec whose keys are counted by an argument. */
+static int has_keynum_spec(const cmd_def *cmd)
+{
+    return cmd->key_specs && strstr(cmd->key_specs, "@k:") != NULL;
+}
 
 /* Fill out[] with cmd's key specs; returns how many (0 for a command without keys). */
 static int key_specs_of(const cmd_def *cmd, key_spec *out)
@@ -38,7 +66,7 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
     const char *p;
     int n = 0, npos = 0, i, k;
 
-    if (cmd->first_key <= 0)
+    if (cmd->first_key <= 0 && !has_keynum_spec(cmd))
         return 0;
     if (cmd->key_specs) {
         p = cmd->key_specs;
@@ -59,6 +87,7 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
                 s->notes = hash + 1;
                 s->notes_len = (size_t)(end - hash - 1);
             }
+            spec_positions(s);
             p = *end ? end + 1 : end;
         }
     } else {
@@ -71,7 +100,7 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
         npos += !out[i].unknown;
     for (i = 0, k = 0; i < n; i++) {
         key_spec *s = &out[i];
-        if (s->unknown)
+        if (s->unknown || s->explicit)
             continue;
         if (npos == 1) {
             s->index = cmd->first_key;
@@ -154,6 +183,16 @@ static void reply_key_spec(client *c, const key_spec *s)
         reply_bulk_cstr(c, "unknown");
         reply_bulk_cstr(c, "spec");
         reply_map(c, 0);
+    } else if (s->keynum) {
+        reply_bulk_cstr(c, "keynum");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "keynumidx");
+        reply_int(c, s->keynumidx);
+        reply_bulk_cstr(c, "firstkey");
+        reply_int(c, s->firstkey);
+        reply_bulk_cstr(c, "keystep");
+        reply_int(c, s->keystep);
     } else {
         reply_bulk_cstr(c, "range");
         reply_bulk_cstr(c, "spec");
@@ -187,10 +226,12 @@ static void reply_cmd_flags(client *c, const cmd_def *cmd)
     int i, n = 0;
     for (i = 0; i < NFLAGS; i++)
         n += (cmd->flags & flag_names[i].bit) != 0;
-    reply_set(c, n);
+    reply_set(c, n + has_keynum_spec(cmd));
     for (i = 0; i < NFLAGS; i++)
         if (cmd->flags & flag_names[i].bit)
             reply_status(c, flag_names[i].name);
+    if (has_keynum_spec(cmd))
+        reply_status(c, "movablekeys");
 }
 
 /* ACL categories in Redis's order (ACL CAT). */
@@ -511,6 +552,60 @@ static void command_list(client *c)
     reply_defer_array(c, slot, v.n);
 }
 
+/* GETKEYS of a command whose specs give their positions ('@'), such as one
+ * whose key count is an argument: each spec's keys in order; a count below 1 or past the arguments gives no keys, as Redis's
+ * key-count commands do (then "Invalid arguments"). */
+static void getkeys_by_specs(client *c, const cmd_def *cmd, const sarg *argv, int argc, int with_flags)
+{
+    key_spec specs[MAX_SPECS];
+    int n, i, j, k = 0, pos[64], spec_of[64];
+
+    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        reply_error(c, "ERR Invalid number of arguments specified for command");
+        return;
+    }
+    n = key_specs_of(cmd, specs);
+    for (i = 0; i < n; i++) {
+        const key_spec *s = &specs[i];
+        int first, last, step = s->keystep > 0 ? s->keystep : 1;
+        if (s->unknown)
+            continue;
+        if (s->keynum) {
+            int num;
+            if (s->index + s->keynumidx >= argc)
+                break;
+            num = atoi(argv[s->index + s->keynumidx].p);
+            first = s->index + s->firstkey;
+            if (num < 1 || num > (argc - first) / step) {
+                k = 0;
+                break;
+            }
+            last = first + (num - 1) * step;
+        } else {
+            first = s->index;
+            last = s->lastkey >= 0 ? s->index + s->lastkey : argc + s->lastkey;
+        }
+        for (j = first; j <= last && j < argc && k < 64; j += step) {
+            pos[k] = j;
+            spec_of[k++] = i;
+        }
+    }
+    if (k == 0) {
+        reply_error(c, "ERR Invalid arguments specified for command");
+        return;
+    }
+    reply_array(c, k);
+    for (i = 0; i < k; i++) {
+        if (!with_flags) {
+            reply_bulk(c, argv[pos[i]].p, argv[pos[i]].len);
+            continue;
+        }
+        reply_array(c, 2);
+        reply_bulk(c, argv[pos[i]].p, argv[pos[i]].len);
+        reply_word_set(c, specs[spec_of[i]].flags, specs[spec_of[i]].flags_len, 0);
+    }
+}
+
 /* COMMAND GETKEYS / GETKEYSANDFLAGS <command> [arg ...]: the keys (and their key
  * spec flags) at the command's key positions, with Redis's errors. */
 static void command_getkeys_impl(client *c, int with_flags)
@@ -529,6 +624,10 @@ static void command_getkeys_impl(client *c, int with_flags)
     }
     if (!cmd) {
         reply_error(c, "ERR Invalid command specified");
+        return;
+    }
+    if (cmd->key_specs && strchr(cmd->key_specs, '@')) {
+        getkeys_by_specs(c, cmd, argv, argc, with_flags);
         return;
     }
     if (cmd->first_key <= 0) {
