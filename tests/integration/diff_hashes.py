@@ -156,6 +156,12 @@ def generate_with(resp3):
         vals = rng.choice(["4", "16", "64"])
         for srv_cfg in (("hash-max-listpack-entries", ents), ("hash-max-listpack-value", vals)):
             yield Req("CONFIG", "SET", *srv_cfg)
+        # Found by a long run: HSETNX of an existing field with a long value
+        # leaves a listpack hash as it is.
+        yield Req("HSET", "pre", "f", "v")
+        yield Req("HSETNX", "pre", "f", "v" * 100)
+        yield Req("OBJECT", "ENCODING", "pre")
+        yield Req("DEL", "pre")
         for i in range(count):
             k = rng.choice(KEYS[:4]) if rng.random() < 0.9 else "s1"
             c = rng.randrange(34)

@@ -116,12 +116,12 @@ static void cmd_hsetnx(client *c)
 
     if (!(e = hash_write_or_create(c, key)))
         return;
-    /* As Redis: the conversion check comes before the existence check. */
-    hash_fit(c->db, &e, longest_arg(c, 2, 3));
+    /* As Redis: an existing field leaves the hash as it is (no conversion). */
     if (hash_get(e, c->argv[2].p, c->argv[2].len, &v, &vlen)) {
         reply_int(c, 0);
         return;
     }
+    hash_fit(c->db, &e, longest_arg(c, 2, 3));
     hash_set(c->db, &e, c->argv[2].p, c->argv[2].len, c->argv[3].p, c->argv[3].len);
     signal_key_changed(c->db, key->p, key->len);
     reply_int(c, 1);
