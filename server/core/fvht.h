@@ -18,20 +18,32 @@
 #include "ht.h"
 
 typedef struct fv_node {
-    ht_node node;      /* node.klen: bytes of the field */
-    uint32_t vlen;     /* bytes of the value */
-    char data[];       /* the field, then the value */
+    ht_node node;  /* node.klen: bytes of the field */
+    uint32_t vlen; /* bytes of the value */
+    char data[];   /* the field, then the value */
 } fv_node;
 
 typedef struct fvht {
     ht h;
-    size_t bytes;      /* usable bytes of the nodes */
+    size_t bytes; /* usable bytes of the nodes */
 } fvht;
 
-static inline const char *fv_field(const fv_node *n) { return n->data; }
-static inline size_t fv_flen(const fv_node *n) { return n->node.klen; }
-static inline const char *fv_value(const fv_node *n) { return n->data + n->node.klen; }
-static inline size_t fv_vlen(const fv_node *n) { return n->vlen; }
+static inline const char *fv_field(const fv_node *n)
+{
+    return n->data;
+}
+static inline size_t fv_flen(const fv_node *n)
+{
+    return n->node.klen;
+}
+static inline const char *fv_value(const fv_node *n)
+{
+    return n->data + n->node.klen;
+}
+static inline size_t fv_vlen(const fv_node *n)
+{
+    return n->vlen;
+}
 
 /* An empty table (free with fvht_free). */
 fvht *fvht_new(uint64_t seed);
@@ -39,7 +51,10 @@ fvht *fvht_new(uint64_t seed);
 void fvht_free(fvht *t);
 /* An independent copy of t. */
 fvht *fvht_dup(const fvht *t);
-static inline uint64_t fvht_count(const fvht *t) { return ht_count(&t->h); }
+static inline uint64_t fvht_count(const fvht *t)
+{
+    return ht_count(&t->h);
+}
 /* The node of field f, or NULL. */
 fv_node *fvht_find(fvht *t, const char *f, size_t flen);
 /* Set f to v: 1 if f was added, 0 if its value was replaced. */

@@ -30,8 +30,8 @@
 /* One decoded pair. f and v point into the buffer; off and size locate it. */
 typedef struct pl_pair {
     const char *f, *v;
-    size_t flen, vlen;   /* bytes */
-    size_t off, size;    /* bytes: where the pair starts, its encoded length */
+    size_t flen, vlen; /* bytes */
+    size_t off, size;  /* bytes: where the pair starts, its encoded length */
 } pl_pair;
 
 /* Write an empty pairlist at buf (PL_HDR bytes); returns PL_HDR. */

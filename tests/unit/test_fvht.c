@@ -37,8 +37,7 @@ static int check_one(void *ctx, const fv_node *n)
 {
     unsigned id = id_of(n);
     (void)ctx;
-    if (id >= NF || !model[id].in || fv_vlen(n) != model[id].vlen ||
-        memcmp(fv_value(n), model[id].v, fv_vlen(n)) != 0)
+    if (id >= NF || !model[id].in || fv_vlen(n) != model[id].vlen || memcmp(fv_value(n), model[id].v, fv_vlen(n)) != 0)
         return 1;
     return 0;
 }

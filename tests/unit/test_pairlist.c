@@ -50,8 +50,8 @@ static int agrees(void)
         return 0;
     while (off < blen) {
         off = pl_decode(buf, off, &p);
-        if (i >= nmodel || p.flen != model[i].flen || p.vlen != model[i].vlen ||
-            memcmp(p.f, model[i].f, p.flen) != 0 || memcmp(p.v, model[i].v, p.vlen) != 0)
+        if (i >= nmodel || p.flen != model[i].flen || p.vlen != model[i].vlen || memcmp(p.f, model[i].f, p.flen) != 0 ||
+            memcmp(p.v, model[i].v, p.vlen) != 0)
             return 0;
         i++;
     }

@@ -398,7 +398,8 @@ static void cmd_hrandfield(client *c)
         if (arg_ll(c, 2, &l) < 0)
             return;
         if (l < -LLONG_MAX) {
-            reply_error(c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
+            reply_error(c,
+                        "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
             return;
         }
         if (c->argc > 4 || (c->argc == 4 && !str_eq_ci(c->argv[3].p, c->argv[3].len, "withvalues"))) {

@@ -30,7 +30,7 @@ extern long long hash_max_listpack_value;
 /* One field and its value (pointers into the hash). */
 typedef struct hash_pair {
     const char *f, *v;
-    size_t flen, vlen;   /* bytes */
+    size_t flen, vlen; /* bytes */
 } hash_pair;
 
 /* A new, empty hash at key (which must not exist); add a field before the
