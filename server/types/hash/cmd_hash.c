@@ -504,7 +504,8 @@ static int parse_cursor(client *c, const sarg *a, uint64_t *cursor)
 
 /* HSCAN key cursor [MATCH pattern] [COUNT n]: a compact hash is returned
  * whole with cursor 0; a table is walked as SCAN walks the keyspace (until
- * count fields or 10 * count buckets), then filtered by the pattern. */
+ * count strings, a field and a value counting two as in Redis, or 10 * count
+ * buckets), then filtered by the pattern. */
 static void cmd_hscan(client *c)
 {
     uint64_t cursor;
@@ -549,7 +550,7 @@ static void cmd_hscan(client *c)
     steps = count > LLONG_MAX / 10 ? LLONG_MAX : count * 10;
     do {
         cursor = hash_scan(e, cursor, scan_add, &acc);
-    } while (cursor && steps-- && (long long)acc.n < count);
+    } while (cursor && steps-- && (long long)acc.n * 2 < count);
     for (i = 0; i < acc.n; i++)
         if (!pat || glob_match(pat->p, pat->len, acc.v[i].f, acc.v[i].flen, 0))
             acc.v[kept++] = acc.v[i];
