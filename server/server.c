@@ -18,6 +18,7 @@
 #include "cmd/propagate.h"
 #include "cmd/signal.h"
 #include "keyspace/type.h"
+#include "types/hash/hash.h"
 #include "types/sp/sptype.h"
 #include "server.h"
 #include "core/sp/sp.h"
@@ -181,6 +182,7 @@ int server_init_keyspace(void)
     sv_type_register();
     sp_type_register();
     set_type_register(srv.hash_seed);
+    hash_type_register();
     type_effects = &prop_effects;
     type_effects_on = &prop_on;
     return 0;
