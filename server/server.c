@@ -18,6 +18,7 @@
 #include "cmd/propagate.h"
 #include "cmd/signal.h"
 #include "keyspace/type.h"
+#include "types/list/list.h"
 #include "types/sp/sptype.h"
 #include "server.h"
 #include "core/sp/sp.h"
@@ -179,6 +180,7 @@ int server_init_keyspace(void)
     db_on_expired = signal_key_expired;
     sv_type_register();
     sp_type_register();
+    list_type_register();
     type_effects = &prop_effects;
     type_effects_on = &prop_on;
     return 0;

@@ -39,6 +39,7 @@
 #define CMD_SKIP_SLOWLOG (1u << 15)
 #define CMD_NOT_IN_MULTI (1u << 16) /* refused inside MULTI (WATCH, ...) with its own error */
 #define CMD_OWN_EFFECT (1u << 17)   /* logs its effect itself (persist.h); not reported by COMMAND */
+#define CMD_BLOCKING  (1u << 18)    /* may wait for keys (cmd/block.h) */
 
 typedef struct client client;
 
@@ -65,6 +66,10 @@ typedef struct cmd_def {
     int arity;               /* Redis convention: N exact, -N at least N (argv[0] included) */
     uint32_t flags;
     int first_key, last_key, key_step; /* key positions as COMMAND reports them (0 = no keys): KEYS() */
+    /* Movable keys (LMPOP, ZUNIONSTORE, ...): argv[keynum] counts the keys that
+     * follow it; first_key etc. are then 0, COMMAND shows "movablekeys" and one
+     * key spec of type keynum, and dispatch announces those keys. 0: none. */
+    int keynum;
     const char *group;       /* COMMAND DOCS group: string, generic, connection, server, transactions, scratchpad */
     const char *summary;     /* COMMAND DOCS summary */
     const char *since;       /* first Redis/Scratchpad version with it */
@@ -134,6 +139,8 @@ typedef struct server_config {
     int aof_rewrite_step_us;       /* us, the loop time one step of an incremental rewrite may take */
     char *aof_rewrite_cpulist;     /* CPUs the rewrite child runs on; "" = the server's */
     int aof_hold_timeout;          /* ms a reply may wait for a failing log before -IOERR, 0 = no limit */
+    int list_max_listpack_size;    /* a list node's cap: -1..-5 = 4..64 KB, N > 0 = N elements */
+    int list_compress_depth;       /* list nodes kept uncompressed at each end (accepted, not applied) */
 } server_config;
 
 typedef struct server {

@@ -29,6 +29,7 @@ typedef struct key_spec {
     const char *notes;  /* NULL if none */
     size_t notes_len;
     int unknown;        /* begin_search/find_keys "unknown" */
+    int keynum;         /* find_keys "keynum" (keynumidx 0, firstkey 1, keystep 1) at begin index */
     int index, lastkey, keystep;
 } key_spec;
 
@@ -38,8 +39,16 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
     const char *p;
     int n = 0, npos = 0, i, k;
 
-    if (cmd->first_key <= 0)
+    if (cmd->first_key <= 0 && cmd->keynum <= 0)
         return 0;
+    if (cmd->keynum > 0) {
+        memset(out, 0, sizeof(*out));
+        out->flags = cmd->key_specs ? cmd->key_specs : "RW access update";
+        out->flags_len = strlen(out->flags);
+        out->keynum = 1;
+        out->index = cmd->keynum;
+        return 1;
+    }
     if (cmd->key_specs) {
         p = cmd->key_specs;
         while (*p && n < MAX_SPECS) {
@@ -154,6 +163,16 @@ static void reply_key_spec(client *c, const key_spec *s)
         reply_bulk_cstr(c, "unknown");
         reply_bulk_cstr(c, "spec");
         reply_map(c, 0);
+    } else if (s->keynum) {
+        reply_bulk_cstr(c, "keynum");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "keynumidx");
+        reply_int(c, 0);
+        reply_bulk_cstr(c, "firstkey");
+        reply_int(c, 1);
+        reply_bulk_cstr(c, "keystep");
+        reply_int(c, 1);
     } else {
         reply_bulk_cstr(c, "range");
         reply_bulk_cstr(c, "spec");
@@ -176,7 +195,7 @@ static const struct {
 } flag_names[] = {
     {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
     {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
-    {CMD_LOADING, "loading"},   {CMD_STALE, "stale"},         {CMD_SKIP_SLOWLOG, "skip_slowlog"},
+    {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},   {CMD_STALE, "stale"},         {CMD_SKIP_SLOWLOG, "skip_slowlog"},
     {CMD_FAST, "fast"},         {CMD_NO_AUTH, "no_auth"},     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
     {CMD_NOT_IN_MULTI, "no_multi"}, {CMD_ALLOW_BUSY, "allow_busy"},
 };
@@ -184,13 +203,16 @@ static const struct {
 
 static void reply_cmd_flags(client *c, const cmd_def *cmd)
 {
-    int i, n = 0;
+    int i, n = cmd->keynum > 0;
     for (i = 0; i < NFLAGS; i++)
         n += (cmd->flags & flag_names[i].bit) != 0;
     reply_set(c, n);
-    for (i = 0; i < NFLAGS; i++)
+    for (i = 0; i < NFLAGS; i++) {
+        if (flag_names[i].bit == CMD_ALLOW_BUSY && cmd->keynum > 0)
+            reply_status(c, "movablekeys"); /* Redis's place for it: before allow_busy */
         if (cmd->flags & flag_names[i].bit)
             reply_status(c, flag_names[i].name);
+    }
 }
 
 /* ACL categories in Redis's order (ACL CAT). */
@@ -529,6 +551,30 @@ static void command_getkeys_impl(client *c, int with_flags)
     }
     if (!cmd) {
         reply_error(c, "ERR Invalid command specified");
+        return;
+    }
+    if (cmd->keynum > 0) {
+        long long nk;
+        if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+            reply_error(c, "ERR Invalid number of arguments specified for command");
+            return;
+        }
+        if (str_to_ll(argv[cmd->keynum].p, argv[cmd->keynum].len, &nk) < 0 || nk <= 0 ||
+            nk > argc - cmd->keynum - 1) {
+            reply_error(c, "ERR Invalid arguments specified for command");
+            return;
+        }
+        key_specs_of(cmd, specs);
+        reply_array(c, nk);
+        for (i = cmd->keynum + 1; i <= cmd->keynum + nk; i++) {
+            if (with_flags) {
+                reply_array(c, 2);
+                reply_bulk(c, argv[i].p, argv[i].len);
+                reply_word_set(c, specs[0].flags, specs[0].flags_len, 0);
+            } else {
+                reply_bulk(c, argv[i].p, argv[i].len);
+            }
+        }
         return;
     }
     if (cmd->first_key <= 0) {

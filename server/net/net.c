@@ -420,7 +420,7 @@ void client_process_input(client *c)
      * instant for expiry decisions (reading the clock per command cost more than
      * a GET). */
     db_now = now_ms();
-    while (c->qpos < c->qlen && !(c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY))) {
+    while (c->qpos < c->qlen && !(c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY | CLIENT_BLOCKED))) {
         size_t consumed = 0, i;
         resp_status st;
 
@@ -876,6 +876,8 @@ size_t client_describe(const client *c, char *buf, size_t cap)
 
     if (c->flags & CLIENT_MULTI)
         flags[f++] = 'x';
+    if (c->flags & CLIENT_BLOCKED)
+        flags[f++] = 'b';
     if (c->flags & CLIENT_DIRTY_CAS)
         flags[f++] = 'd';
     if (c->flags & CLIENT_CLOSE_ASAP)
