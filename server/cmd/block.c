@@ -284,6 +284,35 @@ void blk_key_ready(db *d, const char *key, size_t klen)
     blk_ready_pending = 1;
 }
 
+typedef struct swap_ctx {
+    int a, b;
+} swap_ctx;
+
+static int note_swapped(void *ctx, ht_node *n)
+{
+    const swap_ctx *s = ctx;
+    blk_key *bk = (blk_key *)n;
+
+    if ((bk->dbid == s->a || bk->dbid == s->b) && !bk->ready) {
+        bk->ready = 1;
+        if (nready == capready) {
+            capready = capready ? capready * 2 : 16;
+            readyq = xrealloc(readyq, sizeof(blk_key *) * (size_t)capready);
+        }
+        readyq[nready++] = bk;
+        blk_ready_pending = 1;
+    }
+    return 0;
+}
+
+void blk_db_swapped(db *a, db *b)
+{
+    swap_ctx s = {a->id, b->id};
+
+    if (nblocked > 0 && table_ready)
+        ht_foreach(&table, note_swapped, &s);
+}
+
 /* Run c's command again; 1 if it is done waiting, 0 if it waits on. */
 static int rerun(client *c)
 {

@@ -54,6 +54,9 @@ int blk_rerunning(const client *c);
 
 /* A key of d changed: note it ready if clients wait on it (cheap otherwise). */
 void blk_key_ready(db *d, const char *key, size_t klen);
+/* Databases a and b were swapped (SWAPDB): every waited key of either is
+ * ready, as in Redis (the clients blocked there see the other contents). */
+void blk_db_swapped(db *a, db *b);
 /* Non-zero when keys are ready and blk_handle_ready has work. */
 extern int blk_ready_pending;
 /* Serve the clients waiting on ready keys (after a command or EXEC). */

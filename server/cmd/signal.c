@@ -29,4 +29,5 @@ void signal_db_flushed(db *d)
 void signal_db_swapped(db *a, db *b)
 {
     multi_touch_swap(a, b);
+    blk_db_swapped(a, b);
 }

@@ -242,6 +242,19 @@ def case_pipelined_wait():
     r.delete("pw")
 
 
+def case_swapdb():
+    r = client()
+    w = Waiter(lambda c: c.blpop(["sw"], 0))
+    w.start()
+    wait_blocked(r, 1)
+    r1 = redis.Redis(host="127.0.0.1", port=PORT, db=1, socket_timeout=TIMEOUT)
+    r1.rpush("sw", "from-db1")
+    eq(blocked(r), 1, "still blocked: the push was in another database")
+    r.swapdb(0, 1)
+    eq(w.done(), (b"sw", b"from-db1"), "woken by SWAPDB")
+    r1.close()
+
+
 def case_logged(srv):
     global PORT
     r = client()
@@ -301,6 +314,7 @@ def main():
                  case_several_keys)
         rep.case("requests pipelined after a blocked BLPOP wait for it and are answered in order",
                  case_pipelined_wait)
+        rep.case("SWAPDB wakes a client waiting on a key the other database has", case_swapdb)
         rep.case("after a restart the log has what woken BLPOP, BLMOVE and BLMPOP popped", case_logged, srv)
         if not srv.alive():
             rep.fail("the server is alive at the end", srv.log_tail())
