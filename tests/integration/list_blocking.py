@@ -255,6 +255,20 @@ def case_swapdb():
     r1.close()
 
 
+def case_idle_timeout():
+    r = client()
+    r.config_set("timeout", 1)
+    try:
+        w = Waiter(lambda c: c.blpop(["idle"], 2.5))
+        w.start()
+        wait_blocked(r, 1)
+        eq(w.done(), None, "a client blocked past the idle timeout gets its own timeout's nil")
+        if w.error:
+            raise w.error
+    finally:
+        r.config_set("timeout", 0)
+
+
 def case_logged(srv):
     global PORT
     r = client()
@@ -315,6 +329,8 @@ def main():
         rep.case("requests pipelined after a blocked BLPOP wait for it and are answered in order",
                  case_pipelined_wait)
         rep.case("SWAPDB wakes a client waiting on a key the other database has", case_swapdb)
+        rep.case("the idle-client timeout spares a blocked client (it ends with its own timeout)",
+                 case_idle_timeout)
         rep.case("after a restart the log has what woken BLPOP, BLMOVE and BLMPOP popped", case_logged, srv)
         if not srv.alive():
             rep.fail("the server is alive at the end", srv.log_tail())
