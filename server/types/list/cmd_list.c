@@ -286,7 +286,7 @@ static void cmd_lpos(client *c)
     void *slot = NULL;
     dbent *e;
     ql_pos pos;
-    int j, more;
+    int j, more, rank_min = 0;
 
     for (j = 3; j < c->argc; j++) {
         const sarg *o = &c->argv[j];
@@ -295,7 +295,8 @@ static void cmd_lpos(client *c)
             j++;
             if (arg_long(c, j, &rank) < 0)
                 return;
-            if (rank == LLONG_MIN)
+            rank_min = rank == LLONG_MIN;
+            if (rank_min)
                 rank = -1; /* Redis 7.0 negates it into itself: every match from the tail counts */
             if (rank == 0) {
                 reply_error(c, "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... "
@@ -315,6 +316,8 @@ static void cmd_lpos(client *c)
             return;
         }
     }
+    if (rank_min && count > 0)
+        count = 0; /* ... and its count test overflows: COUNT never stops it */
     if (lookup_list(c, &c->argv[1], 0, &e) < 0)
         return;
     if (!e) {
