@@ -18,6 +18,7 @@
 #include "aof/persist.h"
 #include "server.h"
 #include "core/util.h"
+#include "types/list/list.h"
 #include "keyspace/vcomp.h"
 #include "types/set/set.h"
 #include "types/hash/hash.h"
@@ -176,6 +177,14 @@ static int apply_slowlog(const char **err)
     return 0;
 }
 
+static int apply_list(const char **err)
+{
+    (void)err;
+    list_fill = srv.cfg.list_max_listpack_size;
+    list_compress_depth = srv.cfg.list_compress_depth;
+    return 0;
+}
+
 void server_reschedule_cron(void);
 static int apply_hz(const char **err)
 {
@@ -229,6 +238,8 @@ const cfg_def cfg_table[] = {
     {"aof-rewrite-mode", CFG_ENUM, 0, 0, 0, "incremental", C(aof_rewrite_mode), rewrite_mode_names, NULL, NULL, NULL},
     {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL, apply_cpulist},
     {"aof-hold-timeout", CFG_INT, 0, 0, 86400000, "1000", C(aof_hold_timeout), NULL, NULL, NULL, NULL},
+    {"list-max-listpack-size", CFG_INT, 0, INT_MIN, INT_MAX, "-2", C(list_max_listpack_size), NULL, NULL, NULL, apply_list},
+    {"list-compress-depth", CFG_INT, 0, 0, INT_MAX, "0", C(list_compress_depth), NULL, NULL, NULL, apply_list},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {"set-max-intset-entries", CFG_INT, 0, 0, INT_MAX, "512", (void *)&set_max_intset_entries, NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},

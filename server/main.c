@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "cmd/block.h"
 #include "cmd/commands.h"
 #include "config.h"
 #include "log.h"
@@ -141,6 +142,7 @@ int main(int argc, char **argv)
         event_add(srv.sig_ev[i], NULL);
 
     while (!srv.shutdown_asap) {
+        blk_resume();
         persist_before_replies();
         if (net_holding)
             net_release_held();

@@ -19,6 +19,7 @@
 #include "cmd/signal.h"
 #include "keyspace/type.h"
 #include "types/hash/hash.h"
+#include "types/list/list.h"
 #include "types/sp/sptype.h"
 #include "server.h"
 #include "core/sp/sp.h"
@@ -183,6 +184,7 @@ int server_init_keyspace(void)
     sp_type_register();
     set_type_register(srv.hash_seed);
     hash_type_register();
+    list_type_register();
     type_effects = &prop_effects;
     type_effects_on = &prop_on;
     return 0;

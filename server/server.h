@@ -39,6 +39,7 @@
 #define CMD_SKIP_SLOWLOG (1u << 15)
 #define CMD_NOT_IN_MULTI (1u << 16) /* refused inside MULTI (WATCH, ...) with its own error */
 #define CMD_OWN_EFFECT (1u << 17)   /* logs its effect itself (persist.h); not reported by COMMAND */
+#define CMD_BLOCKING  (1u << 18)    /* may wait for keys (cmd/block.h) */
 
 typedef struct client client;
 
@@ -80,7 +81,8 @@ typedef struct cmd_def {
      * several, spec i is the single key at first_key + i * key_step. A spec
      * may give its positions after its flags (before any '#'):
      * "@index,lastkey,keystep" a range, "@k:index,keynumidx,firstkey,keystep"
-     * keys counted by an argument (then COMMAND shows movablekeys). */
+     * keys counted by an argument (LMPOP, ZUNIONSTORE, SINTERCARD: then COMMAND
+     * shows movablekeys, and dispatch finds the keys a write names from it). */
     const char *key_specs;
     const struct cmd_def *subcommands; /* table ended by a NULL name, or NULL */
     cmd_stats *stats;        /* filled in at start-up */
@@ -137,6 +139,8 @@ typedef struct server_config {
     int aof_rewrite_step_us;       /* us, the loop time one step of an incremental rewrite may take */
     char *aof_rewrite_cpulist;     /* CPUs the rewrite child runs on; "" = the server's */
     int aof_hold_timeout;          /* ms a reply may wait for a failing log before -IOERR, 0 = no limit */
+    int list_max_listpack_size;    /* a list node's cap: -1..-5 = 4..64 KB, N > 0 = N elements */
+    int list_compress_depth;       /* list nodes kept uncompressed at each end (accepted, not applied) */
 } server_config;
 
 typedef struct server {

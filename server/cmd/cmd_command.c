@@ -215,7 +215,7 @@ static const struct {
 } flag_names[] = {
     {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
     {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
-    {CMD_LOADING, "loading"},   {CMD_STALE, "stale"},         {CMD_SKIP_SLOWLOG, "skip_slowlog"},
+    {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},   {CMD_STALE, "stale"},         {CMD_SKIP_SLOWLOG, "skip_slowlog"},
     {CMD_FAST, "fast"},         {CMD_NO_AUTH, "no_auth"},     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
     {CMD_NOT_IN_MULTI, "no_multi"}, {CMD_ALLOW_BUSY, "allow_busy"},
 };
@@ -227,11 +227,12 @@ static void reply_cmd_flags(client *c, const cmd_def *cmd)
     for (i = 0; i < NFLAGS; i++)
         n += (cmd->flags & flag_names[i].bit) != 0;
     reply_set(c, n + has_keynum_spec(cmd));
-    for (i = 0; i < NFLAGS; i++)
+    for (i = 0; i < NFLAGS; i++) {
+        if (flag_names[i].bit == CMD_ALLOW_BUSY && has_keynum_spec(cmd))
+            reply_status(c, "movablekeys"); /* Redis's place for it: before allow_busy */
         if (cmd->flags & flag_names[i].bit)
             reply_status(c, flag_names[i].name);
-    if (has_keynum_spec(cmd))
-        reply_status(c, "movablekeys");
+    }
 }
 
 /* ACL categories in Redis's order (ACL CAT). */

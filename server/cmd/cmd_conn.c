@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/block.h"
 #include "cmd/commands.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
@@ -371,6 +372,32 @@ static void client_kill(client *c)
     reply_int(c, killed);
 }
 
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: wake a client blocked in a blocking
+ * command (cmd/block.h); :1 if it was blocked, :0 otherwise. */
+static void client_unblock(client *c)
+{
+    long long id;
+    int error = 0;
+    client *x;
+
+    if (str_to_ll(c->argv[2].p, c->argv[2].len, &id) < 0) {
+        reply_error(c, ERR_NOTINT);
+        return;
+    }
+    if (c->argc == 4) {
+        if (str_eq_ci(c->argv[3].p, c->argv[3].len, "error")) {
+            error = 1;
+        } else if (!str_eq_ci(c->argv[3].p, c->argv[3].len, "timeout")) {
+            reply_error(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    for (x = srv.clients; x; x = x->next)
+        if (x->id == (uint64_t)id && !(x->flags & CLIENT_FAKE))
+            break;
+    reply_int(c, x && blk_unblock(x, error));
+}
+
 static void client_setinfo(client *c)
 {
     const sarg *attr = &c->argv[2], *val = &c->argv[3];
@@ -448,6 +475,8 @@ static void client_help(client *c)
         "    Set client meta attr. Options are:",
         "    * LIB-NAME: the client lib name.",
         "    * LIB-VER: the client lib version.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
         NULL,
     };
     reply_help(c, lines);
@@ -474,6 +503,10 @@ static const cmd_def client_subcommands[] = {
     {.name = "kill", .proc = client_kill, .arity = -3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .summary = "Terminates open connections.", .since = "2.4.0",
      .complexity = "O(N) where N is the number of client connections", .acl = "admin slow dangerous connection"},
+    {.name = "unblock", .proc = client_unblock, .arity = -3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Unblock a client blocked in a blocking command from a different connection",
+     .since = "5.0.0", .complexity = "O(log N) where N is the number of client connections",
+     .acl = "admin slow dangerous connection"},
     {.name = "setinfo", .proc = client_setinfo, .arity = 4, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .summary = "Sets information specific to the client or connection.", .since = "7.2.0",
      .complexity = "O(1)", .acl = "slow connection"},

@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cmd/block.h"
 #include "cmd/commands.h"
 #include "config.h"
 #include "core/lz/lzidle.h"
@@ -246,11 +247,11 @@ static void info_clients(sbuf *b)
             "maxclients:%d\r\n"
             "client_recent_max_input_buffer:%zu\r\n"
             "client_recent_max_output_buffer:%zu\r\n"
-            "blocked_clients:0\r\n"
+            "blocked_clients:%lld\r\n"
             "tracking_clients:0\r\n"
             "clients_in_timeout_table:0\r\n"
             "watching_clients:%d\r\n",
-            srv.nclients, srv.cfg.maxclients, max_in, max_out, srv.watching_clients);
+            srv.nclients, srv.cfg.maxclients, max_in, max_out, blk_count(), srv.watching_clients);
 }
 
 static void info_memory(sbuf *b)

@@ -10,6 +10,7 @@
 #include "core/ht.h"
 #include "log.h"
 #include "core/mem.h"
+#include "cmd/block.h"
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
 #include "net/net.h"
@@ -22,7 +23,7 @@
 
 /* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
 static const cmd_def *table_list[] = {
-    cmd_table_conn, cmd_table_string, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
+    cmd_table_conn, cmd_table_string, cmd_table_list, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
     cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
     cmd_table_set,
     cmd_table_hash,
@@ -387,6 +388,8 @@ static void dispatch(client *c);
 void cmd_dispatch(client *c)
 {
     dispatch(c);
+    if (blk_ready_pending)
+        blk_handle_ready();
     if (c->flags & CLIENT_REPLY_SKIP)
         c->flags &= ~CLIENT_REPLY_SKIP;
     if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
@@ -456,8 +459,20 @@ static void dispatch(client *c)
  * (its key positions from the table), or that it changes whole databases. */
 static void announce_keys(client *c, const cmd_def *cmd)
 {
-    int i, last, step;
+    int i, last, step, index, numidx, first;
+    const char *spec;
 
+    if (cmd->key_specs && (spec = strstr(cmd->key_specs, "@k:")) &&
+        sscanf(spec + 3, "%d,%d,%d,%d", &index, &numidx, &first, &step) == 4) {
+        /* Keys counted by an argument (LMPOP, ZMPOP, ...): argv[index + numidx]
+         * of them from argv[index + first], every step. */
+        long long nk;
+        numidx += index;
+        if (numidx < c->argc && str_to_ll(c->argv[numidx].p, c->argv[numidx].len, &nk) == 0)
+            for (i = index + first; nk > 0 && i < c->argc; i += step > 0 ? step : 1, nk--)
+                prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
+        return;
+    }
     if (cmd->first_key <= 0) {
         prop_keyless(cmd->name);
         return;
@@ -618,6 +633,7 @@ void slowlog_push(client *c, long long duration)
 
 void cmd_client_release(client *c)
 {
+    blk_client_release(c);
     multi_unwatch_all(c);
     multi_discard(c);
 }

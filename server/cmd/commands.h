@@ -23,6 +23,7 @@ typedef struct slowlog_entry {
 extern const cmd_def cmd_table_conn[];
 extern const cmd_def cmd_table_string[];
 extern const cmd_def cmd_table_keys[];
+extern const cmd_def cmd_table_list[];
 extern const cmd_def cmd_table_info[];
 extern const cmd_def cmd_table_server[];
 extern const cmd_def cmd_table_command[];

@@ -24,6 +24,7 @@ typedef struct watched_key {
     wkey *wk;
 } watched_key;
 
+int multi_exec_depth;
 static ht *wtabs; /* one per database */
 
 static const char *wkey_keyof(const ht_node *n)
@@ -300,12 +301,14 @@ static void cmd_exec(client *c)
     gen = prop_gen;
     if (rec)
         prop_begin(c->dbid);
+    multi_exec_depth++;
     for (i = 0; i < n; i++) {
         c->argc = queue[i].argc;
         c->argv = queue[i].argv;
         db_now = now_ms();
         cmd_call(c, queue[i].cmd);
     }
+    multi_exec_depth--;
     if (rec && prop_on && prop_gen == gen)
         prop_end();
     c->argc = saved_argc;

@@ -26,6 +26,8 @@ void multi_exec_abort(client *c, const char *msg);
 /* Leave MULTI, dropping the queue (not the watches). */
 void multi_discard(client *c);
 void multi_unwatch_all(client *c);
+/* Non-zero while EXEC runs its queued commands (nothing blocks then). */
+extern int multi_exec_depth;
 void multi_touch_key(db *d, const char *key, size_t klen);
 /* Touch every watched key that exists in d (FLUSHDB), or in a or b (SWAPDB). */
 void multi_touch_db(db *d);

@@ -1,6 +1,7 @@
 /* signal.c -- "a key changed", told to everyone who listens (see signal.h). */
 #include "cmd/signal.h"
 
+#include "cmd/block.h"
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
 #include "server.h"
@@ -9,6 +10,7 @@ void signal_key_changed(db *d, const char *key, size_t klen)
 {
     srv.dirty++;
     multi_touch_key(d, key, klen);
+    blk_key_ready(d, key, klen);
 }
 
 void signal_key_expired(db *d, const char *key, size_t klen)
@@ -27,4 +29,5 @@ void signal_db_flushed(db *d)
 void signal_db_swapped(db *a, db *b)
 {
     multi_touch_swap(a, b);
+    blk_db_swapped(a, b);
 }

@@ -35,6 +35,7 @@
 #define CLIENT_FAKE              (1u << 12) /* no connection (log replay) */
 #define CLIENT_PROTECTED_WRITE   (1u << 13) /* write event armed */
 #define CLIENT_AOF_HELD          (1u << 14) /* replies wait until the log is written up to aof_need */
+#define CLIENT_BLOCKED           (1u << 15) /* waits for keys (cmd/block.h): runs no request meanwhile */
 
 /* A command queued by MULTI: owned copies of its arguments. */
 typedef struct mcmd {
@@ -100,6 +101,7 @@ struct client {
     mcmd *mqueue;
     int mcount, mcap;
     struct watched_key *watched; /* list of keys this client WATCHes */
+    struct blk_state *blk;   /* the wait of a blocked client (cmd/block.c), NULL if none */
 
     /* Identity and stats. */
     char *name;              /* CLIENT SETNAME, NULL if none */

@@ -420,7 +420,7 @@ void client_process_input(client *c)
      * instant for expiry decisions (reading the clock per command cost more than
      * a GET). */
     db_now = now_ms();
-    while (c->qpos < c->qlen && !(c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY))) {
+    while (c->qpos < c->qlen && !(c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY | CLIENT_BLOCKED))) {
         size_t consumed = 0, i;
         resp_status st;
 
@@ -836,7 +836,7 @@ void net_clients_cron(void)
     for (c = srv.clients; c; c = c->next) {
         if (c->flags & CLIENT_CLOSE_ASAP)
             continue;
-        if (srv.cfg.timeout > 0 && !(c->flags & CLIENT_FAKE) &&
+        if (srv.cfg.timeout > 0 && !(c->flags & (CLIENT_FAKE | CLIENT_BLOCKED)) &&
             now - c->last_interaction > (int64_t)srv.cfg.timeout * 1000 && reply_pending(c) == 0) {
             log_verbose("Closing idle client");
             client_close_async(c);
@@ -876,6 +876,8 @@ size_t client_describe(const client *c, char *buf, size_t cap)
 
     if (c->flags & CLIENT_MULTI)
         flags[f++] = 'x';
+    if (c->flags & CLIENT_BLOCKED)
+        flags[f++] = 'b';
     if (c->flags & CLIENT_DIRTY_CAS)
         flags[f++] = 'd';
     if (c->flags & CLIENT_CLOSE_ASAP)

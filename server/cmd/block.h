@@ -1,0 +1,76 @@
+/* block.h -- clients waiting for keys: the one blocking mechanism of the commands.
+ *
+ * Why: BLPOP, BRPOP, BRPOPLPUSH, BLMOVE and BLMPOP now, BZPOPMIN, BZPOPMAX and
+ * BZMPOP (sorted sets) and XREAD BLOCK later all wait the same way: for data
+ * under one or more keys, with a timeout. A command that finds nothing calls
+ * blk_block; this module keeps the client, stops its connection from running
+ * more requests (pipelined ones wait in its query buffer), and wakes it:
+ *
+ * - When a waited key changes (signal_key_changed calls blk_key_ready), the key
+ *   is noted ready; once the command or EXEC that changed it has ended,
+ *   blk_handle_ready re-runs the command of each client waiting on that key,
+ *   first come first served. A re-run that finds data does what the command
+ *   does without blocking (pops, replies, propagates the effect it had: an LPOP,
+ *   never a BLPOP, so the log's replay never blocks); one that finds none calls
+ *   blk_block again, which leaves the client where it was in line.
+ * - When its timeout passes (a libevent timer, ms precision), or CLIENT UNBLOCK
+ *   names it: it gets a null array (RESP3 null), or with CLIENT UNBLOCK ERROR
+ *   "-UNBLOCKED client unblocked via CLIENT UNBLOCK".
+ * - A client that disconnects while blocked is forgotten (blk_client_release).
+ *
+ * After a wake-up the requests that waited in the client's query buffer run
+ * from blk_resume (the loop calls it every iteration, before the log's flush).
+ * Inside MULTI/EXEC, and for the log's replay, nothing blocks: blk_block
+ * replies as a timeout at once.
+ *
+ * Timeouts are parsed as Redis parses them (blk_parse_timeout): seconds as a
+ * float, 0 for ever. */
+#ifndef SP_BLOCK_H
+#define SP_BLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/client.h"
+
+/* Parse argv[i] as a timeout in seconds into *deadline (ms since the epoch,
+ * 0: no timeout). On error replies Redis's error ("ERR timeout is not a float
+ * or out of range", "ERR timeout is negative", "ERR timeout is out of range")
+ * and returns -1; else 0. */
+int blk_parse_timeout(client *c, int i, int64_t *deadline);
+
+/* c's command found no data under its keys argv[first .. first+nkeys) and
+ * wants to wait until deadline (0: no timeout). Inside EXEC or for a client
+ * without a connection, replies as a timed-out wait does (a null array) and
+ * returns. During a re-run (blk_rerunning), keeps c blocked where it was. The
+ * command must have replied nothing. */
+void blk_block(client *c, int first, int nkeys, int64_t deadline);
+/* 0 if c may not block now (inside EXEC, the log's replay): the command then
+ * answers as its wait would time out; 1 otherwise. */
+int blk_can_block(const client *c);
+/* 1 while c's command runs again because a key it waits on changed: a key of
+ * another type is then not an error (the client keeps waiting, as Redis 7.0's). */
+int blk_rerunning(const client *c);
+
+/* A key of d changed: note it ready if clients wait on it (cheap otherwise). */
+void blk_key_ready(db *d, const char *key, size_t klen);
+/* Databases a and b were swapped (SWAPDB): every waited key of either is
+ * ready, as in Redis (the clients blocked there see the other contents). */
+void blk_db_swapped(db *a, db *b);
+/* Non-zero when keys are ready and blk_handle_ready has work. */
+extern int blk_ready_pending;
+/* Serve the clients waiting on ready keys (after a command or EXEC). */
+void blk_handle_ready(void);
+/* Run the requests waiting in the query buffers of clients woken since the
+ * last call (the loop, once per iteration). */
+void blk_resume(void);
+
+/* CLIENT UNBLOCK: wake c as a timeout (error 0) or with the UNBLOCKED error.
+ * 1 if c was blocked, else 0. */
+int blk_unblock(client *c, int error);
+/* c is being freed: forget it. */
+void blk_client_release(client *c);
+/* Clients blocked now (INFO blocked_clients). */
+long long blk_count(void);
+
+#endif

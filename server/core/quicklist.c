@@ -1,0 +1,411 @@
+/* quicklist.c -- a linked list of packed nodes (see quicklist.h).
+ *
+ * An entry in a node's buffer is a length prefix, then the bytes: one byte
+ * (the length, below 128) or five (0x80, then the length as 4 bytes, little
+ * endian). Invariants: no node is empty; a node's used bytes stay within its
+ * cap unless it holds a single element; q->len and q->bytes are the sums over
+ * the nodes. A node that a change leaves over the cap with two or more
+ * elements is split in two halves, so every change moves at most about two
+ * nodes' bytes. */
+#include "quicklist.h"
+
+#include <string.h>
+
+#include "mem.h"
+
+#define QL_SAFETY_BYTES 8192 /* the byte cap of a node under a positive fill */
+
+static size_t node_cap_bytes(int fill)
+{
+    static const size_t caps[] = {4096, 8192, 16384, 32768, 65536};
+    if (fill >= 0)
+        return QL_SAFETY_BYTES;
+    if (fill < -5)
+        fill = -5;
+    return caps[-fill - 1];
+}
+
+static size_t hdr_len(size_t n)
+{
+    return n < 128 ? 1 : 5;
+}
+
+static size_t entry_len(const unsigned char *e, size_t *n)
+{
+    size_t len;
+
+    if (e[0] < 128) {
+        len = e[0];
+        if (n)
+            *n = len;
+        return 1 + len;
+    }
+    len = (size_t)e[1] | (size_t)e[2] << 8 | (size_t)e[3] << 16 | (size_t)e[4] << 24;
+    if (n)
+        *n = len;
+    return 5 + len;
+}
+
+static void write_entry(unsigned char *dst, const void *p, size_t n)
+{
+    if (n < 128) {
+        dst[0] = (unsigned char)n;
+        memcpy(dst + 1, p, n);
+        return;
+    }
+    dst[0] = 0x80;
+    dst[1] = (unsigned char)n;
+    dst[2] = (unsigned char)(n >> 8);
+    dst[3] = (unsigned char)(n >> 16);
+    dst[4] = (unsigned char)(n >> 24);
+    memcpy(dst + 5, p, n);
+}
+
+/* 1 if node can take one more element of total entry bytes add. */
+static int node_fits(const quicklist *q, const qlnode *node, size_t add)
+{
+    if (q->fill > 0 && node->count >= (uint32_t)q->fill)
+        return 0;
+    return node->used + add <= node_cap_bytes(q->fill);
+}
+
+static void node_reserve(qlnode *node, size_t need)
+{
+    size_t ncap;
+
+    if (need <= node->cap)
+        return;
+    ncap = node->cap ? node->cap : 64;
+    while (ncap < need)
+        ncap *= 2;
+    node->buf = xrealloc(node->buf, ncap);
+    node->cap = (uint32_t)ncap;
+}
+
+static qlnode *node_new(void)
+{
+    return xcalloc(1, sizeof(qlnode));
+}
+
+static void node_free(qlnode *node)
+{
+    xfree(node->buf);
+    xfree(node);
+}
+
+/* Link node after prev (NULL: at the head). */
+static void link_after(quicklist *q, qlnode *prev, qlnode *node)
+{
+    node->prev = prev;
+    node->next = prev ? prev->next : q->head;
+    if (node->next)
+        node->next->prev = node;
+    else
+        q->tail = node;
+    if (prev)
+        prev->next = node;
+    else
+        q->head = node;
+    q->nodes++;
+}
+
+static void unlink_node(quicklist *q, qlnode *node)
+{
+    if (node->prev)
+        node->prev->next = node->next;
+    else
+        q->head = node->next;
+    if (node->next)
+        node->next->prev = node->prev;
+    else
+        q->tail = node->prev;
+    q->nodes--;
+    node_free(node);
+}
+
+/* Byte offset of entry i of node. */
+static uint32_t node_offset(const qlnode *node, uint32_t i)
+{
+    uint32_t off = 0, k;
+
+    for (k = 0; k < i; k++)
+        off += (uint32_t)entry_len(node->buf + off, NULL);
+    return off;
+}
+
+/* Split node in two halves when it is over its cap with two or more elements. */
+static void maybe_split(quicklist *q, qlnode *node)
+{
+    uint32_t half, off;
+    qlnode *n2;
+
+    if (node->count < 2)
+        return;
+    if (node->used <= node_cap_bytes(q->fill) && (q->fill <= 0 || node->count <= (uint32_t)q->fill))
+        return;
+    half = node->count / 2;
+    off = node_offset(node, half);
+    n2 = node_new();
+    node_reserve(n2, node->used - off);
+    memcpy(n2->buf, node->buf + off, node->used - off);
+    n2->used = node->used - off;
+    n2->count = node->count - half;
+    node->used = off;
+    node->count = half;
+    link_after(q, node, n2);
+}
+
+quicklist *ql_new(int fill)
+{
+    quicklist *q = xcalloc(1, sizeof(quicklist));
+    q->fill = fill == 0 ? -2 : fill;
+    return q;
+}
+
+void ql_free(quicklist *q)
+{
+    qlnode *node, *next;
+
+    if (!q)
+        return;
+    for (node = q->head; node; node = next) {
+        next = node->next;
+        node_free(node);
+    }
+    xfree(q);
+}
+
+quicklist *ql_dup(const quicklist *q)
+{
+    quicklist *d = ql_new(q->fill);
+    const qlnode *node;
+
+    for (node = q->head; node; node = node->next) {
+        qlnode *n = node_new();
+        node_reserve(n, node->used);
+        memcpy(n->buf, node->buf, node->used);
+        n->used = node->used;
+        n->count = node->count;
+        link_after(d, d->tail, n);
+    }
+    d->len = q->len;
+    d->bytes = q->bytes;
+    return d;
+}
+
+void ql_set_fill(quicklist *q, int fill)
+{
+    q->fill = fill == 0 ? -2 : fill;
+}
+
+size_t ql_mem(const quicklist *q)
+{
+    size_t total = xmalloc_size(q);
+    const qlnode *node;
+
+    for (node = q->head; node; node = node->next)
+        total += xmalloc_size(node) + (node->buf ? xmalloc_size(node->buf) : 0);
+    return total;
+}
+
+void ql_push(quicklist *q, int tail, const void *p, size_t n)
+{
+    size_t add = hdr_len(n) + n;
+    qlnode *node = tail ? q->tail : q->head;
+
+    if (!node || !node_fits(q, node, add)) {
+        qlnode *nn = node_new();
+        link_after(q, tail ? q->tail : NULL, nn);
+        node = nn;
+    }
+    node_reserve(node, node->used + add);
+    if (tail) {
+        write_entry(node->buf + node->used, p, n);
+    } else {
+        memmove(node->buf + add, node->buf, node->used);
+        write_entry(node->buf, p, n);
+    }
+    node->used += (uint32_t)add;
+    node->count++;
+    q->len++;
+    q->bytes += n;
+}
+
+int ql_at(const quicklist *q, long long idx, ql_pos *pos)
+{
+    qlnode *node;
+    size_t k;
+
+    if (idx < 0)
+        idx += (long long)q->len;
+    if (idx < 0 || (size_t)idx >= q->len)
+        return -1;
+    k = (size_t)idx;
+    if (k < q->len / 2) {
+        for (node = q->head; k >= node->count; node = node->next)
+            k -= node->count;
+    } else {
+        size_t back = q->len - 1 - k; /* elements after the wanted one */
+        for (node = q->tail; back >= node->count; node = node->prev)
+            back -= node->count;
+        k = node->count - 1 - back;
+    }
+    pos->node = node;
+    pos->i = (uint32_t)k;
+    pos->off = node_offset(node, (uint32_t)k);
+    return 0;
+}
+
+void ql_get(const ql_pos *pos, const char **p, size_t *n)
+{
+    const unsigned char *e = pos->node->buf + pos->off;
+    entry_len(e, n);
+    *p = (const char *)e + (e[0] < 128 ? 1 : 5);
+}
+
+int ql_next(ql_pos *pos)
+{
+    if (pos->i + 1 < pos->node->count) {
+        pos->off += (uint32_t)entry_len(pos->node->buf + pos->off, NULL);
+        pos->i++;
+        return 0;
+    }
+    if (!pos->node->next)
+        return -1;
+    pos->node = pos->node->next;
+    pos->i = 0;
+    pos->off = 0;
+    return 0;
+}
+
+int ql_prev(ql_pos *pos)
+{
+    if (pos->i > 0) {
+        pos->i--;
+        pos->off = node_offset(pos->node, pos->i);
+        return 0;
+    }
+    if (!pos->node->prev)
+        return -1;
+    pos->node = pos->node->prev;
+    pos->i = pos->node->count - 1;
+    pos->off = node_offset(pos->node, pos->i);
+    return 0;
+}
+
+int ql_delete(quicklist *q, ql_pos *pos, int forward)
+{
+    qlnode *node = pos->node;
+    size_t n, elen = entry_len(node->buf + pos->off, &n);
+
+    memmove(node->buf + pos->off, node->buf + pos->off + elen, node->used - pos->off - elen);
+    node->used -= (uint32_t)elen;
+    node->count--;
+    q->len--;
+    q->bytes -= n;
+    if (node->count == 0) {
+        qlnode *prev = node->prev, *next = node->next;
+        unlink_node(q, node);
+        if (forward) {
+            if (!next)
+                return -1;
+            pos->node = next;
+            pos->i = 0;
+            pos->off = 0;
+            return 0;
+        }
+        if (!prev)
+            return -1;
+        pos->node = prev;
+        pos->i = prev->count - 1;
+        pos->off = node_offset(prev, pos->i);
+        return 0;
+    }
+    if (forward) {
+        if (pos->i < node->count)
+            return 0;
+        if (!node->next)
+            return -1;
+        pos->node = node->next;
+        pos->i = 0;
+        pos->off = 0;
+        return 0;
+    }
+    if (pos->i > 0) {
+        pos->i--;
+        pos->off = node_offset(node, pos->i);
+        return 0;
+    }
+    if (!node->prev)
+        return -1;
+    pos->node = node->prev;
+    pos->i = pos->node->count - 1;
+    pos->off = node_offset(pos->node, pos->i);
+    return 0;
+}
+
+void ql_insert(quicklist *q, const ql_pos *pos, int after, const void *p, size_t n)
+{
+    qlnode *node = pos->node;
+    size_t add = hdr_len(n) + n;
+    uint32_t off = pos->off;
+
+    if (after)
+        off += (uint32_t)entry_len(node->buf + off, NULL);
+    node_reserve(node, node->used + add);
+    memmove(node->buf + off + add, node->buf + off, node->used - off);
+    write_entry(node->buf + off, p, n);
+    node->used += (uint32_t)add;
+    node->count++;
+    q->len++;
+    q->bytes += n;
+    maybe_split(q, node);
+}
+
+void ql_replace(quicklist *q, const ql_pos *pos, const void *p, size_t n)
+{
+    qlnode *node = pos->node;
+    size_t oldn, olde = entry_len(node->buf + pos->off, &oldn);
+    size_t add = hdr_len(n) + n;
+
+    if (add > olde)
+        node_reserve(node, node->used - olde + add);
+    memmove(node->buf + pos->off + add, node->buf + pos->off + olde, node->used - pos->off - olde);
+    write_entry(node->buf + pos->off, p, n);
+    node->used = (uint32_t)(node->used - olde + add);
+    q->bytes = q->bytes - oldn + n;
+    maybe_split(q, node);
+}
+
+void ql_del_range(quicklist *q, size_t start, size_t count)
+{
+    ql_pos pos;
+
+    if (count == 0 || ql_at(q, (long long)start, &pos) < 0)
+        return;
+    while (count > 0) {
+        qlnode *node = pos.node;
+        if (pos.i == 0 && count >= node->count) {
+            /* The whole node goes. */
+            qlnode *next = node->next;
+            size_t k, off = 0;
+            for (k = 0; k < node->count; k++) {
+                size_t n;
+                off += entry_len(node->buf + off, &n);
+                q->bytes -= n;
+            }
+            q->len -= node->count;
+            count -= node->count;
+            unlink_node(q, node);
+            if (!next)
+                return;
+            pos.node = next;
+            pos.i = 0;
+            pos.off = 0;
+            continue;
+        }
+        if (ql_delete(q, &pos, 1) < 0)
+            return;
+        count--;
+    }
+}
