@@ -20,6 +20,7 @@
 #include "core/util.h"
 #include "keyspace/vcomp.h"
 #include "types/string/value.h"
+#include "types/zset/zset.h"
 
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const maxmemory_policy_names[] = {"noeviction", NULL};
@@ -167,6 +168,14 @@ static int apply_compress(const char **err)
 }
 
 void slowlog_resize(void);
+static int apply_zset(const char **err)
+{
+    (void)err;
+    zs_max_entries = srv.cfg.zset_max_listpack_entries;
+    zs_max_value = srv.cfg.zset_max_listpack_value;
+    return 0;
+}
+
 static int apply_slowlog(const char **err)
 {
     (void)err;
@@ -226,6 +235,8 @@ const cfg_def cfg_table[] = {
     {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL, apply_cpulist},
     {"aof-hold-timeout", CFG_INT, 0, 0, 86400000, "1000", C(aof_hold_timeout), NULL, NULL, NULL, NULL},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
+    {"zset-max-listpack-entries", CFG_INT, 0, 0, INT_MAX, "128", C(zset_max_listpack_entries), NULL, NULL, NULL, apply_zset},
+    {"zset-max-listpack-value", CFG_INT, 0, 0, INT_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 #undef C

@@ -24,6 +24,7 @@
 #include "cmd/stats.h"
 #include "keyspace/vcomp.h"
 #include "types/string/value.h"
+#include "types/zset/zset.h"
 #include "core/util.h"
 
 server srv;
@@ -179,6 +180,7 @@ int server_init_keyspace(void)
     db_on_expired = signal_key_expired;
     sv_type_register();
     sp_type_register();
+    zs_type_register();
     type_effects = &prop_effects;
     type_effects_on = &prop_on;
     return 0;

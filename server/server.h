@@ -134,6 +134,8 @@ typedef struct server_config {
     int aof_rewrite_step_us;       /* us, the loop time one step of an incremental rewrite may take */
     char *aof_rewrite_cpulist;     /* CPUs the rewrite child runs on; "" = the server's */
     int aof_hold_timeout;          /* ms a reply may wait for a failing log before -IOERR, 0 = no limit */
+    int zset_max_listpack_entries; /* members of a sorted set kept in the compact encoding */
+    int zset_max_listpack_value;   /* bytes, the longest member the compact encoding keeps */
 } server_config;
 
 typedef struct server {

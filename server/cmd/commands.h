@@ -32,6 +32,7 @@ extern const cmd_def cmd_table_multi[];
 extern const cmd_def cmd_table_sp[];
 extern const cmd_def cmd_table_lcs[];
 extern const cmd_def cmd_table_memory[];
+extern const cmd_def cmd_table_zset[];
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */
