@@ -763,7 +763,7 @@ static void zpop_minmax(client *c, int max)
         return;
     }
     if (c->argc == 3) {
-        if (arg_long(c, 2, &count, NULL) < 0)
+        if (arg_long(c, 2, &count, "ERR value is out of range, must be positive") < 0)
             return;
         if (count < 0) {
             reply_error(c, "ERR value is out of range, must be positive");

@@ -24,6 +24,14 @@
 long long zs_max_entries = 128, zs_max_value = 64;
 static uint64_t zs_seed = 0x5DEECE66Dull;
 
+/* Insert into the compact encoding, which keeps a zero score as 0 (Redis's
+ * listpack stores "-0" as the integer 0, so ZSCORE answers 0 there and -0 in
+ * a skiplist). */
+static zlp *lp_insert(zlp *z, const char *m, size_t len, double score)
+{
+    return zlp_insert(z, m, len, score == 0 ? 0.0 : score);
+}
+
 static int is_lp(const dbent *e)
 {
     return e->enc == ZENC_LP;
@@ -85,7 +93,7 @@ void zs_shrink_if_fits(dbent *e)
             return;
     z = zlp_new();
     for (n = zsl_last(s); n; n = zsl_prev(n))
-        z = zlp_insert(z, zsl_member(n), zsl_mlen(n), n->score);
+        z = lp_insert(z, zsl_member(n), zsl_mlen(n), n->score);
     zsl_free(s);
     dbent_set_ptr(e, z);
     e->enc = ZENC_LP;
@@ -129,7 +137,7 @@ int zs_add(dbent *e, const char *m, size_t len, double score, int flags, double 
         if (is_lp(e)) {
             zlp *z = dbent_ptr(e);
             zlp_delete(z, zlp_find(z, m, len, NULL), 1);
-            dbent_set_ptr(e, zlp_insert(z, m, len, score));
+            dbent_set_ptr(e, lp_insert(z, m, len, score));
         } else {
             zsl *s = dbent_ptr(e);
             zsl_rescore(s, zsl_find(s, m, len), score);
@@ -141,7 +149,7 @@ int zs_add(dbent *e, const char *m, size_t len, double score, int flags, double 
     if (is_lp(e) && ((long long)zlp_count(dbent_ptr(e)) + 1 > zs_max_entries || (long long)len > zs_max_value))
         to_skiplist(e);
     if (is_lp(e))
-        dbent_set_ptr(e, zlp_insert(dbent_ptr(e), m, len, score));
+        dbent_set_ptr(e, lp_insert(dbent_ptr(e), m, len, score));
     else
         zsl_insert(dbent_ptr(e), m, len, score);
     *newscore = score;
