@@ -446,9 +446,12 @@ static size_t type_logical(const dbent *e)
     }
 }
 
-/* The records that recreate the set: ZADD key score member ... with at most
- * ZS_REWRITE_BATCH members or about 64 KB each, a pause between records, then
- * PEXPIREAT. Scores as %.17g, which reads back as the same double. */
+/* The records that recreate the set: for a skiplist, first _ZSKIPLIST key
+ * (the replay creates it empty in that encoding, so that the ZADDs keep a -0
+ * score as -0 and a small skiplist stays one, as before the restart); then
+ * ZADD key score member ... with at most ZS_REWRITE_BATCH members or about 64
+ * KB each, a pause between records, then PEXPIREAT. Scores as %.17g, which
+ * reads back as the same double. */
 #define ZS_REWRITE_BATCH 128
 static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t expire, int64_t now, char *why,
                         size_t whylen)
@@ -459,6 +462,12 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
     (void)now;
     (void)why;
     (void)whylen;
+    if (!is_lp(e)) {
+        eo_begin(o, dbid);
+        eo_str(o, "_ZSKIPLIST");
+        eo_bytes(o, dbent_key(e), dbent_klen(e));
+        eo_end(o);
+    }
     for (zs_it_at(&it, (dbent *)e, 0); it.valid; zs_it_next(&it)) {
         size_t len, n;
         double sc;
@@ -493,7 +502,27 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
     return 0;
 }
 
+/* _ZSKIPLIST key: key becomes an empty sorted set in the skiplist encoding
+ * (whatever it held is replaced); the ZADD records that follow fill it. */
+static int apply_zskiplist(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why,
+                           size_t whylen)
+{
+    dbent *e;
+
+    if (argc != 2 || a[1].lz) {
+        snprintf(why, whylen, "malformed arguments (effect _ZSKIPLIST)");
+        return -1;
+    }
+    r->left_out(r, dbid, &a[1], NULL, 1); /* a whole new value: the key is back */
+    db_delete(d, a[1].p, a[1].len);
+    e = db_add(d, a[1].p, a[1].len, OBJ_ZSET, sizeof(void *));
+    e->enc = ZENC_SL;
+    dbent_set_ptr(e, zsl_new(next_seed()));
+    return 0;
+}
+
 static const type_effect zset_effects[] = {
+    {"_ZSKIPLIST", apply_zskiplist},
     {NULL, NULL},
 };
 
