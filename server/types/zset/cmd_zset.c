@@ -1037,15 +1037,16 @@ static void store_result(client *c, const sarg *dst, zs_acc *acc)
         signal_key_changed(c->db, dst->p, dst->len);
 }
 
-/* The score of m in src (weighted, a NaN product is 0), or 0 if absent. */
+/* 1 with the weighted score of m in src (a NaN product, inf * 0, is left to
+ * the aggregation: a sum with it is 0, MIN and MAX ignore it, as Redis), or 0
+ * if absent. */
 static int src_score(zsrc *s, const char *m, size_t len, double *out)
 {
     double v;
 
     if (!s->e || !zs_score(s->e, m, len, &v))
         return 0;
-    v *= s->weight;
-    *out = isnan(v) ? 0 : v;
+    *out = v * s->weight;
     return 1;
 }
 
@@ -1175,8 +1176,7 @@ static void zsetop_generic(client *c, const sarg *dst, int numkeys_idx, int op, 
                     score = 0;
                 for (i = 1; i < setnum; i++) {
                     if (src[i].e == src[0].e) {
-                        v = s0 * src[i].weight;
-                        score = agg2(score, isnan(v) ? 0 : v, agg);
+                        score = agg2(score, s0 * src[i].weight, agg);
                     } else if (src_score(&src[i], m, len, &v)) {
                         score = agg2(score, v, agg);
                     } else {
