@@ -77,7 +77,11 @@ typedef struct cmd_def {
      * by spaces, then optionally '#' and notes; a leading '?' marks a spec whose
      * keys cannot be found from the arguments (begin_search and find_keys
      * "unknown"). With one positional spec it covers the key positions; with
-     * several, spec i is the single key at first_key + i * key_step. */
+     * several, spec i is the single key at first_key + i * key_step. A spec
+     * written "@index,keynumidx,firstkey,keystep flags" counts its keys
+     * (find_keys "keynum": the count at index + keynumidx, the keys from index
+     * + firstkey, every keystep): such a command is reported "movablekeys" and
+     * COMMAND GETKEYS follows the count (ZUNION, ZMPOP, ...). */
     const char *key_specs;
     const struct cmd_def *subcommands; /* table ended by a NULL name, or NULL */
     cmd_stats *stats;        /* filled in at start-up */

@@ -29,7 +29,9 @@ typedef struct key_spec {
     const char *notes;  /* NULL if none */
     size_t notes_len;
     int unknown;        /* begin_search/find_keys "unknown" */
+    int keynum;         /* find_keys "keynum": a count at index + keynumidx, then the keys */
     int index, lastkey, keystep;
+    int keynumidx, firstkey;
 } key_spec;
 
 /* Fill out[] with cmd's key specs; returns how many (0 for a command without keys). */
@@ -38,7 +40,7 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
     const char *p;
     int n = 0, npos = 0, i, k;
 
-    if (cmd->first_key <= 0)
+    if (cmd->first_key <= 0 && !cmd->key_specs)
         return 0;
     if (cmd->key_specs) {
         p = cmd->key_specs;
@@ -51,6 +53,15 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
             if (*p == '?') {
                 s->unknown = 1;
                 p++;
+            } else if (*p == '@') {
+                /* "@index,keynumidx,firstkey,keystep flags": a keynum spec */
+                char *q;
+                s->keynum = 1;
+                s->index = (int)strtol(p + 1, &q, 10);
+                s->keynumidx = (int)strtol(q + 1, &q, 10);
+                s->firstkey = (int)strtol(q + 1, &q, 10);
+                s->keystep = (int)strtol(q + 1, &q, 10);
+                p = q + 1;
             }
             hash = memchr(p, '#', (size_t)(end - p));
             s->flags = p;
@@ -68,10 +79,10 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
         n = 1;
     }
     for (i = 0; i < n; i++)
-        npos += !out[i].unknown;
+        npos += !out[i].unknown && !out[i].keynum;
     for (i = 0, k = 0; i < n; i++) {
         key_spec *s = &out[i];
-        if (s->unknown)
+        if (s->unknown || s->keynum)
             continue;
         if (npos == 1) {
             s->index = cmd->first_key;
@@ -150,7 +161,17 @@ static void reply_key_spec(client *c, const key_spec *s)
     reply_bulk_cstr(c, "find_keys");
     reply_map(c, 2);
     reply_bulk_cstr(c, "type");
-    if (s->unknown) {
+    if (s->keynum) {
+        reply_bulk_cstr(c, "keynum");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "keynumidx");
+        reply_int(c, s->keynumidx);
+        reply_bulk_cstr(c, "firstkey");
+        reply_int(c, s->firstkey);
+        reply_bulk_cstr(c, "keystep");
+        reply_int(c, s->keystep);
+    } else if (s->unknown) {
         reply_bulk_cstr(c, "unknown");
         reply_bulk_cstr(c, "spec");
         reply_map(c, 0);
@@ -182,15 +203,72 @@ static const struct {
 };
 #define NFLAGS ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
 
+/* 1 if a key spec of cmd counts its keys (Redis's "movablekeys"). */
+static int has_keynum(const cmd_def *cmd)
+{
+    key_spec specs[MAX_SPECS];
+    int n = key_specs_of(cmd, specs), i;
+
+    for (i = 0; i < n; i++)
+        if (specs[i].keynum)
+            return 1;
+    return 0;
+}
+
 static void reply_cmd_flags(client *c, const cmd_def *cmd)
 {
-    int i, n = 0;
+    int i, n = 0, movable = has_keynum(cmd);
     for (i = 0; i < NFLAGS; i++)
         n += (cmd->flags & flag_names[i].bit) != 0;
-    reply_set(c, n);
+    reply_set(c, n + movable);
     for (i = 0; i < NFLAGS; i++)
         if (cmd->flags & flag_names[i].bit)
             reply_status(c, flag_names[i].name);
+    if (movable)
+        reply_status(c, "movablekeys");
+}
+
+/* COMMAND GETKEYS[ANDFLAGS] for a command whose keys are counted (keynum
+ * specs): each spec's keys in order. 0, or -1 if the arguments do not hold
+ * them (then nothing was replied). */
+static int getkeys_keynum(client *c, const sarg *argv, int argc, const key_spec *specs, int n, int with_flags)
+{
+    int pos[256], who[256], nk = 0, i, j;
+
+    for (i = 0; i < n; i++) {
+        const key_spec *s = &specs[i];
+        if (s->unknown)
+            continue;
+        if (!s->keynum) {
+            if (s->index >= argc || nk == 256)
+                return -1;
+            who[nk] = i;
+            pos[nk++] = s->index;
+            continue;
+        }
+        {
+            long long cnt;
+            int at = s->index + s->keynumidx;
+            if (at >= argc || str_to_ll(argv[at].p, argv[at].len, &cnt) < 0 || cnt < 1 ||
+                cnt > (argc - s->index - s->firstkey + s->keystep - 1) / s->keystep || nk + cnt > 256)
+                return -1;
+            for (j = 0; j < cnt; j++) {
+                who[nk] = i;
+                pos[nk++] = s->index + s->firstkey + j * s->keystep;
+            }
+        }
+    }
+    reply_array(c, nk);
+    for (i = 0; i < nk; i++) {
+        if (!with_flags) {
+            reply_bulk(c, argv[pos[i]].p, argv[pos[i]].len);
+            continue;
+        }
+        reply_array(c, 2);
+        reply_bulk(c, argv[pos[i]].p, argv[pos[i]].len);
+        reply_word_set(c, specs[who[i]].flags, specs[who[i]].flags_len, 0);
+    }
+    return 0;
 }
 
 /* ACL categories in Redis's order (ACL CAT). */
@@ -531,12 +609,18 @@ static void command_getkeys_impl(client *c, int with_flags)
         reply_error(c, "ERR Invalid command specified");
         return;
     }
-    if (cmd->first_key <= 0) {
+    if (cmd->first_key <= 0 && !has_keynum(cmd)) {
         reply_error(c, "ERR The command has no key arguments");
         return;
     }
     if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
         reply_error(c, "ERR Invalid number of arguments specified for command");
+        return;
+    }
+    if (has_keynum(cmd)) {
+        n = key_specs_of(cmd, specs);
+        if (getkeys_keynum(c, argv, argc, specs, n, with_flags) < 0)
+            reply_error(c, "ERR Invalid arguments specified for command");
         return;
     }
     first = cmd->first_key;

@@ -25,7 +25,12 @@ LX = ["lx1", "lx2"]
 OTHER = ["s1", "nokey"]
 COMMANDS = ("zadd zincrby zrem zcard zcount zlexcount zscore zmscore zrank zrevrank zrange zrangestore "
             "zrangebyscore zrevrangebyscore zrangebylex zrevrangebylex zrevrange zremrangebyrank "
-            "zremrangebyscore zremrangebylex zpopmin zpopmax zrandmember zscan").split()
+            "zremrangebyscore zremrangebylex zpopmin zpopmax zrandmember zscan zmpop zunion zinter zdiff zunionstore "
+            "zinterstore zdiffstore zintercard").split()
+GETKEYS = [["ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"], ["ZUNION", "2", "a", "b"],
+           ["ZMPOP", "2", "a", "b", "MIN"], ["ZINTERCARD", "3", "a", "b"], ["ZUNION", "x", "a", "b"],
+           ["ZUNION", "0", "a"], ["ZDIFFSTORE", "d", "1", "a"], ["ZINTER", "1", "a", "WITHSCORES"],
+           ["ZRANGESTORE", "d", "s", "0", "-1"], ["ZADD", "k", "1", "m"], ["ZMPOP", "3", "a", "b", "MIN"]]
 
 
 def member(rng):
@@ -152,10 +157,25 @@ def generate(rng, n):
                 ["ZINTER", "2", "fy", "fx", "WEIGHTS", "1", "0", "WITHSCORES"],
                 ["ZINTER", "2", "fx", "fy", "WEIGHTS", "0", "1", "AGGREGATE", "MAX", "WITHSCORES"],
                 ["ZINTER", "2", "fx", "fx", "WEIGHTS", "1", "0", "WITHSCORES"],
-                ["ZUNION", "2", "fy", "fx", "WEIGHTS", "1", "0", "WITHSCORES"], ["DEL", "fx", "fy"]):
+                ["ZUNION", "2", "fy", "fx", "WEIGHTS", "1", "0", "WITHSCORES"], ["DEL", "fx", "fy"],
+                # ZRANGESTORE adds in the range's order, compact (-0 becomes 0)
+                # until it converts, a skiplist at once for a longer rank range.
+                ["CONFIG", "SET", "zset-max-listpack-entries", "3"],
+                ["ZADD", "fs", "1", "a", "2", "b", "3", "c", "4", "d", "-0", "z", "-0", "y"],
+                ["ZRANGESTORE", "fd", "fs", "0", "-1"], ["ZRANGE", "fd", "0", "-1", "WITHSCORES"],
+                ["ZRANGESTORE", "fd", "fs", "-inf", "+inf", "BYSCORE"], ["ZRANGE", "fd", "0", "-1", "WITHSCORES"],
+                ["ZRANGESTORE", "fd", "fs", "+inf", "-inf", "BYSCORE", "REV"],
+                ["ZRANGE", "fd", "0", "-1", "WITHSCORES"], ["ZRANGESTORE", "fd", "fs", "0", "1"],
+                ["ZRANGE", "fd", "0", "-1", "WITHSCORES"], ["ZUNIONSTORE", "fd", "1", "fs"],
+                ["ZRANGE", "fd", "0", "-1", "WITHSCORES"], ["ZREMRANGEBYSCORE", "fs", "1", "4"],
+                ["ZUNIONSTORE", "fd", "1", "fs"], ["ZRANGE", "fd", "0", "-1", "WITHSCORES"], ["DEL", "fs", "fd"],
+                ["CONFIG", "SET", "zset-max-listpack-entries", "8"]):
         yield Req(*req)
     for name in COMMANDS:
         yield Req("COMMAND", "INFO", name)
+    for args in GETKEYS:
+        yield Req("COMMAND", "GETKEYS", *args)
+        yield Req("COMMAND", "GETKEYSANDFLAGS", *args)
     for i in range(n):
         k = zkey(rng)
         k2 = zkey(rng)

@@ -466,6 +466,12 @@ typedef struct range_out {
     client *c;
     int withscores;
     zs_acc *acc; /* non-NULL: ZRANGESTORE */
+    /* ZRANGESTORE builds its destination as Redis 7.0 does, member by member
+     * in the order of the range, compact (a -0 score becomes 0) until a
+     * member past the thresholds, a skiplist from the start when the range
+     * is known to be longer than zset-max-listpack-entries. */
+    int lp;      /* 1: still in the compact phase */
+    long long n; /* members added */
 } range_out;
 
 /* Emit the members of ranks [from, to] (inclusive) of e, walking down if rev. */
@@ -482,9 +488,13 @@ static void emit_ranks(range_out *o, dbent *e, size_t from, size_t to, int rev, 
         size_t len;
         double s;
         const char *m = zs_it_get(&it, &len, &s);
-        if (o->acc)
-            zs_acc_add(o->acc, m, len, s, ZS_AGG_SUM);
-        else
+        if (o->acc) {
+            if (o->lp && (o->n + 1 > zs_max_entries || (long long)len > zs_max_value))
+                o->lp = 0;
+            zs_acc_add(o->acc, m, len, o->lp && s == 0 ? 0.0 : s, ZS_AGG_SUM);
+            o->n++;
+        } else
+
             reply_member(o->c, m, len, s, o->withscores);
         if (rev)
             zs_it_prev(&it);
@@ -503,7 +513,7 @@ static void zrange_generic(client *c, int first, int store, int type, int rev)
     long long start = 0, end = 0, offset = 0, limit = -1;
     score_range sr;
     lex_range lr;
-    range_out o = {c, 0, NULL};
+    range_out o = {c, 0, NULL, 1, 0};
     dbent *e;
 
     if (auto_dir)
@@ -572,10 +582,12 @@ static void zrange_generic(client *c, int first, int store, int type, int rev)
         size_t from, to, len = zs_len(e);
         if (rank_range(start, end, len, &from, &to) < 0) {
             emit_ranks(&o, e, 0, 0, 0, 0);
-        } else if (rev) {
-            emit_ranks(&o, e, len - 1 - to, len - 1 - from, 1, (long)(to - from + 1));
         } else {
-            emit_ranks(&o, e, from, to, 0, (long)(to - from + 1));
+            o.lp = (long long)(to - from + 1) <= zs_max_entries;
+            if (rev)
+                emit_ranks(&o, e, len - 1 - to, len - 1 - from, 1, (long)(to - from + 1));
+            else
+                emit_ranks(&o, e, from, to, 0, (long)(to - from + 1));
         }
     } else {
         size_t rs, re, n;
@@ -1439,7 +1451,7 @@ const cmd_def cmd_table_zset[] = {
     {.name = "zmpop", .proc = cmd_zmpop, .arity = -4, .flags = CMD_WRITE, KEYS(0, 0, 0), .group = "sorted-set",
      .summary = "Remove and return members with scores in a sorted set", .since = "7.0.0",
      .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
-     .acl = "write sortedset slow", .key_specs = "RW access delete"},
+     .acl = "write sortedset slow", .key_specs = "@1,0,1,1 RW access delete"},
     {.name = "zrandmember", .proc = cmd_zrandmember, .arity = -2, .flags = CMD_READONLY, KEYS(1, 1, 1), .group = "sorted-set",
      .summary = "Get one or multiple random elements from a sorted set", .since = "6.2.0",
      .complexity = "O(N) where N is the number of elements returned",
@@ -1447,31 +1459,31 @@ const cmd_def cmd_table_zset[] = {
     {.name = "zunion", .proc = cmd_zunion, .arity = -3, .flags = CMD_READONLY, KEYS(0, 0, 0), .group = "sorted-set",
      .summary = "Add multiple sorted sets", .since = "6.2.0",
      .complexity = "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
-     .acl = "read sortedset slow", .key_specs = "RO access"},
+     .acl = "read sortedset slow", .key_specs = "@1,0,1,1 RO access"},
     {.name = "zinter", .proc = cmd_zinter, .arity = -3, .flags = CMD_READONLY, KEYS(0, 0, 0), .group = "sorted-set",
      .summary = "Intersect multiple sorted sets", .since = "6.2.0",
      .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
-     .acl = "read sortedset slow", .key_specs = "RO access"},
+     .acl = "read sortedset slow", .key_specs = "@1,0,1,1 RO access"},
     {.name = "zdiff", .proc = cmd_zdiff, .arity = -3, .flags = CMD_READONLY, KEYS(0, 0, 0), .group = "sorted-set",
      .summary = "Subtract multiple sorted sets", .since = "6.2.0",
      .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
-     .acl = "read sortedset slow", .key_specs = "RO access"},
+     .acl = "read sortedset slow", .key_specs = "@1,0,1,1 RO access"},
     {.name = "zunionstore", .proc = cmd_zunionstore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, KEYS(1, 1, 1), .group = "sorted-set",
      .summary = "Add multiple sorted sets and store the resulting sorted set in a new key", .since = "2.0.0",
      .complexity = "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
-     .acl = "write sortedset slow", .key_specs = "OW update;RO access"},
+     .acl = "write sortedset slow", .key_specs = "OW update;@2,0,1,1 RO access"},
     {.name = "zinterstore", .proc = cmd_zinterstore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, KEYS(1, 1, 1), .group = "sorted-set",
      .summary = "Intersect multiple sorted sets and store the resulting sorted set in a new key", .since = "2.0.0",
      .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
-     .acl = "write sortedset slow", .key_specs = "OW update;RO access"},
+     .acl = "write sortedset slow", .key_specs = "OW update;@2,0,1,1 RO access"},
     {.name = "zdiffstore", .proc = cmd_zdiffstore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, KEYS(1, 1, 1), .group = "sorted-set",
      .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key", .since = "6.2.0",
      .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
-     .acl = "write sortedset slow", .key_specs = "OW update;RO access"},
+     .acl = "write sortedset slow", .key_specs = "OW update;@2,0,1,1 RO access"},
     {.name = "zintercard", .proc = cmd_zintercard, .arity = -3, .flags = CMD_READONLY, KEYS(0, 0, 0), .group = "sorted-set",
      .summary = "Intersect multiple sorted sets and return the cardinality of the result", .since = "7.0.0",
      .complexity = "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
-     .acl = "read sortedset slow", .key_specs = "RO access"},
+     .acl = "read sortedset slow", .key_specs = "@1,0,1,1 RO access"},
     {.name = "zscan", .proc = cmd_zscan, .arity = -3, .flags = CMD_READONLY, KEYS(1, 1, 1), .group = "sorted-set",
      .summary = "Incrementally iterate sorted sets elements and associated scores", .since = "2.8.0",
      .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
