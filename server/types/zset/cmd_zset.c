@@ -7,7 +7,11 @@
  * Ranges: every range command turns its range (ranks, scores or members) into
  * ranks [start, end) with two lower-bound searches, then walks an iterator
  * from one end; LIMIT skips along the walk. Scores are replied as Redis 7.0
- * does (reply_double: "%.17g", inf, -inf; RESP3 doubles). */
+ * does (reply_double: "%.17g", inf, -inf; RESP3 doubles).
+ *
+ * The set algebra (ZUNION, ZINTER, ZDIFF, ZINTERCARD and the STORE forms),
+ * ZRANDMEMBER and ZSCAN are in cmd_zset_ops.c; this file holds the family's
+ * command table and the helpers both share (cmd_zset_int.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +26,7 @@
 #include "core/util.h"
 #include "net/reply.h"
 #include "server.h"
+#include "types/zset/cmd_zset_int.h"
 #include "types/zset/zset.h"
 
 #define ERR_MINMAX_FLOAT "ERR min or max is not a float"
@@ -31,7 +36,7 @@
 
 /* The sorted set at key for reading or writing: 0 with *out (NULL if absent),
  * or -1 after replying WRONGTYPE. */
-static int zlookup(client *c, const sarg *key, int write, dbent **out)
+int zc_lookup(client *c, const sarg *key, int write, dbent **out)
 {
     dbent *e = write ? db_lookup_write(c->db, key->p, key->len) : db_lookup(c->db, key->p, key->len);
 
@@ -51,7 +56,7 @@ static void drop_if_empty(client *c, dbent *e)
 }
 
 /* argv[i] as a long (Redis's getLongFromObjectOrReply): msg or ERR_NOTINT. */
-static int arg_long(client *c, int i, long long *out, const char *msg)
+int zc_arg_long(client *c, int i, long long *out, const char *msg)
 {
     if (str_to_ll(c->argv[i].p, c->argv[i].len, out) < 0) {
         reply_error(c, msg ? msg : ERR_NOTINT);
@@ -60,7 +65,7 @@ static int arg_long(client *c, int i, long long *out, const char *msg)
     return 0;
 }
 
-static void reply_member(client *c, const char *m, size_t len, double score, int withscores)
+void zc_reply_member(client *c, const char *m, size_t len, double score, int withscores)
 {
     if (withscores && c->resp > 2)
         reply_array(c, 2);
@@ -69,7 +74,7 @@ static void reply_member(client *c, const char *m, size_t len, double score, int
         reply_double(c, score);
 }
 
-static void reply_members_len(client *c, long n, int withscores)
+void zc_reply_members_len(client *c, long n, int withscores)
 {
     reply_array(c, withscores && c->resp == 2 ? n * 2 : n);
 }
@@ -280,7 +285,7 @@ static void zadd_generic(client *c, int flags)
             goto done;
         }
     }
-    if (zlookup(c, &c->argv[1], 1, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 1, &e) < 0)
         goto done;
     if (!e) {
         if (flags & ZS_XX)
@@ -339,7 +344,7 @@ static void cmd_zrem(client *c)
     long long deleted = 0;
     int i;
 
-    if (zlookup(c, &c->argv[1], 1, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 1, &e) < 0)
         return;
     if (!e) {
         reply_int(c, 0);
@@ -358,7 +363,7 @@ static void cmd_zcard(client *c)
 {
     dbent *e;
 
-    if (zlookup(c, &c->argv[1], 0, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 0, &e) < 0)
         return;
     reply_int(c, e ? (long long)zs_len(e) : 0);
 }
@@ -368,7 +373,7 @@ static void cmd_zscore(client *c)
     dbent *e;
     double s;
 
-    if (zlookup(c, &c->argv[1], 0, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 0, &e) < 0)
         return;
     if (e && zs_score(e, c->argv[2].p, c->argv[2].len, &s))
         reply_double(c, s);
@@ -381,7 +386,7 @@ static void cmd_zmscore(client *c)
     dbent *e;
     int i;
 
-    if (zlookup(c, &c->argv[1], 0, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 0, &e) < 0)
         return;
     reply_array(c, c->argc - 2);
     for (i = 2; i < c->argc; i++) {
@@ -399,7 +404,7 @@ static void zrank_generic(client *c, int rev)
     size_t rank;
     double s;
 
-    if (zlookup(c, &c->argv[1], 0, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 0, &e) < 0)
         return;
     if (e && zs_rank(e, c->argv[2].p, c->argv[2].len, &rank, &s))
         reply_int(c, rev ? (long long)(zs_len(e) - 1 - rank) : (long long)rank);
@@ -429,7 +434,7 @@ static void cmd_zcount(client *c)
         reply_error(c, ERR_MINMAX_FLOAT);
         return;
     }
-    if (zlookup(c, &c->argv[1], 0, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 0, &e) < 0)
         return;
     if (!e) {
         reply_int(c, 0);
@@ -449,7 +454,7 @@ static void cmd_zlexcount(client *c)
         reply_error(c, ERR_MINMAX_LEX);
         return;
     }
-    if (zlookup(c, &c->argv[1], 0, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 0, &e) < 0)
         return;
     if (!e) {
         reply_int(c, 0);
@@ -480,7 +485,7 @@ static void emit_ranks(range_out *o, dbent *e, size_t from, size_t to, int rev, 
     zs_it it;
 
     if (!o->acc)
-        reply_members_len(o->c, n, o->withscores);
+        zc_reply_members_len(o->c, n, o->withscores);
     if (n == 0)
         return;
     zs_it_at(&it, e, rev ? to : from);
@@ -495,7 +500,7 @@ static void emit_ranks(range_out *o, dbent *e, size_t from, size_t to, int rev, 
             o->n++;
         } else
 
-            reply_member(o->c, m, len, s, o->withscores);
+            zc_reply_member(o->c, m, len, s, o->withscores);
         if (rev)
             zs_it_prev(&it);
         else
@@ -503,7 +508,23 @@ static void emit_ranks(range_out *o, dbent *e, size_t from, size_t to, int rev, 
     }
 }
 
-static void store_result(client *c, const sarg *dst, zs_acc *acc);
+/* Store acc (taken) under dst, replacing what dst held, and reply its size;
+ * an empty result deletes dst and replies 0 (as Redis's STORE commands). */
+void zc_store_result(client *c, const sarg *dst, zs_acc *acc)
+{
+    if (zs_acc_len(acc)) {
+        size_t n = zs_acc_len(acc);
+        db_delete(c->db, dst->p, dst->len);
+        zs_store(c->db, dst->p, dst->len, acc);
+        signal_key_changed(c->db, dst->p, dst->len);
+        reply_int(c, (long long)n);
+        return;
+    }
+    zs_acc_free(acc);
+    reply_int(c, 0);
+    if (db_delete(c->db, dst->p, dst->len))
+        signal_key_changed(c->db, dst->p, dst->len);
+}
 
 /* Z[REV]RANGE[BYSCORE|BYLEX] and ZRANGESTORE: argv[first] is the source key,
  * then min and max, then options (as Redis 7.0's zrangeGenericCommand). */
@@ -524,7 +545,7 @@ static void zrange_generic(client *c, int first, int store, int type, int rev)
         if (!store && str_eq_ci(a->p, a->len, "withscores")) {
             withscores = 1;
         } else if (str_eq_ci(a->p, a->len, "limit") && left >= 2) {
-            if (arg_long(c, j + 1, &offset, NULL) < 0 || arg_long(c, j + 2, &limit, NULL) < 0)
+            if (zc_arg_long(c, j + 1, &offset, NULL) < 0 || zc_arg_long(c, j + 2, &limit, NULL) < 0)
                 return;
             j += 2;
         } else if (auto_dir && str_eq_ci(a->p, a->len, "rev")) {
@@ -555,7 +576,7 @@ static void zrange_generic(client *c, int first, int store, int type, int rev)
         maxidx = t;
     }
     if (type == RANGE_RANK) {
-        if (arg_long(c, minidx, &start, NULL) < 0 || arg_long(c, maxidx, &end, NULL) < 0)
+        if (zc_arg_long(c, minidx, &start, NULL) < 0 || zc_arg_long(c, maxidx, &end, NULL) < 0)
             return;
     } else if (type == RANGE_SCORE) {
         if (parse_score_range(&c->argv[minidx], &c->argv[maxidx], &sr) < 0) {
@@ -567,13 +588,13 @@ static void zrange_generic(client *c, int first, int store, int type, int rev)
         return;
     }
     o.withscores = withscores;
-    if (zlookup(c, &c->argv[first], 0, &e) < 0)
+    if (zc_lookup(c, &c->argv[first], 0, &e) < 0)
         return;
     if (store)
         o.acc = zs_acc_new();
     if (!e) {
         if (store)
-            store_result(c, &c->argv[1], o.acc);
+            zc_store_result(c, &c->argv[1], o.acc);
         else
             reply_array(c, 0);
         return;
@@ -608,7 +629,7 @@ static void zrange_generic(client *c, int first, int store, int type, int rev)
             emit_ranks(&o, e, rs + (size_t)offset, rs + (size_t)offset + n - 1, 0, (long)n);
     }
     if (store)
-        store_result(c, &c->argv[1], o.acc);
+        zc_store_result(c, &c->argv[1], o.acc);
 }
 
 static void cmd_zrange(client *c)
@@ -657,7 +678,7 @@ static void zremrange_generic(client *c, int type)
     dbent *e;
 
     if (type == RANGE_RANK) {
-        if (arg_long(c, 2, &start, NULL) < 0 || arg_long(c, 3, &end, NULL) < 0)
+        if (zc_arg_long(c, 2, &start, NULL) < 0 || zc_arg_long(c, 3, &end, NULL) < 0)
             return;
     } else if (type == RANGE_SCORE) {
         if (parse_score_range(&c->argv[2], &c->argv[3], &sr) < 0) {
@@ -668,7 +689,7 @@ static void zremrange_generic(client *c, int type)
         reply_error(c, ERR_MINMAX_LEX);
         return;
     }
-    if (zlookup(c, &c->argv[1], 1, &e) < 0)
+    if (zc_lookup(c, &c->argv[1], 1, &e) < 0)
         return;
     if (!e) {
         reply_int(c, 0);
@@ -719,7 +740,7 @@ static void zpop_generic(client *c, const sarg *keys, int nkeys, int max, int em
     int i;
 
     for (i = 0; i < nkeys; i++) {
-        if (zlookup(c, &keys[i], 1, &e) < 0)
+        if (zc_lookup(c, &keys[i], 1, &e) < 0)
             return;
         if (e) {
             key = &keys[i];
@@ -775,7 +796,7 @@ static void zpop_minmax(client *c, int max)
         return;
     }
     if (c->argc == 3) {
-        if (arg_long(c, 2, &count, "ERR value is out of range, must be positive") < 0)
+        if (zc_arg_long(c, 2, &count, "ERR value is out of range, must be positive") < 0)
             return;
         if (count < 0) {
             reply_error(c, "ERR value is out of range, must be positive");
@@ -800,7 +821,7 @@ static void cmd_zmpop(client *c)
     long long numkeys, count = -1, where_idx;
     int max, j;
 
-    if (arg_long(c, 1, &numkeys, "ERR numkeys should be greater than 0") < 0)
+    if (zc_arg_long(c, 1, &numkeys, "ERR numkeys should be greater than 0") < 0)
         return;
     if (numkeys < 1) {
         reply_error(c, "ERR numkeys should be greater than 0");
@@ -827,7 +848,7 @@ static void cmd_zmpop(client *c)
         const sarg *a = &c->argv[j];
         if (count == -1 && str_eq_ci(a->p, a->len, "count") && j + 1 < c->argc) {
             j++;
-            if (arg_long(c, j, &count, "ERR count should be greater than 0") < 0)
+            if (zc_arg_long(c, j, &count, "ERR count should be greater than 0") < 0)
                 return;
             if (count < 1) {
                 reply_error(c, "ERR count should be greater than 0");
@@ -841,521 +862,6 @@ static void cmd_zmpop(client *c)
     if (count == -1)
         count = 1;
     zpop_generic(c, &c->argv[2], (int)numkeys, max, 1, count, 1, 1);
-}
-
-/* ---- ZRANDMEMBER ---- */
-
-static uint64_t rnd(void)
-{
-    uint64_t x = srv.rng ? srv.rng : 88172645463325252ull;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    srv.rng = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-
-static void reply_rank(client *c, dbent *e, size_t rank, int withscores)
-{
-    zs_it it;
-    size_t len;
-    double s;
-    const char *m;
-
-    zs_it_at(&it, e, rank);
-    m = zs_it_get(&it, &len, &s);
-    reply_member(c, m, len, s, withscores);
-}
-
-/* A set of ranks: open addressing, SIZE_MAX free. */
-typedef struct rank_set {
-    size_t *slot;
-    size_t mask;
-} rank_set;
-
-/* Add r: 1 if it was new. */
-static int rank_set_add(rank_set *rs, size_t r)
-{
-    size_t i = (r * 0x9E3779B97F4A7C15ull) & rs->mask;
-
-    while (rs->slot[i] != SIZE_MAX) {
-        if (rs->slot[i] == r)
-            return 0;
-        i = (i + 1) & rs->mask;
-    }
-    rs->slot[i] = r;
-    return 1;
-}
-
-static int rank_set_has(const rank_set *rs, size_t r)
-{
-    size_t i = (r * 0x9E3779B97F4A7C15ull) & rs->mask;
-
-    while (rs->slot[i] != SIZE_MAX) {
-        if (rs->slot[i] == r)
-            return 1;
-        i = (i + 1) & rs->mask;
-    }
-    return 0;
-}
-
-/* count (< size) distinct random members of e. When more than half are
- * wanted, the ones left out are drawn instead and the rest replied in order,
- * so the draws stay few; the work is O(count), as the reply. */
-static void rand_distinct(client *c, dbent *e, size_t size, size_t count, int withscores)
-{
-    int exclude = count > size / 2;
-    size_t want = exclude ? size - count : count, cap = 4, got = 0, i, *order;
-    rank_set rs;
-
-    while (cap < want * 2 + 1)
-        cap *= 2;
-    rs.slot = xmalloc(sizeof(size_t) * cap);
-    rs.mask = cap - 1;
-    for (i = 0; i < cap; i++)
-        rs.slot[i] = SIZE_MAX;
-    order = xmalloc(sizeof(size_t) * (want ? want : 1));
-    while (got < want) {
-        size_t r = rnd() % size;
-        if (rank_set_add(&rs, r))
-            order[got++] = r;
-    }
-    reply_members_len(c, (long)count, withscores);
-    if (exclude) {
-        zs_it it;
-        size_t r = 0;
-        for (zs_it_at(&it, e, 0); it.valid; zs_it_next(&it), r++) {
-            size_t len;
-            double s;
-            const char *m;
-            if (rank_set_has(&rs, r))
-                continue;
-            m = zs_it_get(&it, &len, &s);
-            reply_member(c, m, len, s, withscores);
-        }
-    } else {
-        for (i = 0; i < count; i++)
-            reply_rank(c, e, order[i], withscores);
-    }
-    xfree(order);
-    xfree(rs.slot);
-}
-
-static void cmd_zrandmember(client *c)
-{
-    long long l;
-    int withscores = 0;
-    dbent *e;
-    size_t size, count, i;
-
-    if (c->argc == 2) {
-        if (zlookup(c, &c->argv[1], 0, &e) < 0)
-            return;
-        if (!e)
-            reply_null(c);
-        else
-            reply_rank(c, e, rnd() % zs_len(e), 0);
-        return;
-    }
-    if (arg_long(c, 2, &l, NULL) < 0)
-        return;
-    if (l == LLONG_MIN) {
-        reply_error(c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
-        return;
-    }
-    if (c->argc > 4 || (c->argc == 4 && !str_eq_ci(c->argv[3].p, c->argv[3].len, "withscores"))) {
-        reply_error(c, ERR_SYNTAX);
-        return;
-    }
-    if (c->argc == 4) {
-        withscores = 1;
-        if (l < -LLONG_MAX / 2 || l > LLONG_MAX / 2) {
-            reply_error(c, "ERR value is out of range");
-            return;
-        }
-    }
-    if (zlookup(c, &c->argv[1], 0, &e) < 0)
-        return;
-    if (!e || l == 0) {
-        reply_array(c, 0);
-        return;
-    }
-    size = zs_len(e);
-    if (l < 0 || l == 1) {
-        /* With repetitions (or one member). */
-        count = (size_t)(l < 0 ? -l : l);
-        reply_members_len(c, (long)count, withscores);
-        for (i = 0; i < count; i++)
-            reply_rank(c, e, rnd() % size, withscores);
-        return;
-    }
-    count = (size_t)l;
-    if (count >= size) {
-        zs_it it;
-        reply_members_len(c, (long)size, withscores);
-        for (zs_it_at(&it, e, 0); it.valid; zs_it_next(&it)) {
-            size_t len;
-            double s;
-            const char *m = zs_it_get(&it, &len, &s);
-            reply_member(c, m, len, s, withscores);
-        }
-        return;
-    }
-    rand_distinct(c, e, size, count, withscores);
-}
-
-/* ---- ZUNION, ZINTER, ZDIFF, their STORE forms, ZINTERCARD ---- */
-
-enum { OP_UNION, OP_INTER, OP_DIFF };
-
-typedef struct zsrc {
-    dbent *e;      /* NULL: an empty set */
-    double weight;
-    size_t len;
-} zsrc;
-
-static int cmp_src(const void *a, const void *b)
-{
-    const zsrc *x = a, *y = b;
-    return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/* A stable sort by size (insertion: few keys). */
-static void sort_srcs(zsrc *s, long n)
-{
-    long i, j;
-
-    for (i = 1; i < n; i++) {
-        zsrc t = s[i];
-        for (j = i; j > 0 && cmp_src(&s[j - 1], &t) > 0; j--)
-            s[j] = s[j - 1];
-        s[j] = t;
-    }
-}
-
-static void store_result(client *c, const sarg *dst, zs_acc *acc)
-{
-    if (zs_acc_len(acc)) {
-        size_t n = zs_acc_len(acc);
-        db_delete(c->db, dst->p, dst->len);
-        zs_store(c->db, dst->p, dst->len, acc);
-        signal_key_changed(c->db, dst->p, dst->len);
-        reply_int(c, (long long)n);
-        return;
-    }
-    zs_acc_free(acc);
-    reply_int(c, 0);
-    if (db_delete(c->db, dst->p, dst->len))
-        signal_key_changed(c->db, dst->p, dst->len);
-}
-
-/* 1 with the weighted score of m in src (a NaN product, inf * 0, is left to
- * the aggregation: a sum with it is 0, MIN and MAX ignore it, as Redis), or 0
- * if absent. */
-static int src_score(zsrc *s, const char *m, size_t len, double *out)
-{
-    double v;
-
-    if (!s->e || !zs_score(s->e, m, len, &v))
-        return 0;
-    *out = v * s->weight;
-    return 1;
-}
-
-static double agg2(double a, double b, int agg)
-{
-    if (agg == ZS_AGG_SUM) {
-        a += b;
-        return isnan(a) ? 0 : a;
-    }
-    if (agg == ZS_AGG_MIN)
-        return b < a ? b : a;
-    return b > a ? b : a;
-}
-
-/* Z{UNION,INTER,DIFF}[STORE] and ZINTERCARD, as Redis 7.0's
- * zunionInterDiffGenericCommand: the keys are looked up (WRONGTYPE first),
- * then the options parsed, then the sets combined (UNION and INTER take the
- * sets from the smallest, as Redis, so sums add up in its order). */
-static void zsetop_generic(client *c, const sarg *dst, int numkeys_idx, int op, int card_only)
-{
-    long long setnum, limit = 0, i;
-    int j, agg = ZS_AGG_SUM, withscores = 0;
-    zsrc *src = NULL;
-    zs_acc *acc = NULL;
-
-    if (arg_long(c, numkeys_idx, &setnum, NULL) < 0)
-        return;
-    if (setnum < 1) {
-        reply_errorf(c, "ERR at least 1 input key is needed for '%s' command", cmd_fullname(c->cmd));
-        return;
-    }
-    if (setnum > c->argc - (numkeys_idx + 1)) {
-        reply_error(c, ERR_SYNTAX);
-        return;
-    }
-    src = xcalloc((size_t)setnum, sizeof(zsrc));
-    for (i = 0, j = numkeys_idx + 1; i < setnum; i++, j++) {
-        if (zlookup(c, &c->argv[j], dst != NULL, &src[i].e) < 0)
-            goto done;
-        src[i].weight = 1.0;
-        src[i].len = src[i].e ? zs_len(src[i].e) : 0;
-    }
-    while (j < c->argc) {
-        const sarg *a = &c->argv[j];
-        int remaining = c->argc - j;
-        if (op != OP_DIFF && !card_only && remaining >= setnum + 1 && str_eq_ci(a->p, a->len, "weights")) {
-            j++;
-            for (i = 0; i < setnum; i++, j++) {
-                if (zs_parse_score(c->argv[j].p, c->argv[j].len, &src[i].weight) < 0) {
-                    reply_error(c, "ERR weight value is not a float");
-                    goto done;
-                }
-            }
-        } else if (op != OP_DIFF && !card_only && remaining >= 2 && str_eq_ci(a->p, a->len, "aggregate")) {
-            const sarg *v = &c->argv[j + 1];
-            if (str_eq_ci(v->p, v->len, "sum")) {
-                agg = ZS_AGG_SUM;
-            } else if (str_eq_ci(v->p, v->len, "min")) {
-                agg = ZS_AGG_MIN;
-            } else if (str_eq_ci(v->p, v->len, "max")) {
-                agg = ZS_AGG_MAX;
-            } else {
-                reply_error(c, ERR_SYNTAX);
-                goto done;
-            }
-            j += 2;
-        } else if (!dst && !card_only && str_eq_ci(a->p, a->len, "withscores")) {
-            withscores = 1;
-            j++;
-        } else if (card_only && remaining >= 2 && str_eq_ci(a->p, a->len, "limit")) {
-            if (arg_long(c, j + 1, &limit, "ERR LIMIT can't be negative") < 0)
-                goto done;
-            if (limit < 0) {
-                reply_error(c, "ERR LIMIT can't be negative");
-                goto done;
-            }
-            j += 2;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            goto done;
-        }
-    }
-    if (op != OP_DIFF)
-        sort_srcs(src, (long)setnum);
-
-    if (card_only) {
-        long long card = 0;
-        zs_it it;
-        if (src[0].len) {
-            for (zs_it_at(&it, src[0].e, 0); it.valid && (!limit || card < limit); zs_it_next(&it)) {
-                size_t len;
-                double s, v;
-                const char *m = zs_it_get(&it, &len, &s);
-                for (i = 1; i < setnum; i++)
-                    if (src[i].e != src[0].e && !src_score(&src[i], m, len, &v))
-                        break;
-                card += i == setnum;
-            }
-        }
-        reply_int(c, card);
-        goto done;
-    }
-
-    acc = zs_acc_new();
-    if (op == OP_UNION) {
-        for (i = 0; i < setnum; i++) {
-            zs_it it;
-            if (!src[i].len)
-                continue;
-            for (zs_it_at(&it, src[i].e, 0); it.valid; zs_it_next(&it)) {
-                size_t len;
-                double s;
-                const char *m = zs_it_get(&it, &len, &s);
-                s *= src[i].weight;
-                zs_acc_add(acc, m, len, isnan(s) ? 0 : s, agg);
-            }
-        }
-    } else if (op == OP_INTER) {
-        zs_it it;
-        if (src[0].len) {
-            for (zs_it_at(&it, src[0].e, 0); it.valid; zs_it_next(&it)) {
-                size_t len;
-                double s0, score, v;
-                const char *m = zs_it_get(&it, &len, &s0);
-                score = s0 * src[0].weight;
-                if (isnan(score))
-                    score = 0;
-                for (i = 1; i < setnum; i++) {
-                    if (src[i].e == src[0].e) {
-                        score = agg2(score, s0 * src[i].weight, agg);
-                    } else if (src_score(&src[i], m, len, &v)) {
-                        score = agg2(score, v, agg);
-                    } else {
-                        break;
-                    }
-                }
-                if (i == setnum)
-                    zs_acc_add(acc, m, len, score, agg);
-            }
-        }
-    } else if (src[0].len) {
-        zs_it it;
-        for (zs_it_at(&it, src[0].e, 0); it.valid; zs_it_next(&it)) {
-            size_t len;
-            double s, v;
-            const char *m = zs_it_get(&it, &len, &s);
-            for (i = 1; i < setnum; i++)
-                if (src[i].e && zs_score(src[i].e, m, len, &v))
-                    break;
-            if (i == setnum)
-                zs_acc_add(acc, m, len, s, agg);
-        }
-    }
-
-    if (dst) {
-        store_result(c, dst, acc);
-        acc = NULL;
-    } else {
-        zs_it it;
-        reply_members_len(c, (long)zs_acc_len(acc), withscores);
-        for (zs_acc_it(&it, acc); it.valid; zs_it_next(&it)) {
-            size_t len;
-            double s;
-            const char *m = zs_it_get(&it, &len, &s);
-            reply_member(c, m, len, s, withscores);
-        }
-    }
-done:
-    zs_acc_free(acc);
-    xfree(src);
-}
-
-static void cmd_zunion(client *c)
-{
-    zsetop_generic(c, NULL, 1, OP_UNION, 0);
-}
-
-static void cmd_zinter(client *c)
-{
-    zsetop_generic(c, NULL, 1, OP_INTER, 0);
-}
-
-static void cmd_zdiff(client *c)
-{
-    zsetop_generic(c, NULL, 1, OP_DIFF, 0);
-}
-
-static void cmd_zunionstore(client *c)
-{
-    zsetop_generic(c, &c->argv[1], 2, OP_UNION, 0);
-}
-
-static void cmd_zinterstore(client *c)
-{
-    zsetop_generic(c, &c->argv[1], 2, OP_INTER, 0);
-}
-
-static void cmd_zdiffstore(client *c)
-{
-    zsetop_generic(c, &c->argv[1], 2, OP_DIFF, 0);
-}
-
-static void cmd_zintercard(client *c)
-{
-    zsetop_generic(c, NULL, 1, OP_INTER, 1);
-}
-
-/* ---- ZSCAN ---- */
-
-typedef struct zscan_buf {
-    client *c;
-    const sarg *pat;
-    char *bytes;
-    size_t used, cap;
-    long n;
-} zscan_buf;
-
-/* Collect a matching member and its score ("%.17g") as two strings. */
-static void zscan_collect(void *ctx, const char *m, size_t len, double score)
-{
-    zscan_buf *b = ctx;
-    char sbuf[64];
-    size_t sl;
-
-    if (b->pat && !glob_match(b->pat->p, b->pat->len, m, len, 0))
-        return;
-    sl = d_to_str(sbuf, sizeof(sbuf), score);
-    if (b->used + len + sl + 16 > b->cap) {
-        b->cap = (b->used + len + sl + 16) * 2;
-        b->bytes = xrealloc(b->bytes, b->cap);
-    }
-    memcpy(b->bytes + b->used, &len, sizeof(size_t));
-    memcpy(b->bytes + b->used + sizeof(size_t), m, len);
-    b->used += sizeof(size_t) + len;
-    memcpy(b->bytes + b->used, &sl, sizeof(size_t));
-    memcpy(b->bytes + b->used + sizeof(size_t), sbuf, sl);
-    b->used += sizeof(size_t) + sl;
-    b->n++;
-}
-
-/* ZSCAN key cursor [MATCH pattern] [COUNT count]: a compact set whole in one
- * call (cursor 0), a skiplist by its index's buckets (the reverse-binary
- * cursor of ht.h: members present for the whole iteration come at least once). */
-static void cmd_zscan(client *c)
-{
-    zscan_buf b = {c, NULL, NULL, 0, 0, 0};
-    unsigned long long cursor;
-    long long count = 10;
-    char *end, cbuf[24];
-    dbent *e;
-    size_t off = 0;
-    int j;
-
-    errno = 0;
-    cursor = strtoull(c->argv[2].p, &end, 10);
-    if (isspace((unsigned char)c->argv[2].p[0]) || *end != '\0' || errno == ERANGE) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
-    if (zlookup(c, &c->argv[1], 0, &e) < 0)
-        return;
-    if (!e) {
-        reply_array(c, 2);
-        reply_bulk(c, "0", 1);
-        reply_array(c, 0);
-        return;
-    }
-    for (j = 3; j < c->argc; j += 2) {
-        const sarg *a = &c->argv[j];
-        int has_value = j + 1 < c->argc;
-        if (has_value && str_eq_ci(a->p, a->len, "count")) {
-            if (arg_long(c, j + 1, &count, NULL) < 0)
-                return;
-            if (count < 1) {
-                reply_error(c, ERR_SYNTAX);
-                return;
-            }
-        } else if (has_value && str_eq_ci(a->p, a->len, "match")) {
-            b.pat = &c->argv[j + 1];
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
-    }
-    if (b.pat && b.pat->len == 1 && b.pat->p[0] == '*')
-        b.pat = NULL;
-    cursor = zs_scan(e, cursor, count, zscan_collect, &b);
-    reply_array(c, 2);
-    reply_bulk(c, cbuf, (size_t)snprintf(cbuf, sizeof(cbuf), "%llu", cursor));
-    reply_array(c, b.n * 2);
-    while (off < b.used) {
-        size_t len;
-        memcpy(&len, b.bytes + off, sizeof(size_t));
-        reply_bulk(c, b.bytes + off + sizeof(size_t), len);
-        off += sizeof(size_t) + len;
-    }
-    xfree(b.bytes);
 }
 
 /* clang-format off */
