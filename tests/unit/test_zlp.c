@@ -107,7 +107,8 @@ static void test_dup(void)
 
 int main(void)
 {
-    RUN(test_random_ops, "20,000 random inserts, rescores, deletes, range deletes and lower bounds agree with the model, walked both ways");
+    RUN(test_random_ops,
+        "20,000 random inserts, rescores, deletes, range deletes and lower bounds agree with the model, walked both ways");
     RUN(test_dup, "equal scores order by member bytes, and a copy is independent of its original");
     return TEST_DONE();
 }

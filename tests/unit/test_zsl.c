@@ -106,7 +106,9 @@ static void test_memory_returns(void)
 
 int main(void)
 {
-    RUN(test_random_ops, "30,000 random inserts, rescores, deletes, rank lookups and lower bounds agree with the model, ranks and the index included");
-    RUN(test_memory_returns, "5,000 members inserted and freed give back every byte, and ranks stay right after deleting the first half");
+    RUN(test_random_ops,
+        "30,000 random inserts, rescores, deletes, rank lookups and lower bounds agree with the model, ranks and the index included");
+    RUN(test_memory_returns,
+        "5,000 members inserted and freed give back every byte, and ranks stay right after deleting the first half");
     return TEST_DONE();
 }

@@ -39,7 +39,10 @@ zlp *zlp_new(void);
 void zlp_free(zlp *z);
 /* An independent copy. */
 zlp *zlp_dup(const zlp *z);
-static inline size_t zlp_count(const zlp *z) { return z->n; }
+static inline size_t zlp_count(const zlp *z)
+{
+    return z->n;
+}
 /* Bytes of memory the set holds. */
 size_t zlp_bytes(const zlp *z);
 

@@ -26,35 +26,56 @@
 #define ZSL_MAXLEVEL 32
 
 typedef struct zsl_node {
-    ht_node hn;                  /* the index's link; hn.klen is the member's length */
+    ht_node hn; /* the index's link; hn.klen is the member's length */
     double score;
-    struct zsl_node *backward;   /* NULL for the first node */
-    uint32_t level;              /* links in lv */
+    struct zsl_node *backward; /* NULL for the first node */
+    uint32_t level;            /* links in lv */
     struct zsl_link {
         struct zsl_node *forward;
-        size_t span;             /* nodes from this one to forward (to the end if NULL) */
-    } lv[];                      /* then the member's bytes */
+        size_t span; /* nodes from this one to forward (to the end if NULL) */
+    } lv[];          /* then the member's bytes */
 } zsl_node;
 
 typedef struct zsl {
-    zsl_node *header;            /* ZSL_MAXLEVEL links, no member */
+    zsl_node *header; /* ZSL_MAXLEVEL links, no member */
     zsl_node *tail;
-    size_t length;               /* nodes */
-    int level;                   /* highest level in use */
-    size_t bytes;                /* bytes of the nodes (usable sizes) */
-    uint64_t rng;                /* xorshift64* state */
-    ht idx;                      /* member -> node */
+    size_t length; /* nodes */
+    int level;     /* highest level in use */
+    size_t bytes;  /* bytes of the nodes (usable sizes) */
+    uint64_t rng;  /* xorshift64* state */
+    ht idx;        /* member -> node */
 } zsl;
 
 typedef int (*zsl_pred)(const char *m, size_t len, double score, void *ctx);
 
-static inline const char *zsl_member(const zsl_node *n) { return (const char *)&n->lv[n->level]; }
-static inline size_t zsl_mlen(const zsl_node *n) { return n->hn.klen; }
-static inline zsl_node *zsl_first(const zsl *z) { return z->header->lv[0].forward; }
-static inline zsl_node *zsl_last(const zsl *z) { return z->tail; }
-static inline zsl_node *zsl_next(const zsl_node *n) { return n->lv[0].forward; }
-static inline zsl_node *zsl_prev(const zsl_node *n) { return n->backward; }
-static inline size_t zsl_count(const zsl *z) { return z->length; }
+static inline const char *zsl_member(const zsl_node *n)
+{
+    return (const char *)&n->lv[n->level];
+}
+static inline size_t zsl_mlen(const zsl_node *n)
+{
+    return n->hn.klen;
+}
+static inline zsl_node *zsl_first(const zsl *z)
+{
+    return z->header->lv[0].forward;
+}
+static inline zsl_node *zsl_last(const zsl *z)
+{
+    return z->tail;
+}
+static inline zsl_node *zsl_next(const zsl_node *n)
+{
+    return n->lv[0].forward;
+}
+static inline zsl_node *zsl_prev(const zsl_node *n)
+{
+    return n->backward;
+}
+static inline size_t zsl_count(const zsl *z)
+{
+    return z->length;
+}
 
 /* An empty set (seed: the index's hash seed and the level draws). Free with
  * zsl_free (NULL does nothing): O(n). */

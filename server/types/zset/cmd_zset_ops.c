@@ -186,7 +186,7 @@ void cmd_zrandmember(client *c)
 enum { OP_UNION, OP_INTER, OP_DIFF };
 
 typedef struct zsrc {
-    dbent *e;      /* NULL: an empty set */
+    dbent *e; /* NULL: an empty set */
     double weight;
     size_t len;
 } zsrc;
@@ -209,7 +209,6 @@ static void sort_srcs(zsrc *s, long n)
         s[j] = t;
     }
 }
-
 
 /* 1 with the weighted score of m in src (a NaN product, inf * 0, is left to
  * the aggregation: a sum with it is 0, MIN and MAX ignore it, as Redis), or 0

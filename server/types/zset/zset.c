@@ -504,8 +504,7 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
 
 /* _ZSKIPLIST key: key becomes an empty sorted set in the skiplist encoding
  * (whatever it held is replaced); the ZADD records that follow fill it. */
-static int apply_zskiplist(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why,
-                           size_t whylen)
+static int apply_zskiplist(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
 {
     dbent *e;
 

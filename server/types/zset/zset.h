@@ -36,10 +36,10 @@ enum { ZS_NOP = 0, ZS_ADDED, ZS_UPDATED, ZS_SAME, ZS_NAN };
 typedef int (*zs_pred)(const char *m, size_t len, double score, void *ctx);
 
 typedef struct zs_it {
-    void *v;      /* the value */
-    int lp;       /* 1: the compact encoding */
-    size_t off;   /* compact: the entry's offset */
-    void *node;   /* skiplist: the node */
+    void *v;    /* the value */
+    int lp;     /* 1: the compact encoding */
+    size_t off; /* compact: the entry's offset */
+    void *node; /* skiplist: the node */
     int valid;
 } zs_it;
 
