@@ -37,7 +37,7 @@ static int same_as_model(const zlp *z)
 static void test_random_ops(void)
 {
     zlp *z = zlp_new();
-    char buf[400];
+    char buf[512];
     int step, ok = 1;
 
     rng_seed(1);

@@ -37,7 +37,7 @@ static int same_as_model(zsl *z, int ranks)
 static void test_random_ops(void)
 {
     zsl *z = zsl_new(42);
-    char buf[400];
+    char buf[512];
     int step, ok = 1;
 
     rng_seed(2);

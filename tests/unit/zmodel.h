@@ -11,7 +11,7 @@
 #define ZM_MAX 4096
 
 typedef struct zm_item {
-    char m[400];
+    char m[512];
     size_t len;
     double score;
 } zm_item;
@@ -61,7 +61,7 @@ static size_t zm_member(char *buf, uint64_t pool)
     uint64_t k = rng_below(pool);
     size_t n = (size_t)snprintf(buf, 32, "m%llu", (unsigned long long)k);
     if (k % 17 == 0) {
-        size_t reps = 60, i;
+        size_t reps = 70, i;
         for (i = 1; i < reps; i++)
             memcpy(buf + i * n, buf, n);
         n *= reps;
