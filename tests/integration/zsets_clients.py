@@ -166,6 +166,29 @@ def case_errors():
                  "at least 1 input key is needed for 'zunionstore' command")
 
 
+def case_huge_random_count():
+    """ZRANDMEMBER with a count of -(2^63-1) replies until the output limit
+    closes the client; the server stops there and answers the next client."""
+    import socket
+    R.config_set("client-output-buffer-limit", "normal 32mb 16mb 60")
+    try:
+        R.zadd("rk", {"a": 1, "b": 2})
+        s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+        s.sendall(b"ZRANDMEMBER rk -9223372036854775807\r\n")
+        while True:
+            try:
+                if not s.recv(1 << 20):
+                    break
+            except OSError:
+                break
+        s.close()
+        c = redis.Redis(host="127.0.0.1", port=PORT, socket_timeout=5)
+        eq(c.ping(), True, "PING after")
+        c.close()
+    finally:
+        R.config_set("client-output-buffer-limit", "normal 1gb 256mb 60")
+
+
 def main():
     global R, PORT
     srv = spserver.Server("--appendonly", "no")
@@ -180,6 +203,7 @@ def main():
             ("ratelimit", case_rate_limiter, "a sliding-window rate limiter in MULTI pipelines (ZREMRANGEBYSCORE, ZADD, ZCARD, EXPIRE)"),
             ("algebra", case_algebra, "ZUNIONSTORE WEIGHTS, ZINTERSTORE/ZINTER AGGREGATE, ZDIFF, ZINTERCARD, ZRANGESTORE, ZMPOP"),
             ("scan", case_scan_and_random, "5,000 members: ZSCAN iteration sees each, ZRANDMEMBER distinct with their scores, ZREMRANGEBYRANK"),
+            ("hugecount", case_huge_random_count, "ZRANDMEMBER with a count of -(2^63-1) stops at the output limit and the server answers the next client"),
             ("errors", case_errors, "redis-py raises Redis 7's error messages for the sorted set commands"),
         ]:
             try:

@@ -162,7 +162,8 @@ void cmd_zrandmember(client *c)
         /* With repetitions (or one member). */
         count = (size_t)(l < 0 ? -l : l);
         zc_reply_members_len(c, (long)count, withscores);
-        for (i = 0; i < count; i++)
+        /* A huge count ends when the output limit closes the client. */
+        for (i = 0; i < count && !(c->flags & CLIENT_CLOSE_ASAP); i++)
             reply_rank(c, e, rnd() % size, withscores);
         return;
     }
