@@ -23,6 +23,7 @@
 #include "types/set/set.h"
 #include "types/hash/hash.h"
 #include "types/string/value.h"
+#include "types/zset/zset.h"
 
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const maxmemory_policy_names[] = {"noeviction", NULL};
@@ -170,6 +171,14 @@ static int apply_compress(const char **err)
 }
 
 void slowlog_resize(void);
+static int apply_zset(const char **err)
+{
+    (void)err;
+    zs_max_entries = srv.cfg.zset_max_listpack_entries;
+    zs_max_value = srv.cfg.zset_max_listpack_value;
+    return 0;
+}
+
 static int apply_slowlog(const char **err)
 {
     (void)err;
@@ -242,6 +251,8 @@ const cfg_def cfg_table[] = {
     {"list-compress-depth", CFG_INT, 0, 0, INT_MAX, "0", C(list_compress_depth), NULL, NULL, NULL, apply_list},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {"set-max-intset-entries", CFG_INT, 0, 0, INT_MAX, "512", (void *)&set_max_intset_entries, NULL, NULL, NULL, NULL},
+    {"zset-max-listpack-entries", CFG_INT, 0, 0, INT_MAX, "128", C(zset_max_listpack_entries), NULL, NULL, NULL, apply_zset},
+    {"zset-max-listpack-value", CFG_INT, 0, 0, INT_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 #undef C

@@ -27,6 +27,7 @@
 #include "keyspace/vcomp.h"
 #include "types/string/value.h"
 #include "types/set/set.h"
+#include "types/zset/zset.h"
 #include "core/util.h"
 
 server srv;
@@ -185,6 +186,7 @@ int server_init_keyspace(void)
     set_type_register(srv.hash_seed);
     hash_type_register();
     list_type_register();
+    zs_type_register();
     type_effects = &prop_effects;
     type_effects_on = &prop_on;
     return 0;

@@ -79,6 +79,15 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
             if (*p == '?') {
                 s->unknown = 1;
                 p++;
+            } else if (*p == '@') {
+                /* "@index,keynumidx,firstkey,keystep flags": a keynum spec */
+                char *q;
+                s->keynum = 1;
+                s->index = (int)strtol(p + 1, &q, 10);
+                s->keynumidx = (int)strtol(q + 1, &q, 10);
+                s->firstkey = (int)strtol(q + 1, &q, 10);
+                s->keystep = (int)strtol(q + 1, &q, 10);
+                p = q + 1;
             }
             hash = memchr(p, '#', (size_t)(end - p));
             s->flags = p;
@@ -97,7 +106,7 @@ static int key_specs_of(const cmd_def *cmd, key_spec *out)
         n = 1;
     }
     for (i = 0; i < n; i++)
-        npos += !out[i].unknown;
+        npos += !out[i].unknown && !out[i].keynum;
     for (i = 0, k = 0; i < n; i++) {
         key_spec *s = &out[i];
         if (s->unknown || s->explicit)
@@ -179,7 +188,17 @@ static void reply_key_spec(client *c, const key_spec *s)
     reply_bulk_cstr(c, "find_keys");
     reply_map(c, 2);
     reply_bulk_cstr(c, "type");
-    if (s->unknown) {
+    if (s->keynum) {
+        reply_bulk_cstr(c, "keynum");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 3);
+        reply_bulk_cstr(c, "keynumidx");
+        reply_int(c, s->keynumidx);
+        reply_bulk_cstr(c, "firstkey");
+        reply_int(c, s->firstkey);
+        reply_bulk_cstr(c, "keystep");
+        reply_int(c, s->keystep);
+    } else if (s->unknown) {
         reply_bulk_cstr(c, "unknown");
         reply_bulk_cstr(c, "spec");
         reply_map(c, 0);
@@ -220,6 +239,7 @@ static const struct {
     {CMD_NOT_IN_MULTI, "no_multi"}, {CMD_ALLOW_BUSY, "allow_busy"},
 };
 #define NFLAGS ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
+
 
 static void reply_cmd_flags(client *c, const cmd_def *cmd)
 {

@@ -27,6 +27,7 @@ static const cmd_def *table_list[] = {
     cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
     cmd_table_set,
     cmd_table_hash,
+    cmd_table_zset,
 };
 
 typedef struct reg_slot {
