@@ -1,8 +1,10 @@
-/* cmd_zset.c -- the sorted set commands (all of Redis 7.0's but the blocking
- * BZPOPMIN, BZPOPMAX and BZMPOP), with Redis 7.0's replies and errors: they
- * parse, call the type's API (zset.h), reply, then signal the change. Every
- * write here is deterministic given the dataset, so its effect is the command
- * as typed (cmd_call propagates it); ZRANDMEMBER only reads.
+/* cmd_zset.c -- the sorted set commands (all of Redis 7.0's), with Redis
+ * 7.0's replies and errors: they parse, call the type's API (zset.h), reply,
+ * then signal the change. Every write here is deterministic given the
+ * dataset, so its effect is the command as typed (cmd_call propagates it);
+ * ZRANDMEMBER only reads. The blocking BZPOPMIN, BZPOPMAX and BZMPOP wait
+ * through cmd/block.h as the list's blocking pops do, and log the pop they
+ * made as a ZPOPMIN or ZPOPMAX key [count], so the log's replay never blocks.
  *
  * Ranges: every range command turns its range (ranks, scores or members) into
  * ranks [start, end) with two lower-bound searches, then walks an iterator
@@ -20,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/block.h"
 #include "cmd/commands.h"
+#include "cmd/propagate.h"
 #include "cmd/signal.h"
 #include "core/mem.h"
 #include "core/util.h"
@@ -727,12 +731,22 @@ static void cmd_zremrangebylex(client *c)
     zremrange_generic(c, RANGE_LEX);
 }
 
-/* ---- ZPOPMIN, ZPOPMAX, ZMPOP ---- */
+/* ---- ZPOPMIN, ZPOPMAX, ZMPOP and their blocking forms ---- */
 
-/* Pop up to count (-1: one, flat reply) members from the first non-empty set
- * of keys[0..nkeys): as Redis 7.0's genericZpopCommand. */
-static void zpop_generic(client *c, const sarg *keys, int nkeys, int max, int emitkey, long long count, int nested,
-                         int nil_when_empty)
+/* How a pop replies and logs (Redis 7.0's genericZpopCommand's cases). */
+typedef struct {
+    int max;            /* pop the highest scores */
+    int emitkey;        /* the reply names the key: BZPOPMIN, ZMPOP */
+    int nested;         /* [member, score] pairs in their own arrays */
+    int nil_when_empty; /* no set: a null array, not an empty one */
+    int blocking;       /* B*: wrong types skipped on a re-run; log the pop */
+} zpop_how;
+
+/* Pop up to count (-1: one, flat reply) members from the first existing set
+ * of keys[0..nkeys). 1 if it replied (members or an error), 0 if no set was
+ * found and how->blocking (nothing replied: the caller blocks). A blocking
+ * pop logs what it did as ZPOPMIN or ZPOPMAX key [count]. */
+static int zpop_generic(client *c, const sarg *keys, int nkeys, const zpop_how *how, long long count)
 {
     dbent *e = NULL;
     const sarg *key = NULL;
@@ -740,31 +754,42 @@ static void zpop_generic(client *c, const sarg *keys, int nkeys, int max, int em
     int i;
 
     for (i = 0; i < nkeys; i++) {
-        if (zc_lookup(c, &keys[i], 1, &e) < 0)
-            return;
+        e = db_lookup_write(c->db, keys[i].p, keys[i].len);
+        if (e && e->type != OBJ_ZSET) {
+            e = NULL;
+            if (how->blocking && blk_rerunning(c))
+                continue; /* Redis 7.0 serves only a sorted set: keep waiting */
+            reply_error(c, ERR_WRONGTYPE);
+            return 1;
+        }
         if (e) {
             key = &keys[i];
             break;
         }
     }
     if (!e) {
-        if (nil_when_empty)
+        if (how->blocking)
+            return 0;
+        if (how->nil_when_empty)
             reply_null_array(c);
         else
             reply_array(c, 0);
-        return;
+        return 1;
     }
     if (count == 0) {
         reply_array(c, 0);
-        return;
+        return 1;
     }
-    if (count == -1)
-        count = 1;
-    n = count > (long long)zs_len(e) ? (long long)zs_len(e) : count;
-    if (!nested && !emitkey) {
+    n = count == -1 ? 1 : count;
+    if (n > (long long)zs_len(e))
+        n = (long long)zs_len(e);
+    if (!how->nested && !how->emitkey) {
         reply_array(c, n * 2);
-    } else if (nested && !emitkey) {
+    } else if (how->nested && !how->emitkey) {
         reply_array(c, n);
+    } else if (!how->nested) {
+        reply_array(c, 3);
+        reply_bulk(c, key->p, key->len);
     } else {
         reply_array(c, 2);
         reply_bulk(c, key->p, key->len);
@@ -772,12 +797,12 @@ static void zpop_generic(client *c, const sarg *keys, int nkeys, int max, int em
     }
     for (i = 0; i < n; i++) {
         zs_it it;
-        size_t len, at = max ? zs_len(e) - 1 : 0;
+        size_t len, at = how->max ? zs_len(e) - 1 : 0;
         double s;
         const char *m;
         zs_it_at(&it, e, at);
         m = zs_it_get(&it, &len, &s);
-        if (nested)
+        if (how->nested)
             reply_array(c, 2);
         reply_bulk(c, m, len);
         reply_double(c, s);
@@ -785,10 +810,20 @@ static void zpop_generic(client *c, const sarg *keys, int nkeys, int max, int em
     }
     drop_if_empty(c, e);
     signal_key_changed(c->db, key->p, key->len);
+    if (how->blocking && prop_on) {
+        prop_begin(c->dbid);
+        prop_str(how->max ? "ZPOPMAX" : "ZPOPMIN");
+        prop_arg(key);
+        if (count != -1)
+            prop_ll(n);
+        prop_end();
+    }
+    return 1;
 }
 
 static void zpop_minmax(client *c, int max)
 {
+    zpop_how how = {max, 0, 0, 0, 0};
     long long count = -1;
 
     if (c->argc > 3) {
@@ -803,7 +838,8 @@ static void zpop_minmax(client *c, int max)
             return;
         }
     }
-    zpop_generic(c, &c->argv[1], 1, max, 0, count, c->resp > 2 && count != -1, 0);
+    how.nested = c->resp > 2 && count != -1;
+    zpop_generic(c, &c->argv[1], 1, &how, count);
 }
 
 static void cmd_zpopmin(client *c)
@@ -816,12 +852,41 @@ static void cmd_zpopmax(client *c)
     zpop_minmax(c, 1);
 }
 
-static void cmd_zmpop(client *c)
+/* BZPOPMIN key [key ...] timeout, BZPOPMAX: the timeout parsed first, as
+ * Redis's. */
+static void bzpop_minmax(client *c, int max)
 {
-    long long numkeys, count = -1, where_idx;
-    int max, j;
+    zpop_how how = {max, 1, 0, 0, 1};
+    int64_t deadline;
 
-    if (zc_arg_long(c, 1, &numkeys, "ERR numkeys should be greater than 0") < 0)
+    if (blk_parse_timeout(c, c->argc - 1, &deadline) < 0)
+        return;
+    if (zpop_generic(c, &c->argv[1], c->argc - 2, &how, -1))
+        return;
+    blk_block(c, 1, c->argc - 2, deadline);
+}
+
+static void cmd_bzpopmin(client *c)
+{
+    bzpop_minmax(c, 0);
+}
+
+static void cmd_bzpopmax(client *c)
+{
+    bzpop_minmax(c, 1);
+}
+
+/* ZMPOP numkeys key [key ...] MIN|MAX [COUNT count], and BZMPOP timeout
+ * numkeys ... (numkeys_idx 2, its timeout parsed after the rest): Redis's
+ * order of checks. */
+static void zmpop_generic(client *c, int numkeys_idx, int blocking)
+{
+    zpop_how how = {0, 1, 1, 1, blocking};
+    long long numkeys, count = -1, where_idx;
+    int64_t deadline = 0;
+    int j;
+
+    if (zc_arg_long(c, numkeys_idx, &numkeys, "ERR numkeys should be greater than 0") < 0)
         return;
     if (numkeys < 1) {
         reply_error(c, "ERR numkeys should be greater than 0");
@@ -831,15 +896,15 @@ static void cmd_zmpop(client *c)
         reply_error(c, ERR_SYNTAX);
         return;
     }
-    where_idx = 1 + numkeys + 1;
+    where_idx = numkeys_idx + numkeys + 1;
     if (where_idx >= c->argc) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
     if (str_eq_ci(c->argv[where_idx].p, c->argv[where_idx].len, "min")) {
-        max = 0;
+        how.max = 0;
     } else if (str_eq_ci(c->argv[where_idx].p, c->argv[where_idx].len, "max")) {
-        max = 1;
+        how.max = 1;
     } else {
         reply_error(c, ERR_SYNTAX);
         return;
@@ -861,7 +926,21 @@ static void cmd_zmpop(client *c)
     }
     if (count == -1)
         count = 1;
-    zpop_generic(c, &c->argv[2], (int)numkeys, max, 1, count, 1, 1);
+    if (blocking && blk_parse_timeout(c, 1, &deadline) < 0)
+        return;
+    if (zpop_generic(c, &c->argv[numkeys_idx + 1], (int)numkeys, &how, count))
+        return;
+    blk_block(c, numkeys_idx + 1, (int)numkeys, deadline);
+}
+
+static void cmd_zmpop(client *c)
+{
+    zmpop_generic(c, 1, 0);
+}
+
+static void cmd_bzmpop(client *c)
+{
+    zmpop_generic(c, 2, 1);
 }
 
 /* clang-format off */
@@ -958,6 +1037,21 @@ const cmd_def cmd_table_zset[] = {
      .summary = "Remove and return members with scores in a sorted set", .since = "7.0.0",
      .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
      .acl = "write sortedset slow", .key_specs = "RW access delete@k:1,0,1,1"},
+    {.name = "bzpopmin", .proc = cmd_bzpopmin, .arity = -3, .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST | CMD_OWN_EFFECT,
+     KEYS(1, -2, 1), .group = "sorted-set",
+     .summary = "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
+     .since = "5.0.0", .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+     .acl = "write sortedset fast blocking", .key_specs = "RW access delete"},
+    {.name = "bzpopmax", .proc = cmd_bzpopmax, .arity = -3, .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST | CMD_OWN_EFFECT,
+     KEYS(1, -2, 1), .group = "sorted-set",
+     .summary = "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
+     .since = "5.0.0", .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+     .acl = "write sortedset fast blocking", .key_specs = "RW access delete"},
+    {.name = "bzmpop", .proc = cmd_bzmpop, .arity = -5, .flags = CMD_WRITE | CMD_BLOCKING | CMD_OWN_EFFECT,
+     .group = "sorted-set",
+     .summary = "Remove and return members with scores in a sorted set or block until one is available", .since = "7.0.0",
+     .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
+     .acl = "write sortedset slow blocking", .key_specs = "RW access delete@k:2,0,1,1"},
     {.name = "zrandmember", .proc = cmd_zrandmember, .arity = -2, .flags = CMD_READONLY, KEYS(1, 1, 1), .group = "sorted-set",
      .summary = "Get one or multiple random elements from a sorted set", .since = "6.2.0",
      .complexity = "O(N) where N is the number of elements returned",
