@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """diff_zsets.py -- the sorted set commands against redis-server.
 
-A random stream over a few keys: every non-blocking sorted set command with
+A random stream over a few keys: every sorted set command with
 its options (ZADD NX/XX/GT/LT/CH/INCR, ZRANGE BYSCORE/BYLEX/REV/LIMIT/
 WITHSCORES, WEIGHTS and AGGREGATE, ...) and edge values (-0, inf, +inf,
 exclusive bounds, non-numbers, negative and huge indexes and counts), wrong
-types both ways, wrong arities, inside MULTI, and OBJECT ENCODING across
+types both ways, wrong arities, inside MULTI (where BZPOPMIN and BZMPOP do
+not block), the blocking pops' non-blocking paths (data present, or a 0.01 s
+timeout; their waits are in zset_blocking.py), and OBJECT ENCODING across
 small thresholds set on both servers at the start (and changed now and then).
 The lex-range commands run on keys whose scores are all 0 (Redis leaves them
 undefined otherwise). Replies byte for byte, in RESP2 and in RESP3 (HELLO 3:
@@ -26,11 +28,12 @@ OTHER = ["s1", "nokey"]
 COMMANDS = ("zadd zincrby zrem zcard zcount zlexcount zscore zmscore zrank zrevrank zrange zrangestore "
             "zrangebyscore zrevrangebyscore zrangebylex zrevrangebylex zrevrange zremrangebyrank "
             "zremrangebyscore zremrangebylex zpopmin zpopmax zrandmember zscan zmpop zunion zinter zdiff zunionstore "
-            "zinterstore zdiffstore zintercard").split()
+            "zinterstore zdiffstore zintercard bzpopmin bzpopmax bzmpop").split()
 GETKEYS = [["ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"], ["ZUNION", "2", "a", "b"],
            ["ZMPOP", "2", "a", "b", "MIN"], ["ZINTERCARD", "3", "a", "b"], ["ZUNION", "x", "a", "b"],
            ["ZUNION", "0", "a"], ["ZDIFFSTORE", "d", "1", "a"], ["ZINTER", "1", "a", "WITHSCORES"],
-           ["ZRANGESTORE", "d", "s", "0", "-1"], ["ZADD", "k", "1", "m"], ["ZMPOP", "3", "a", "b", "MIN"]]
+           ["ZRANGESTORE", "d", "s", "0", "-1"], ["ZADD", "k", "1", "m"], ["ZMPOP", "3", "a", "b", "MIN"],
+           ["BZPOPMIN", "a", "b", "0"], ["BZMPOP", "0", "2", "a", "b", "MAX"], ["BZMPOP", "0", "3", "a", "b", "MIN"]]
 
 
 def member(rng):
@@ -180,7 +183,7 @@ def generate(rng, n):
         k = zkey(rng)
         k2 = zkey(rng)
         lx = rng.choice(LX + ["s2"])
-        c = rng.randrange(46)
+        c = rng.randrange(48)
         if c < 5:
             opts = rng.sample(["NX", "XX", "GT", "LT", "CH", "INCR"], rng.choice([0, 0, 1, 1, 2, 3]))
             pairs = []
@@ -316,6 +319,9 @@ def generate(rng, n):
                 yield Req(rng.choice(["ZADD", "ZINCRBY"]), k, "1", member(rng))
                 yield Req("ZRANGE", k, "0", "-1", "WITHSCORES")
                 yield Req("ZPOPMIN", k)
+                if rng.random() < 0.3:
+                    yield Req(*rng.choice([["BZPOPMIN", k, k2, "0"], ["BZPOPMAX", k, "0"],
+                                           ["BZMPOP", "0", "2", k, k2, "MAX", "COUNT", "2"]]))
             yield Req(rng.choice(["EXEC", "DISCARD"]))
         elif c == 37:
             yield Req(rng.choice(["ZADD", "ZINCRBY", "ZRANGE", "ZCARD", "ZSCORE", "ZREM", "ZCOUNT", "ZPOPMIN",
@@ -337,6 +343,26 @@ def generate(rng, n):
             yield Req("ZINCRBY", k, rng.choice(["inf", "-inf", "1e308", "-1e308"]), member(rng))
         elif c == 44:
             yield Req("ZADD", k, "INCR", rng.choice(["inf", "-inf"]), member(rng))
+        elif c == 46:
+            # With data (a ZADD first, or whatever the key holds) or a short
+            # timeout: never a real wait.
+            ks = keys_for_op(rng)
+            t = rng.choice(["0.01", "-1", "abc"])
+            if rng.random() < 0.7:
+                yield Req("ZADD", ks[-1], "0" if ks[-1] in LX else rng.choice(["1", "-2", "0.5", "inf"]), member(rng))
+                t = rng.choice(["0", "0", "0", "0.01", "-1", "abc", "1e400", "-0", "inf", "0.5"])
+            yield Req(rng.choice(["BZPOPMIN", "BZPOPMAX"]), *ks, t)
+        elif c == 47:
+            ks = keys_for_op(rng)
+            nk = rng.choice([str(len(ks))] * 4 + ["0", "-1", "abc", str(len(ks) + 1)])
+            t = rng.choice(["0.01", "-1", "abc"])
+            if rng.random() < 0.7:
+                yield Req("ZADD", ks[-1], "0" if ks[-1] in LX else rng.choice(["1", "-2", "0.5", "inf"]), member(rng))
+                t = rng.choice(["0", "0", "0.01", "-1", "abc"])
+            opts = [rng.choice(["MIN", "MAX", "max", "foo"])]
+            if rng.random() < 0.5:
+                opts += ["COUNT", rng.choice(["1", "2", "10", "0", "-1", "abc"])]
+            yield Req("BZMPOP", t, nk, *ks, *opts)
         else:
             yield Req("FLUSHDB") if rng.random() < 0.05 else Req("PING")
 
