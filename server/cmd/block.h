@@ -1,7 +1,7 @@
 /* block.h -- clients waiting for keys: the one blocking mechanism of the commands.
  *
- * Why: BLPOP, BRPOP, BRPOPLPUSH, BLMOVE and BLMPOP now, BZPOPMIN, BZPOPMAX and
- * BZMPOP (sorted sets) and XREAD BLOCK later all wait the same way: for data
+ * Why: BLPOP, BRPOP, BRPOPLPUSH, BLMOVE and BLMPOP (lists), BZPOPMIN, BZPOPMAX
+ * and BZMPOP (sorted sets), and XREAD BLOCK later all wait the same way: for data
  * under one or more keys, with a timeout. A command that finds nothing calls
  * blk_block; this module keeps the client, stops its connection from running
  * more requests (pipelined ones wait in its query buffer), and wakes it:
