@@ -100,6 +100,18 @@ typedef struct type_effect {
 int type_verify_lz(const struct lzval *v, int dbid, const dbent *e, const char *part, size_t plen, char *why,
                    size_t whylen);
 
+/* A value seen as a set of elements (bytes), for the commands of another type
+ * that take it as an input: Redis's ZUNION, ZINTER, ZDIFF, ZINTERCARD and the
+ * STORE forms take a plain set as a sorted set whose scores are all 1. */
+typedef struct type_elems {
+    uint64_t (*count)(const dbent *e);
+    /* 1 if e holds the element (p, n), else 0. */
+    int (*has)(const dbent *e, const char *p, size_t n);
+    /* Call fn on the elements of e (in the type's order) until it returns
+     * non-zero; e must not change meanwhile. */
+    void (*visit)(const dbent *e, int (*fn)(void *ctx, const char *p, size_t n), void *ctx);
+} type_elems;
+
 typedef struct type_def {
     const char *name;                            /* TYPE's reply: "string", "scratchpad" */
     /* OBJECT ENCODING's reply for e. */
@@ -139,6 +151,9 @@ typedef struct type_def {
      * of e, compressing one that waits for it first: 0 with *out (NULL: not
      * stored compressed), or -1 if the type has no such form (a syntax error). */
     int (*debug_lz)(dbent *e, const char *part, size_t plen, struct lzval **out);
+    /* e's elements as a set's (type_elems). NULL: a value of this type is no
+     * such input (the commands reply WRONGTYPE). */
+    const type_elems *elems;
 } type_def;
 
 /* The row of every type, indexed by OBJ_*; NULL until registered. */

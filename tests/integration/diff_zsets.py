@@ -1,15 +1,16 @@
 #!/usr/bin/python3
 """diff_zsets.py -- the sorted set commands against redis-server.
 
-A random stream over a few keys: every sorted set command with
-its options (ZADD NX/XX/GT/LT/CH/INCR, ZRANGE BYSCORE/BYLEX/REV/LIMIT/
-WITHSCORES, WEIGHTS and AGGREGATE, ...) and edge values (-0, inf, +inf,
-exclusive bounds, non-numbers, negative and huge indexes and counts), wrong
-types both ways, wrong arities, inside MULTI (where BZPOPMIN and BZMPOP do
-not block), the blocking pops' non-blocking paths (data present, or a 0.01 s
-timeout; their waits are in zset_blocking.py), and OBJECT ENCODING across
-small thresholds set on both servers at the start (and changed now and then).
-The lex-range commands run on keys whose scores are all 0 (Redis leaves them
+A random stream over a few keys: every sorted set command with its options
+(ZADD NX/XX/GT/LT/CH/INCR, ZRANGE BYSCORE/BYLEX/REV/LIMIT/WITHSCORES, WEIGHTS
+and AGGREGATE, ...) and edge values (-0, inf, +inf, exclusive bounds,
+non-numbers, negative and huge indexes and counts), wrong types both ways,
+plain sets (SADD: intsets and hash tables) as inputs of ZUNION, ZINTER, ZDIFF,
+ZINTERCARD and the STORE forms, wrong arities, inside MULTI (where BZPOPMIN
+and BZMPOP do not block), the blocking pops' non-blocking paths (data
+present, or a 0.01 s timeout; their waits are in zset_blocking.py), and
+OBJECT ENCODING across small thresholds set on both servers at the start (and
+changed now and then). The lex-range commands run on keys whose scores are all 0 (Redis leaves them
 undefined otherwise). Replies byte for byte, in RESP2 and in RESP3 (HELLO 3:
 scores are doubles); ZRANDMEMBER by its properties, ZSCAN of a skiplist as a
 set of pairs. COMMAND INFO of each command byte for byte (difftest.py).
@@ -25,6 +26,7 @@ from difftest import Req  # noqa: E402
 ZK = ["z1", "z2", "z3", "{t}z"]
 LX = ["lx1", "lx2"]
 OTHER = ["s1", "nokey"]
+PS = ["ps1", "ps2"]  # plain sets: inputs of scores 1 to ZUNION and the rest
 COMMANDS = ("zadd zincrby zrem zcard zcount zlexcount zscore zmscore zrank zrevrank zrange zrangestore "
             "zrangebyscore zrevrangebyscore zrangebylex zrevrangebylex zrevrange zremrangebyrank "
             "zremrangebyscore zremrangebylex zpopmin zpopmax zrandmember zscan zmpop zunion zinter zdiff zunionstore "
@@ -92,7 +94,7 @@ def zkey(rng):
 
 
 def keys_for_op(rng):
-    return [rng.choice(ZK + LX + OTHER) for _ in range(rng.randrange(1, 4))]
+    return [rng.choice(ZK + LX + OTHER + PS) for _ in range(rng.randrange(1, 4))]
 
 
 def randmember_check(r, s):
@@ -172,7 +174,15 @@ def generate(rng, n):
                 ["ZRANGE", "fd", "0", "-1", "WITHSCORES"], ["ZUNIONSTORE", "fd", "1", "fs"],
                 ["ZRANGE", "fd", "0", "-1", "WITHSCORES"], ["ZREMRANGEBYSCORE", "fs", "1", "4"],
                 ["ZUNIONSTORE", "fd", "1", "fs"], ["ZRANGE", "fd", "0", "-1", "WITHSCORES"], ["DEL", "fs", "fd"],
-                ["CONFIG", "SET", "zset-max-listpack-entries", "8"]):
+                ["CONFIG", "SET", "zset-max-listpack-entries", "8"],
+                # Plain sets are inputs of scores 1 (an intset and a hash table).
+                ["SADD", "fi", "1", "2", "3"], ["SADD", "fh", "a", "b", "2"], ["ZADD", "fz", "5", "a", "7", "2"],
+                ["ZUNION", "3", "fi", "fh", "fz", "WITHSCORES"], ["ZINTER", "2", "fz", "fh", "WEIGHTS", "2", "3",
+                                                                  "WITHSCORES"],
+                ["ZDIFF", "2", "fh", "fz", "WITHSCORES"], ["ZINTERCARD", "2", "fi", "fh", "LIMIT", "1"],
+                ["ZINTERSTORE", "fd", "2", "fi", "fi", "AGGREGATE", "MAX"], ["ZRANGE", "fd", "0", "-1", "WITHSCORES"],
+                ["ZDIFFSTORE", "fd", "1", "fh"], ["ZRANGE", "fd", "0", "-1", "WITHSCORES"],
+                ["ZUNION", "2", "fi", "s2"], ["DEL", "fi", "fh", "fz", "fd"]):
         yield Req(*req)
     for name in COMMANDS:
         yield Req("COMMAND", "INFO", name)
@@ -183,7 +193,7 @@ def generate(rng, n):
         k = zkey(rng)
         k2 = zkey(rng)
         lx = rng.choice(LX + ["s2"])
-        c = rng.randrange(48)
+        c = rng.randrange(50)
         if c < 5:
             opts = rng.sample(["NX", "XX", "GT", "LT", "CH", "INCR"], rng.choice([0, 0, 1, 1, 2, 3]))
             pairs = []
@@ -363,6 +373,15 @@ def generate(rng, n):
             if rng.random() < 0.5:
                 opts += ["COUNT", rng.choice(["1", "2", "10", "0", "-1", "abc"])]
             yield Req("BZMPOP", t, nk, *ks, *opts)
+        elif c == 48:
+            # a plain set: of integers (an intset) or not (a hash table)
+            p = rng.choice(PS)
+            if rng.random() < 0.5:
+                yield Req("SADD", p, *[str(rng.randrange(-3, 12)) for _ in range(rng.randrange(1, 5))])
+            else:
+                yield Req("SADD", p, *[member(rng) for _ in range(rng.randrange(1, 5))])
+        elif c == 49:
+            yield Req(rng.choice(["SREM", "SADD"]), rng.choice(PS), member(rng), str(rng.randrange(-3, 12)))
         else:
             yield Req("FLUSHDB") if rng.random() < 0.05 else Req("PING")
 

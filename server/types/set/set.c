@@ -452,6 +452,23 @@ static const type_effect set_effects[] = {
     {NULL, NULL},
 };
 
+static void set_visit(const dbent *e, int (*fn)(void *ctx, const char *p, size_t n), void *ctx)
+{
+    set_iter it;
+    set_elem m;
+
+    set_iter_init(&it, e);
+    while (set_iter_next(&it, &m))
+        if (fn(ctx, m.p, m.len))
+            break;
+}
+
+static const type_elems set_elems = {
+    .count = set_card,
+    .has = set_ismember,
+    .visit = set_visit,
+};
+
 static const type_def set_type = {
     .name = "set",
     .encoding = set_encoding,
@@ -461,6 +478,7 @@ static const type_def set_type = {
     .logical = type_logical,
     .rewrite = type_rewrite,
     .effects = set_effects,
+    .elems = &set_elems,
 };
 
 void set_type_register(uint64_t seed)

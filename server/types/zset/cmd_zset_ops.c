@@ -1,6 +1,7 @@
 /* cmd_zset_ops.c -- the sorted set commands that combine or sample sets:
  * ZUNION, ZINTER, ZDIFF, their STORE forms and ZINTERCARD (Redis 7.0's
- * zunionInterDiffGenericCommand: keys looked up first, then the options),
+ * zunionInterDiffGenericCommand: keys looked up first, then the options; a
+ * plain set is an input of scores 1, read through its type row's elems),
  * ZRANDMEMBER and ZSCAN. The command table and the rest of the family are in
  * cmd_zset.c; the helpers they share in cmd_zset_int.h. */
 #include <ctype.h>
@@ -15,6 +16,7 @@
 #include "cmd/signal.h"
 #include "core/mem.h"
 #include "core/util.h"
+#include "keyspace/type.h"
 #include "net/reply.h"
 #include "server.h"
 #include "types/zset/cmd_zset_int.h"
@@ -186,8 +188,11 @@ void cmd_zrandmember(client *c)
 
 enum { OP_UNION, OP_INTER, OP_DIFF };
 
+/* An input: a sorted set, or (as in Redis) a plain set, seen through its type
+ * row's elems as a sorted set whose scores are all 1. */
 typedef struct zsrc {
-    dbent *e; /* NULL: an empty set */
+    dbent *e;               /* NULL: an empty set */
+    const type_elems *set;  /* non-NULL: e is a plain set */
     double weight;
     size_t len;
 } zsrc;
@@ -211,17 +216,92 @@ static void sort_srcs(zsrc *s, long n)
     }
 }
 
+/* The input at argv[j]: 0 with *s filled, or -1 after replying WRONGTYPE
+ * (neither a sorted set nor a type with elems). */
+static int src_lookup(client *c, int j, int write, zsrc *s)
+{
+    const sarg *key = &c->argv[j];
+    dbent *e = write ? db_lookup_write(c->db, key->p, key->len) : db_lookup(c->db, key->p, key->len);
+
+    s->e = e;
+    s->set = NULL;
+    s->weight = 1.0;
+    s->len = 0;
+    if (!e)
+        return 0;
+    if (e->type != OBJ_ZSET) {
+        s->set = type_of(e)->elems;
+        if (!s->set) {
+            reply_error(c, ERR_WRONGTYPE);
+            return -1;
+        }
+        s->len = (size_t)s->set->count(e);
+        return 0;
+    }
+    s->len = zs_len(e);
+    return 0;
+}
+
+/* 1 with the unweighted score of m in s, or 0 if absent. */
+static int src_has(const zsrc *s, const char *m, size_t len, double *out)
+{
+    if (!s->e)
+        return 0;
+    if (s->set) {
+        *out = 1.0;
+        return s->set->has(s->e, m, len);
+    }
+    return zs_score(s->e, m, len, out);
+}
+
 /* 1 with the weighted score of m in src (a NaN product, inf * 0, is left to
  * the aggregation: a sum with it is 0, MIN and MAX ignore it, as Redis), or 0
  * if absent. */
-static int src_score(zsrc *s, const char *m, size_t len, double *out)
+static int src_score(const zsrc *s, const char *m, size_t len, double *out)
 {
     double v;
 
-    if (!s->e || !zs_score(s->e, m, len, &v))
+    if (!src_has(s, m, len, &v))
         return 0;
     *out = v * s->weight;
     return 1;
+}
+
+/* What a walk over one input does with each member (m, len) of score s:
+ * non-zero stops the walk. */
+typedef int member_fn(void *ctx, const char *m, size_t len, double s);
+
+typedef struct set_walk {
+    member_fn *fn;
+    void *ctx;
+} set_walk;
+
+static int set_walk_one(void *ctx, const char *p, size_t n)
+{
+    set_walk *w = ctx;
+    return w->fn(w->ctx, p, n, 1.0);
+}
+
+/* Call fn on the members of s with their (unweighted) scores until it
+ * returns non-zero. */
+static void src_walk(const zsrc *s, member_fn *fn, void *ctx)
+{
+    zs_it it;
+
+    if (!s->len)
+        return;
+    if (s->set) {
+        set_walk w = {fn, ctx};
+        s->set->visit(s->e, set_walk_one, &w);
+        return;
+    }
+    for (zs_it_at(&it, s->e, 0); it.valid; zs_it_next(&it)) {
+        size_t len;
+        double sc;
+        const char *m = zs_it_get(&it, &len, &sc);
+        if (fn(ctx, m, len, sc))
+            break;
+    }
 }
 
 static double agg2(double a, double b, int agg)
@@ -235,16 +315,87 @@ static double agg2(double a, double b, int agg)
     return b > a ? b : a;
 }
 
+/* The state of a combination: the inputs and where the result goes. */
+typedef struct zop {
+    zsrc *src;
+    long long setnum;
+    int agg;
+    zs_acc *acc;        /* the result (NULL for ZINTERCARD) */
+    long long card;     /* ZINTERCARD: members counted so far */
+    long long limit;    /* ZINTERCARD: 0, or where counting stops */
+    long long i;        /* OP_UNION: the input walked */
+} zop;
+
+static int union_one(void *ctx, const char *m, size_t len, double s)
+{
+    zop *o = ctx;
+
+    s *= o->src[o->i].weight;
+    zs_acc_add(o->acc, m, len, isnan(s) ? 0 : s, o->agg);
+    return 0;
+}
+
+/* m of the first (smallest) input is in every other one: 1 with its
+ * aggregated score, else 0. */
+static int inter_score(zop *o, const char *m, size_t len, double s0, double *out)
+{
+    double score = s0 * o->src[0].weight, v;
+    long long i;
+
+    if (isnan(score))
+        score = 0;
+    for (i = 1; i < o->setnum; i++) {
+        if (o->src[i].e == o->src[0].e)
+            score = agg2(score, s0 * o->src[i].weight, o->agg);
+        else if (src_score(&o->src[i], m, len, &v))
+            score = agg2(score, v, o->agg);
+        else
+            return 0;
+    }
+    *out = score;
+    return 1;
+}
+
+/* OP_INTER, and ZINTERCARD (no acc: counts, and stops at the limit). */
+static int inter_one(void *ctx, const char *m, size_t len, double s)
+{
+    zop *o = ctx;
+    double score;
+
+    if (!o->acc) {
+        o->card += inter_score(o, m, len, s, &score);
+        return o->limit && o->card >= o->limit;
+    }
+    if (inter_score(o, m, len, s, &score))
+        zs_acc_add(o->acc, m, len, score, o->agg);
+    return 0;
+}
+
+static int diff_one(void *ctx, const char *m, size_t len, double s)
+{
+    zop *o = ctx;
+    double v;
+    long long i;
+
+    for (i = 1; i < o->setnum; i++)
+        if (src_has(&o->src[i], m, len, &v))
+            return 0;
+    zs_acc_add(o->acc, m, len, s, o->agg);
+    return 0;
+}
+
 /* Z{UNION,INTER,DIFF}[STORE] and ZINTERCARD, as Redis 7.0's
- * zunionInterDiffGenericCommand: the keys are looked up (WRONGTYPE first),
- * then the options parsed, then the sets combined (UNION and INTER take the
- * sets from the smallest, as Redis, so sums add up in its order). */
+ * zunionInterDiffGenericCommand: the keys are looked up (WRONGTYPE first; a
+ * plain set is an input of scores 1), then the options parsed, then the sets
+ * combined (UNION and INTER take the sets from the smallest, as Redis, so
+ * sums add up in its order). */
 static void zsetop_generic(client *c, const sarg *dst, int numkeys_idx, int op, int card_only)
 {
     long long setnum, limit = 0, i;
     int j, agg = ZS_AGG_SUM, withscores = 0;
     zsrc *src = NULL;
     zs_acc *acc = NULL;
+    zop o;
 
     if (zc_arg_long(c, numkeys_idx, &setnum, NULL) < 0)
         return;
@@ -257,12 +408,9 @@ static void zsetop_generic(client *c, const sarg *dst, int numkeys_idx, int op, 
         return;
     }
     src = xcalloc((size_t)setnum, sizeof(zsrc));
-    for (i = 0, j = numkeys_idx + 1; i < setnum; i++, j++) {
-        if (zc_lookup(c, &c->argv[j], dst != NULL, &src[i].e) < 0)
+    for (i = 0, j = numkeys_idx + 1; i < setnum; i++, j++)
+        if (src_lookup(c, j, dst != NULL, &src[i]) < 0)
             goto done;
-        src[i].weight = 1.0;
-        src[i].len = src[i].e ? zs_len(src[i].e) : 0;
-    }
     while (j < c->argc) {
         const sarg *a = &c->argv[j];
         int remaining = c->argc - j;
@@ -306,73 +454,18 @@ static void zsetop_generic(client *c, const sarg *dst, int numkeys_idx, int op, 
     if (op != OP_DIFF)
         sort_srcs(src, (long)setnum);
 
+    o = (zop){.src = src, .setnum = setnum, .agg = agg, .limit = limit};
     if (card_only) {
-        long long card = 0;
-        zs_it it;
-        if (src[0].len) {
-            for (zs_it_at(&it, src[0].e, 0); it.valid && (!limit || card < limit); zs_it_next(&it)) {
-                size_t len;
-                double s, v;
-                const char *m = zs_it_get(&it, &len, &s);
-                for (i = 1; i < setnum; i++)
-                    if (src[i].e != src[0].e && !src_score(&src[i], m, len, &v))
-                        break;
-                card += i == setnum;
-            }
-        }
-        reply_int(c, card);
+        src_walk(&src[0], inter_one, &o);
+        reply_int(c, o.card);
         goto done;
     }
-
-    acc = zs_acc_new();
+    acc = o.acc = zs_acc_new();
     if (op == OP_UNION) {
-        for (i = 0; i < setnum; i++) {
-            zs_it it;
-            if (!src[i].len)
-                continue;
-            for (zs_it_at(&it, src[i].e, 0); it.valid; zs_it_next(&it)) {
-                size_t len;
-                double s;
-                const char *m = zs_it_get(&it, &len, &s);
-                s *= src[i].weight;
-                zs_acc_add(acc, m, len, isnan(s) ? 0 : s, agg);
-            }
-        }
-    } else if (op == OP_INTER) {
-        zs_it it;
-        if (src[0].len) {
-            for (zs_it_at(&it, src[0].e, 0); it.valid; zs_it_next(&it)) {
-                size_t len;
-                double s0, score, v;
-                const char *m = zs_it_get(&it, &len, &s0);
-                score = s0 * src[0].weight;
-                if (isnan(score))
-                    score = 0;
-                for (i = 1; i < setnum; i++) {
-                    if (src[i].e == src[0].e) {
-                        score = agg2(score, s0 * src[i].weight, agg);
-                    } else if (src_score(&src[i], m, len, &v)) {
-                        score = agg2(score, v, agg);
-                    } else {
-                        break;
-                    }
-                }
-                if (i == setnum)
-                    zs_acc_add(acc, m, len, score, agg);
-            }
-        }
-    } else if (src[0].len) {
-        zs_it it;
-        for (zs_it_at(&it, src[0].e, 0); it.valid; zs_it_next(&it)) {
-            size_t len;
-            double s, v;
-            const char *m = zs_it_get(&it, &len, &s);
-            for (i = 1; i < setnum; i++)
-                if (src[i].e && zs_score(src[i].e, m, len, &v))
-                    break;
-            if (i == setnum)
-                zs_acc_add(acc, m, len, s, agg);
-        }
+        for (o.i = 0; o.i < setnum; o.i++)
+            src_walk(&src[o.i], union_one, &o);
+    } else {
+        src_walk(&src[0], op == OP_INTER ? inter_one : diff_one, &o);
     }
 
     if (dst) {
