@@ -191,8 +191,8 @@ enum { OP_UNION, OP_INTER, OP_DIFF };
 /* An input: a sorted set, or (as in Redis) a plain set, seen through its type
  * row's elems as a sorted set whose scores are all 1. */
 typedef struct zsrc {
-    dbent *e;               /* NULL: an empty set */
-    const type_elems *set;  /* non-NULL: e is a plain set */
+    dbent *e;              /* NULL: an empty set */
+    const type_elems *set; /* non-NULL: e is a plain set */
     double weight;
     size_t len;
 } zsrc;
@@ -320,10 +320,10 @@ typedef struct zop {
     zsrc *src;
     long long setnum;
     int agg;
-    zs_acc *acc;        /* the result (NULL for ZINTERCARD) */
-    long long card;     /* ZINTERCARD: members counted so far */
-    long long limit;    /* ZINTERCARD: 0, or where counting stops */
-    long long i;        /* OP_UNION: the input walked */
+    zs_acc *acc;     /* the result (NULL for ZINTERCARD) */
+    long long card;  /* ZINTERCARD: members counted so far */
+    long long limit; /* ZINTERCARD: 0, or where counting stops */
+    long long i;     /* OP_UNION: the input walked */
 } zop;
 
 static int union_one(void *ctx, const char *m, size_t len, double s)
