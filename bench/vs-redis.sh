@@ -28,6 +28,10 @@
 #   BENCH_N         fixed requests per test, skips the calibration
 #   MEM_N, MEM_R    requests and key range of the memory test (2000000, 1000000)
 #   BENCH_MEMORY    0 skips the memory test
+#   BENCH_TESTS     redis-benchmark tests to run (default: set get incr mset; the data
+#                   types: lpush rpush lpop rpop sadd hset spop zadd zpopmin lrange_100
+#                   lrange_600, in that order, so that the pops find data)
+#   BENCH_SIZES     value sizes, -d               (default: 64 4096)
 #   SERVER_CPU, BENCH_CPU  the CPUs to pin to   (default: 0 and 1)
 #   SERVER_ARGS     extra --directive value words for scratchpad-server
 #                   (e.g. "--compress-threshold 0")
@@ -51,9 +55,9 @@ BENCH_CPU=${BENCH_CPU:-1}
 SERVER_ARGS=${SERVER_ARGS:-}
 REDIS_ARGS=${REDIS_ARGS:-}
 
-TESTS="set get incr mset"
+TESTS=${BENCH_TESTS:-set get incr mset}
 PIPELINES="1 16"
-SIZES="64 4096"
+SIZES=${BENCH_SIZES:-64 4096}
 CLIENTS=50
 
 say() { echo "$*" >&2; }
