@@ -404,3 +404,20 @@ int64_t mono_us(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
+
+int index_range(long long len, long long start, long long end, long long *s, long long *e)
+{
+    if (start < 0)
+        start += len;
+    if (end < 0)
+        end += len;
+    if (start < 0)
+        start = 0;
+    if (start > end || start >= len)
+        return -1;
+    if (end >= len)
+        end = len - 1;
+    *s = start;
+    *e = end;
+    return 0;
+}

@@ -10,6 +10,10 @@
 /* Parse p[0..n) as a strict decimal long long (as Redis's string2ll: optional
  * '-', no '+', no spaces, no leading zeros, no overflow). 0 on success, -1 if not. */
 int str_to_ll(const char *p, size_t n, long long *out);
+/* Redis's index range over len elements (LRANGE, LTRIM, ZRANGE by rank, ...):
+ * negative indexes count from the end, start is raised to 0 and end lowered to
+ * len - 1. Returns 0 with [*s, *e] inside the range, or -1 when it is empty. */
+int index_range(long long len, long long start, long long end, long long *s, long long *e);
 /* Format v in decimal into buf (at least 21 bytes); returns the length. */
 size_t ll_to_str(char *buf, long long v);
 /* Parse a long double as Redis's string2ld (no spaces, not NaN). 0 / -1. */

@@ -117,24 +117,6 @@ static void prop_pop(client *c, const sarg *key, int where, long long count)
     prop_end();
 }
 
-/* Redis's range conversion for LRANGE and LTRIM: 0 with [*s, *e] inside a
- * list of len elements, or -1 when the range is empty. */
-static int clamp_range(long long len, long long start, long long end, long long *s, long long *e)
-{
-    if (start < 0)
-        start += len;
-    if (end < 0)
-        end += len;
-    if (start < 0)
-        start = 0;
-    if (start > end || start >= len)
-        return -1;
-    if (end >= len)
-        end = len - 1;
-    *s = start;
-    *e = end;
-    return 0;
-}
 
 /* ---- pushes ---- */
 
@@ -266,7 +248,7 @@ static void cmd_lrange(client *c)
         return;
     if (lookup_list(c, &c->argv[1], 0, &e) < 0)
         return;
-    if (!e || clamp_range((long long)ql_len(list_ql(e)), start, end, &s, &t) < 0) {
+    if (!e || index_range((long long)ql_len(list_ql(e)), start, end, &s, &t) < 0) {
         reply_array(c, 0);
         return;
     }
@@ -478,7 +460,7 @@ static void cmd_ltrim(client *c)
         return;
     }
     len = (long long)ql_len(list_ql(e));
-    if (clamp_range(len, start, end, &s, &t) < 0) {
+    if (index_range(len, start, end, &s, &t) < 0) {
         s = len; /* everything goes */
         t = len - 1;
         ql_del_range(list_ql(e), 0, (size_t)len);

@@ -216,24 +216,16 @@ static void range_ranks(dbent *e, int type, void *spec, size_t *start, size_t *e
         *end = *start;
 }
 
-/* Sanitize rank arguments as Redis does: 0 with [*from, *to] inclusive, or -1
- * if the range is empty. */
+/* Sanitize rank arguments as Redis does (index_range): 0 with [*from, *to]
+ * inclusive, or -1 if the range is empty. */
 static int rank_range(long long start, long long end, size_t len, size_t *from, size_t *to)
 {
-    long long llen = (long long)len;
+    long long s, e;
 
-    if (start < 0)
-        start += llen;
-    if (end < 0)
-        end += llen;
-    if (start < 0)
-        start = 0;
-    if (start > end || start >= llen)
+    if (index_range((long long)len, start, end, &s, &e) < 0)
         return -1;
-    if (end >= llen)
-        end = llen - 1;
-    *from = (size_t)start;
-    *to = (size_t)end;
+    *from = (size_t)s;
+    *to = (size_t)e;
     return 0;
 }
 
