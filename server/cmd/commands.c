@@ -23,11 +23,9 @@
 
 /* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
 static const cmd_def *table_list[] = {
-    cmd_table_conn, cmd_table_string, cmd_table_list, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
-    cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
-    cmd_table_set,
-    cmd_table_hash,
-    cmd_table_zset,
+    cmd_table_conn,    cmd_table_string, cmd_table_list,    cmd_table_keys,  cmd_table_info,   cmd_table_server,
+    cmd_table_command, cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp,     cmd_table_lcs,
+    cmd_table_memory,  cmd_table_set,    cmd_table_hash,    cmd_table_zset,  cmd_table_stream,
 };
 
 typedef struct reg_slot {
@@ -472,6 +470,20 @@ static void announce_keys(client *c, const cmd_def *cmd)
         if (numidx < c->argc && str_to_ll(c->argv[numidx].p, c->argv[numidx].len, &nk) == 0)
             for (i = index + first; nk > 0 && i < c->argc; i += step > 0 ? step : 1, nk--)
                 prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
+        return;
+    }
+    if (cmd->key_specs && (spec = strstr(cmd->key_specs, "@w:"))) {
+        /* Keys after a keyword (XREADGROUP ... STREAMS k1 k2 id1 id2): the
+         * first half of what follows it. */
+        char kw[16];
+        int start, lastkey, kstep, limit, n;
+        if (sscanf(spec + 3, "%15[^,],%d,%d,%d,%d", kw, &start, &lastkey, &kstep, &limit) == 5) {
+            for (i = start; i < c->argc && !str_eq_ci(c->argv[i].p, c->argv[i].len, kw); i++)
+                ;
+            n = (c->argc - i - 1) / (limit > 1 ? limit : 1);
+            for (i = i + 1; n > 0 && i < c->argc; i++, n--)
+                prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
+        }
         return;
     }
     if (cmd->first_key <= 0) {

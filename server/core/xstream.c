@@ -10,14 +10,14 @@
 #define XS_MAX_BLOCK_BYTES (1u << 30)
 
 struct xs_block {
-    xs_id master;    /* the first entry's id */
-    xs_id last;      /* the last entry's id (deleted or not) */
-    uint32_t used;   /* bytes of data in use */
-    uint32_t cap;    /* bytes of data allocated */
-    uint32_t count;  /* entries, deleted ones included */
-    uint32_t live;   /* entries not deleted */
-    uint32_t fend;   /* offset of the first entry (after the master's names) */
-    uint32_t nmf;    /* master field names */
+    xs_id master;   /* the first entry's id */
+    xs_id last;     /* the last entry's id (deleted or not) */
+    uint32_t used;  /* bytes of data in use */
+    uint32_t cap;   /* bytes of data allocated */
+    uint32_t count; /* entries, deleted ones included */
+    uint32_t live;  /* entries not deleted */
+    uint32_t fend;  /* offset of the first entry (after the master's names) */
+    uint32_t nmf;   /* master field names */
     unsigned char data[];
 };
 

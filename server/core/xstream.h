@@ -62,10 +62,10 @@ static inline int xs_id_cmp(const xs_id *a, const xs_id *b)
 typedef struct xs_block xs_block;
 
 typedef struct xstream {
-    xs_block **blk;   /* blk[head .. head + nblk): blocks in id order */
+    xs_block **blk; /* blk[head .. head + nblk): blocks in id order */
     size_t head, nblk, cap;
-    uint64_t len;     /* live entries */
-    size_t bytes;     /* bytes allocated for blocks and the index */
+    uint64_t len; /* live entries */
+    size_t bytes; /* bytes allocated for blocks and the index */
 } xstream;
 
 /* A byte string given to xs_append. */
@@ -121,16 +121,16 @@ typedef struct xs_iter {
     xs_id start, end;
     int rev;
     int done;
-    size_t bi;                /* block index (from head) */
-    uint32_t off;             /* forward: next entry's offset; backward: end of the next */
+    size_t bi;    /* block index (from head) */
+    uint32_t off; /* forward: next entry's offset; backward: end of the next */
     const xs_block *b;
     /* the current entry */
     xs_id id;
-    uint64_t nf;              /* field pairs */
-    uint64_t left;            /* pairs not read yet */
-    int same;                 /* values only: names from the master */
-    const unsigned char *cur; /* next pair (or value) */
-    const unsigned char *mcur;/* next master field name */
+    uint64_t nf;               /* field pairs */
+    uint64_t left;             /* pairs not read yet */
+    int same;                  /* values only: names from the master */
+    const unsigned char *cur;  /* next pair (or value) */
+    const unsigned char *mcur; /* next master field name */
 } xs_iter;
 
 void xs_iter_init(xs_iter *it, const xstream *s, const xs_id *start, const xs_id *end, int rev);

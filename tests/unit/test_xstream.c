@@ -262,10 +262,12 @@ static void test_dup_is_independent(void)
 
 int main(void)
 {
-    RUN(test_random_small_blocks, "appends, deletes, exact and approximate trims and ranges both ways match a model (10-entry blocks)");
+    RUN(test_random_small_blocks,
+        "appends, deletes, exact and approximate trims and ranges both ways match a model (10-entry blocks)");
     RUN(test_random_default_blocks, "the same random operations match the model with 100-entry blocks");
     RUN(test_random_byte_bound_blocks, "the same random operations match the model with blocks bounded by 200 bytes");
-    RUN(test_blocks_follow_redis_rules, "blocks split at max entries, approximate trims drop whole blocks, an XDEL-emptied block goes");
+    RUN(test_blocks_follow_redis_rules,
+        "blocks split at max entries, approximate trims drop whole blocks, an XDEL-emptied block goes");
     RUN(test_dup_is_independent, "a copy keeps its entries when the original changes");
     return TEST_DONE();
 }
