@@ -398,13 +398,13 @@ int xs_delete(xstream *s, const xs_id *id)
         xs_id cur;
         int c;
         entry_head(b, off, &flags, &cur);
+        if (flags & XS_F_DELETED)
+            continue;
         c = xs_id_cmp(&cur, id);
         if (c > 0)
             return 0;
         if (c < 0)
             continue;
-        if (flags & XS_F_DELETED)
-            return 0;
         b->data[off] = (unsigned char)(flags | XS_F_DELETED);
         b->live--;
         s->len--;
@@ -542,6 +542,10 @@ int xs_next(xs_iter *it, xs_id *id, uint64_t *nf)
             it->off = entry_end(b, at);
         }
         p = entry_head(b, at, &flags, &cur);
+        /* Deleted entries are skipped before the range test, as Redis's
+         * iterator does: one may hold an id above later ones (XSETID). */
+        if (flags & XS_F_DELETED)
+            continue;
         if (it->rev) {
             if (xs_id_cmp(&cur, &it->start) < 0) {
                 it->done = 1;
@@ -557,8 +561,6 @@ int xs_next(xs_iter *it, xs_id *id, uint64_t *nf)
             if (xs_id_cmp(&cur, &it->start) < 0)
                 continue;
         }
-        if (flags & XS_F_DELETED)
-            continue;
         it->id = cur;
         it->same = (flags & XS_F_SAME) != 0;
         if (it->same) {

@@ -31,9 +31,11 @@
  * whose entries an XDEL leaves all deleted is removed (one emptied by an
  * exact MINID trim stays, as Redis keeps its node).
  *
- * Invariants: ids strictly increase across the whole stream (blocks in order,
- * entries in order inside a block, deleted ones included); len is the number
- * of live entries.
+ * Invariants: appended ids strictly increase across the whole stream (blocks
+ * in order, entries in order inside a block) except after a deleted entry
+ * whose id the caller's last id went below (Redis's XSETID allows it): so, as
+ * Redis's iterator, lookups skip deleted entries before comparing ids; len is
+ * the number of live entries.
  *
  * Errors and ownership: functions that can fail return 0 / -1; the stream
  * owns its blocks; pointers an iterator gives into a block stay valid until

@@ -31,6 +31,7 @@ COMMANDS = ("xadd xlen xrange xrevrange xdel xtrim xread xreadgroup xack xpendin
 GETKEYS = [["XREAD", "COUNT", "2", "STREAMS", "a", "b", "0", "0"], ["XREADGROUP", "GROUP", "g", "c", "STREAMS",
                                                                     "a", ">"], ["XADD", "s", "*", "f", "v"],
            ["XREAD", "STREAMS", "a", "b", "0"], ["XGROUP", "CREATE", "s", "g", "$"], ["XINFO", "STREAM", "s"]]
+# times, and the radix tree's node count (Scratchpad's blocks are an array)
 TIME_KEYS = {b"idle", b"radix-tree-nodes", b"seen-time"}
 
 
@@ -92,7 +93,7 @@ def an_id(rng, st, k):
         st.ms[k] += rng.choice([0, 0, 1, 1, 2, 5])
         return "%d-%d" % (st.ms[k], rng.randrange(0, 3)) if rng.random() < 0.7 else "%d-*" % st.ms[k]
     return rng.choice(["0-0", "0-1", "0", "1", "-", "+", "(1", "18446744073709551615-18446744073709551615",
-                       "18446744073709551616", "abc", "1-abc", "5-*", "", "%d" % st.ms[k], "*"])
+                       "18446744073709551616", "abc", "1-abc", "5-*", "", "%d" % st.ms[k]])
 
 
 def rid(rng, st, k):
@@ -145,8 +146,7 @@ def generate(rng, n):
             opts = (["NOMKSTREAM"] if rng.random() < 0.1 else []) + trim_opts(rng, st, k)
             yield Req("XADD", k, *(opts + [an_id(rng, st, k)] + fields(rng)))
         elif r < 0.33:
-            yield Req("XADD", k, "*", "f", "v", cmp=auto_id)
-            st.ms[k] = 10**13  # later explicit ids must be bigger
+            yield Req("XADD", "auto", "*", "f", "v", cmp=auto_id)
         elif r < 0.36:
             yield Req("XLEN", k)
         elif r < 0.42:

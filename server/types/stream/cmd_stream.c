@@ -477,14 +477,14 @@ static void cmd_xtrim(client *c)
     dbent *e;
     uint64_t n;
 
+    if (parse_add_trim(c, &t, 0) < 0)
+        return;
     if (lookup_stream(c, &c->argv[1], 1, &e) < 0)
         return;
     if (!e) {
         reply_int(c, 0);
         return;
     }
-    if (parse_add_trim(c, &t, 0) < 0)
-        return;
     n = do_trim(stream_of(e), &t);
     if (n) {
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
@@ -674,8 +674,7 @@ static int parse_block_ms(client *c, int i, int64_t *deadline)
 
 /* Deliver new entries (> g->last_id) of s to consumer cons of g, replying
  * them (count 0: all); returns how many. */
-static size_t deliver_new(client *c, const sarg *key, stream *s, xgroup *g, xconsumer *cons, size_t count,
-                          int noack)
+static size_t deliver_new(client *c, const sarg *key, stream *s, xgroup *g, xconsumer *cons, size_t count, int noack)
 {
     void *slot = reply_defer(c);
     xs_iter it;
@@ -829,7 +828,8 @@ static void xread_generic(client *c, int group_mode)
                 else if (blk_rerunning(c))
                     reply_error(c, "NOGROUP the consumer group this client was blocked on no longer exists");
                 else
-                    reply_errorf(c, "NOGROUP No such key '%.*s' or consumer group '%.*s' in XREADGROUP with GROUP option",
+                    reply_errorf(c,
+                                 "NOGROUP No such key '%.*s' or consumer group '%.*s' in XREADGROUP with GROUP option",
                                  (int)key->len, key->p, (int)gname->len, gname->p);
                 goto done;
             }
@@ -1406,16 +1406,6 @@ static void xgroup_setid(client *c)
     xs_id id;
     long long rd = XS_INVALID_READ;
 
-    if (xgroup_target(c, 0, 1, &e, &g) < 0)
-        return;
-    if (c->argc != 5 && c->argc != 7) {
-        reply_subcommand_syntax(c);
-        return;
-    }
-    if (c->argv[4].len == 1 && c->argv[4].p[0] == '$')
-        id = stream_of(e)->last_id;
-    else if (parse_id(c, &c->argv[4], 0, 0, NULL, &id) < 0)
-        return;
     if (c->argc == 7) {
         if (!arg_is(&c->argv[5], "entriesread")) {
             reply_error(c, ERR_SYNTAX);
@@ -1428,6 +1418,16 @@ static void xgroup_setid(client *c)
             return;
         }
     }
+    if (xgroup_target(c, 0, 1, &e, &g) < 0)
+        return;
+    if (c->argc != 5 && c->argc != 7) {
+        reply_subcommand_syntax(c);
+        return;
+    }
+    if (c->argv[4].len == 1 && c->argv[4].p[0] == '$')
+        id = stream_of(e)->last_id;
+    else if (parse_id(c, &c->argv[4], 0, 0, NULL, &id) < 0)
+        return;
     g->last_id = id;
     g->entries_read = rd;
     reply_ok(c);
@@ -1503,8 +1503,8 @@ static void xgroup_help(client *c)
 
 static void reply_lag(client *c, const stream *s, const xgroup *g)
 {
-    long long lag = stream_group_lag(s, g);
-    if (lag < 0)
+    long long lag;
+    if (stream_group_lag(s, g, &lag) < 0)
         reply_null(c);
     else
         reply_int(c, lag);
@@ -1678,8 +1678,8 @@ static void xinfo_consumers(client *c)
         return;
     }
     if (!(g = stream_group_find(stream_of(e), c->argv[3].p, c->argv[3].len))) {
-        reply_errorf(c, "NOGROUP No such consumer group '%.*s' for key name '%.*s'", (int)c->argv[3].len,
-                     c->argv[3].p, (int)c->argv[2].len, c->argv[2].p);
+        reply_errorf(c, "NOGROUP No such consumer group '%.*s' for key name '%.*s'", (int)c->argv[3].len, c->argv[3].p,
+                     (int)c->argv[2].len, c->argv[2].p);
         return;
     }
     reply_array(c, (long)g->ncons);

@@ -183,16 +183,22 @@ long long stream_estimate_read(const stream *s, const xs_id *id)
     return XS_INVALID_READ;
 }
 
-long long stream_group_lag(const stream *s, const xgroup *g)
+int stream_group_lag(const stream *s, const xgroup *g, long long *lag)
 {
     long long r;
 
+    *lag = 0;
     if (!s->entries_added)
         return 0;
-    if (g->entries_read != XS_INVALID_READ && !stream_range_has_tombstones(s, &g->last_id, NULL))
-        return (long long)s->entries_added - g->entries_read;
+    if (g->entries_read != XS_INVALID_READ && !stream_range_has_tombstones(s, &g->last_id, NULL)) {
+        *lag = (long long)s->entries_added - g->entries_read;
+        return 0;
+    }
     r = stream_estimate_read(s, &g->last_id);
-    return r == XS_INVALID_READ ? -1 : (long long)s->entries_added - r;
+    if (r == XS_INVALID_READ)
+        return -1;
+    *lag = (long long)s->entries_added - r;
+    return 0;
 }
 
 /* ---- PELs ---- */
@@ -297,17 +303,17 @@ static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
 }
 
 /* Index of the first element of arr (names at the given offsets) >= name. */
-#define NAME_LOWER(arr, count, nm, nl, out)                                                                          \
-    do {                                                                                                             \
-        size_t lo_ = 0, hi_ = (count);                                                                               \
-        while (lo_ < hi_) {                                                                                          \
-            size_t mid_ = lo_ + (hi_ - lo_) / 2;                                                                     \
-            if (name_cmp((arr)[mid_]->name, (arr)[mid_]->nlen, (nm), (nl)) < 0)                                      \
-                lo_ = mid_ + 1;                                                                                      \
-            else                                                                                                     \
-                hi_ = mid_;                                                                                          \
-        }                                                                                                            \
-        (out) = lo_;                                                                                                 \
+#define NAME_LOWER(arr, count, nm, nl, out)                                     \
+    do {                                                                        \
+        size_t lo_ = 0, hi_ = (count);                                          \
+        while (lo_ < hi_) {                                                     \
+            size_t mid_ = lo_ + (hi_ - lo_) / 2;                                \
+            if (name_cmp((arr)[mid_]->name, (arr)[mid_]->nlen, (nm), (nl)) < 0) \
+                lo_ = mid_ + 1;                                                 \
+            else                                                                \
+                hi_ = mid_;                                                     \
+        }                                                                       \
+        (out) = lo_;                                                            \
     } while (0)
 
 xgroup *stream_group_find(const stream *s, const char *name, size_t n)
@@ -624,8 +630,7 @@ static int apply_xstream(effect_replay *r, db *d, int dbid, const effect_arg *a,
 }
 
 /* _XENTRIES key id nf f v ... [id nf f v ...] */
-static int apply_xentries(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why,
-                          size_t whylen)
+static int apply_xentries(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
 {
     stream *s = replay_stream(d, a, why, whylen);
     int i = 2, k;
@@ -638,8 +643,7 @@ static int apply_xentries(effect_replay *r, db *d, int dbid, const effect_arg *a
         xs_id id, top;
         long long nf;
         xs_str fv[64], *big = NULL, *use = fv;
-        if (i + 1 >= argc || arg_id(&a[i], &id) < 0 || arg_num(&a[i + 1], &nf) < 0 || nf < 1 ||
-            nf > (argc - i - 2) / 2)
+        if (i + 1 >= argc || arg_id(&a[i], &id) < 0 || arg_num(&a[i + 1], &nf) < 0 || nf < 1 || nf > (argc - i - 2) / 2)
             return replay_fail(why, whylen, "malformed entry", &a[0]);
         if (xs_last(s->x, &top) == 0 && xs_id_cmp(&id, &top) <= 0)
             return replay_fail(why, whylen, "entry ids out of order", &a[0]);
@@ -680,8 +684,7 @@ static int apply_xgroup(effect_replay *r, db *d, int dbid, const effect_arg *a, 
 }
 
 /* _XCONSUMER key group name seen_time */
-static int apply_xconsumer(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why,
-                           size_t whylen)
+static int apply_xconsumer(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
 {
     stream *s = replay_stream(d, a, why, whylen);
     xgroup *g;
@@ -731,8 +734,8 @@ static int apply_xpel(effect_replay *r, db *d, int dbid, const effect_arg *a, in
 }
 
 static const type_effect stream_effects[] = {
-    {"_XSTREAM", apply_xstream},   {"_XENTRIES", apply_xentries}, {"_XGROUP", apply_xgroup},
-    {"_XCONSUMER", apply_xconsumer}, {"_XPEL", apply_xpel},       {NULL, NULL},
+    {"_XSTREAM", apply_xstream},     {"_XENTRIES", apply_xentries}, {"_XGROUP", apply_xgroup},
+    {"_XCONSUMER", apply_xconsumer}, {"_XPEL", apply_xpel},         {NULL, NULL},
 };
 
 static int type_debug_lz(dbent *e, const char *part, size_t plen, struct lzval **out)

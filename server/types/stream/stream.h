@@ -34,43 +34,46 @@ typedef struct xconsumer xconsumer;
 
 typedef struct xnack {
     xs_id id;
-    int64_t delivery_time;   /* ms since the epoch */
+    int64_t delivery_time; /* ms since the epoch */
     uint64_t delivery_count;
     xconsumer *consumer;
 } xnack;
 
 typedef struct xpel {
-    xnack **a;               /* a[head .. head + n): sorted by id */
+    xnack **a; /* a[head .. head + n): sorted by id */
     size_t head, n, cap;
 } xpel;
 
 struct xconsumer {
     char *name;
     size_t nlen;
-    int64_t seen_time;       /* ms since the epoch */
-    xpel pel;                /* pointers to the group's nacks (not owned) */
+    int64_t seen_time; /* ms since the epoch */
+    xpel pel;          /* pointers to the group's nacks (not owned) */
 };
 
 typedef struct xgroup {
     char *name;
     size_t nlen;
-    xs_id last_id;           /* last delivered id */
-    long long entries_read;  /* XS_INVALID_READ if unknown */
-    xpel pel;                /* owns the nacks */
-    xconsumer **cons;        /* sorted by name */
+    xs_id last_id;          /* last delivered id */
+    long long entries_read; /* XS_INVALID_READ if unknown */
+    xpel pel;               /* owns the nacks */
+    xconsumer **cons;       /* sorted by name */
     size_t ncons;
 } xgroup;
 
 typedef struct stream {
     xstream *x;
-    xs_id last_id;           /* the top item's id (XADD's floor) */
-    xs_id max_deleted;       /* the largest id deleted (0-0 if none) */
-    uint64_t entries_added;  /* entries ever added */
-    xgroup **groups;         /* sorted by name */
+    xs_id last_id;          /* the top item's id (XADD's floor) */
+    xs_id max_deleted;      /* the largest id deleted (0-0 if none) */
+    uint64_t entries_added; /* entries ever added */
+    xgroup **groups;        /* sorted by name */
     size_t ngroups;
 } stream;
 
-static inline stream *stream_of(const dbent *e) { return dbent_ptr(e); }
+static inline stream *stream_of(const dbent *e)
+{
+    return dbent_ptr(e);
+}
 
 /* A new empty stream under key (which must not exist in d); returns its entry. */
 dbent *stream_create(db *d, const char *key, size_t klen);
@@ -98,8 +101,9 @@ uint64_t stream_trim(stream *s, uint64_t maxlen, const xs_id *minid, int approx,
 long long stream_estimate_read(const stream *s, const xs_id *id);
 /* 1 if a deleted entry may lie in [start, end] (end NULL: to the end). */
 int stream_range_has_tombstones(const stream *s, const xs_id *start, const xs_id *end);
-/* The lag of g, or -1 if it cannot be known (XINFO's null). */
-long long stream_group_lag(const stream *s, const xgroup *g);
+/* The lag of g into *lag (negative when the counters disagree, as Redis's):
+ * 0, or -1 if it cannot be known (XINFO's null). */
+int stream_group_lag(const stream *s, const xgroup *g, long long *lag);
 
 /* Groups and consumers. */
 xgroup *stream_group_find(const stream *s, const char *name, size_t n);
@@ -117,7 +121,10 @@ uint64_t stream_consumer_delete(xgroup *g, xconsumer *c);
 xnack *pel_find(const xpel *p, const xs_id *id);
 /* Index (from head) of the first nack with id >= id. */
 size_t pel_lower(const xpel *p, const xs_id *id);
-static inline xnack *pel_at(const xpel *p, size_t i) { return p->a[p->head + i]; }
+static inline xnack *pel_at(const xpel *p, size_t i)
+{
+    return p->a[p->head + i];
+}
 /* A new nack in g's PEL for id (not pending yet), owned by c. */
 xnack *stream_nack_add(xgroup *g, xconsumer *c, const xs_id *id, int64_t time, uint64_t count);
 /* Move n to consumer c. */
