@@ -665,6 +665,16 @@ int cmd_replay(int dbid, int argc, sarg *argv)
     c = replay_client;
     if (!(cmd = cmd_lookup(argv[0].p, argv[0].len)))
         return CMD_REPLAY_UNKNOWN;
+    if (cmd->subcommands && argc >= 2) {
+        /* A container's write subcommand (XGROUP CREATE, ...). */
+        const cmd_def *sub;
+        for (sub = cmd->subcommands; sub->name; sub++)
+            if (str_eq_ci(argv[1].p, argv[1].len, sub->name))
+                break;
+        if (!sub->name)
+            return CMD_REPLAY_UNKNOWN;
+        cmd = sub;
+    }
     if (!arity_ok(cmd, argc))
         return CMD_REPLAY_ARITY;
     if (!(cmd->flags & CMD_WRITE))
