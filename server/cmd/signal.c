@@ -24,6 +24,7 @@ void signal_key_expired(db *d, const char *key, size_t klen)
 void signal_db_flushed(db *d)
 {
     multi_touch_db(d);
+    blk_db_flushed(d);
 }
 
 void signal_db_swapped(db *a, db *b)

@@ -8,10 +8,11 @@ them; a consumer killed mid-batch whose messages another claims with
 XAUTOCLAIM after a server restart in between (the pending entries, delivery
 counts and the group's last id survive it); XREAD BLOCK with `$` resolved when
 the client blocks; several XREADGROUP BLOCK waiters served one new entry each,
-first come first served; a wake from inside MULTI/EXEC; timeouts answering nil
+first come first served; a wake from inside MULTI/EXEC (a wait on two streams
+written in one EXEC served by the first, as Redis); timeouts answering nil
 (RESP2 *-1, RESP3 _); BLOCK 0 woken; CLIENT UNBLOCK; a blocked XREADGROUP
-getting Redis's errors when its stream is deleted or its group destroyed, while
-XREAD keeps waiting; a waiter that disconnects leaves no trace. Every socket
+getting Redis's errors when its stream is deleted (DEL, FLUSHALL, SWAPDB) or
+its group destroyed, while XREAD keeps waiting; a waiter that disconnects leaves no trace. Every socket
 has a timeout, so a hang is a failure, not a stall.
 """
 import os
@@ -179,6 +180,16 @@ def case_multi_wake(r):
     p.xadd("mq", {"b": "2"}, id="1-2")
     p.execute()
     eq(w.done(), [[b"mq", [(b"1-1", {b"a": b"1"}), (b"1-2", {b"b": b"2"})]]], "woken after EXEC with both entries")
+    # Waiting on two streams, both written in one EXEC: served by the first, as Redis.
+    r.delete("ma", "mb")
+    w = Waiter(lambda c: c.xread({"ma": "0", "mb": "0"}, block=0))
+    w.start()
+    wait_blocked(r, 1)
+    p = r.pipeline(transaction=True)
+    p.xadd("ma", {"x": "1"}, id="1-1")
+    p.xadd("mb", {"y": "2"}, id="1-1")
+    p.execute()
+    eq(w.done(), [[b"ma", [(b"1-1", {b"x": b"1"})]]], "the stream that changed first")
     p = r.pipeline(transaction=True)
     p.xread({"none": "$"}, block=0)
     eq(p.execute(), [[]], "XREAD BLOCK 0 inside MULTI answers nil at once")
@@ -233,6 +244,16 @@ def case_deleted_errors(r):
     w.done()
     eq(str(w.error).endswith("the consumer group this client was blocked on no longer exists"), True,
        "its group destroyed: %s" % w.error)
+    for how in (lambda: r.flushall(), lambda: r.swapdb(0, 1)):
+        r.flushall()
+        r.xgroup_create("dq", "g", id="$", mkstream=True)
+        w = Waiter(lambda c: c.xreadgroup("g", "c", {"dq": ">"}, block=0))
+        w.start()
+        wait_blocked(r, 1)
+        how()
+        w.done()
+        eq(str(w.error), "UNBLOCKED the stream key no longer exists", "FLUSHALL / SWAPDB under XREADGROUP")
+    r.flushall()
     # XREAD keeps waiting through a delete and a string at the key.
     w = Waiter(lambda c: c.xread({"dq": "0"}, block=0))
     w.start()
@@ -269,11 +290,12 @@ def main():
         r = client()
         rep.case("XREAD BLOCK with $ gets only the entries added after it blocked", case_xread_dollar, r)
         rep.case("three XREADGROUP BLOCK waiters get one new entry each, first come first served", case_fifo_groups, r)
-        rep.case("XADDs inside MULTI/EXEC wake a blocked XREAD with both entries", case_multi_wake, r)
+        rep.case("XADDs inside MULTI/EXEC wake a blocked XREAD with both entries; one waiting on two streams written "
+                 "in one EXEC gets the first", case_multi_wake, r)
         rep.case("XREAD BLOCK times out to nil (RESP2 *-1, RESP3 _)", case_timeouts, r)
         rep.case("CLIENT UNBLOCK ends a blocked XREAD with nil, or with the UNBLOCKED error", case_unblock, r)
-        rep.case("a blocked XREADGROUP gets Redis's errors when its stream is deleted or its group destroyed; XREAD "
-                 "keeps waiting", case_deleted_errors, r)
+        rep.case("a blocked XREADGROUP gets Redis's errors when its stream is deleted (DEL, FLUSHALL, SWAPDB) or its "
+                 "group destroyed; XREAD keeps waiting", case_deleted_errors, r)
         rep.case("a blocked client that disconnects leaves no trace", case_disconnect, r)
     rep.finish()
 

@@ -16,7 +16,9 @@
  *
  * Blocking: XREAD and XREADGROUP with BLOCK wait through cmd/block.h. A `$`
  * is resolved when the client blocks (its copy of the arguments holds the id
- * then), so the re-run after a change reads what came after it. A blocked
+ * then), so the re-run after a change reads what came after it; a wait on
+ * several streams is served by the one whose change woke it (blk_rerun_key),
+ * as Redis 7.0 serves it. A blocked
  * XREADGROUP whose stream goes away gets "-UNBLOCKED the stream key no
  * longer exists", and whose group goes, "-NOGROUP the consumer group this
  * client was blocked on no longer exists", as Redis 7.0. */
@@ -200,6 +202,15 @@ static int entry_exists(const stream *s, const xs_id *id)
 static int arg_is(const sarg *a, const char *w)
 {
     return str_eq_ci(a->p, a->len, w);
+}
+
+/* 1 if c runs again for another key than key: a wait on several streams is
+ * served by the stream that changed, as Redis 7.0 serves it. */
+static int not_the_ready_key(const client *c, const sarg *key)
+{
+    size_t n;
+    const char *k = blk_rerun_key(c, &n);
+    return k && (n != key->len || memcmp(k, key->p, n) != 0);
 }
 
 /* ---- effects ---- */
@@ -810,6 +821,10 @@ static void xread_generic(client *c, int group_mode)
         const sarg *key = &c->argv[streams_arg + i], *ida = &c->argv[streams_arg + nstreams + i];
         dbent *e = db_lookup(c->db, key->p, key->len);
         xgroup *g = NULL;
+        if (not_the_ready_key(c, key)) {
+            ids[i] = ID_MAX; /* not served in this re-run */
+            continue;
+        }
         if (e && e->type != OBJ_STREAM) {
             if (blk_rerunning(c)) {
                 if (group_mode)
@@ -865,7 +880,7 @@ static void xread_generic(client *c, int group_mode)
         stream *s;
         xs_id gt = ids[i], top;
         int now_serve = 0, history = 0;
-        if (!e)
+        if (!e || not_the_ready_key(c, key))
             continue;
         s = stream_of(e);
         if (gname) {
