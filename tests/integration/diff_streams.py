@@ -33,6 +33,18 @@ GETKEYS = [["XREAD", "COUNT", "2", "STREAMS", "a", "b", "0", "0"], ["XREADGROUP"
            ["XREAD", "STREAMS", "a", "b", "0"], ["XGROUP", "CREATE", "s", "g", "$"], ["XINFO", "STREAM", "s"]]
 # times, and the radix tree's node count (Scratchpad's blocks are an array)
 TIME_KEYS = {b"idle", b"radix-tree-nodes", b"seen-time"}
+ARITY = [["XADD", "s1"], ["XADD", "s1", "*"], ["XADD", "s1", "*", "f"], ["XRANGE", "s1", "-"], ["XLEN"],
+         ["XGROUP", "CREATE", "s1"], ["XGROUP", "CREATE", "s1", "g"], ["XGROUP", "DESTROY", "s1"],
+         ["XGROUP", "CREATECONSUMER", "s1", "g"], ["XGROUP", "SETID", "s1", "g"], ["XGROUP"], ["XINFO"],
+         ["XINFO", "STREAM"], ["XINFO", "GROUPS"], ["XINFO", "CONSUMERS", "s1"], ["XINFO", "FOO", "s1"],
+         ["XACK", "s1", "g"], ["XCLAIM", "s1", "g", "c", "0"], ["XAUTOCLAIM", "s1", "g", "c", "0"],
+         ["XREADGROUP", "GROUP", "g", "c", "STREAMS"], ["XREAD", "STREAMS"], ["XREAD", "COUNT", "1", "s1", "0"],
+         ["XREADGROUP", "GROUP", "g", "c", "STREAMS", "s1"], ["XREAD", "STREAMS", "s1", "s2", "0"],
+         ["XPENDING", "s1"], ["XPENDING", "s1", "g", "-", "+"], ["XSETID", "s1"], ["XTRIM", "s1", "MAXLEN"],
+         ["XDEL", "s1"], ["XGROUP", "HELP", "x"], ["XINFO", "HELP", "x"], ["XREAD", "GROUP", "g", "c", "STREAMS",
+                                                                         "s1", "0"],
+         ["XREAD", "NOACK", "STREAMS", "s1", "0"], ["XREADGROUP", "STREAMS", "s1", "0"],
+         ["XREAD", "BLOCK", "-1", "STREAMS", "s1", "0"], ["XREAD", "BLOCK", "x", "STREAMS", "s1", "0"]]
 
 
 def blank_times(node):
@@ -231,11 +243,26 @@ def generate(rng, n):
                 yield Req("XINFO", "GROUPS", k)
             else:
                 yield Req("XINFO", "CONSUMERS", k, g, cmp=by_times)
+        elif r < 0.965:
+            yield Req("TYPE", k)
         elif r < 0.97:
-            yield Req(rng.choice(["TYPE", "OBJECT"]), *(["ENCODING"] if rng.random() < 0.5 else []), k) \
-                if False else Req("TYPE", k)
+            yield Req(*rng.choice(ARITY))
+        elif r < 0.975:
+            yield Req(rng.choice(["XREAD", "XREADGROUP"]), *(["GROUP", g, c] if rng.random() < 0.5 else []),
+                      "BLOCK", "10", "STREAMS", k, rng.choice(["0", ">", "$"]))
         elif r < 0.98:
-            yield Req("XREAD", "BLOCK", "10", "STREAMS", k, "0")
+            # A transaction of stream commands (nothing blocks inside it).
+            yield Req("MULTI")
+            yield Req("XADD", k, "%d-*" % st.ms[k], "m", "1")
+            yield Req("XREADGROUP", "GROUP", g, c, "BLOCK", "0", "STREAMS", k, ">")
+            yield Req("XREAD", "BLOCK", "0", "STREAMS", k, "$")
+            yield Req("XTRIM", k, "MAXLEN", "~", "5")
+            yield Req("EXEC")
+        elif r < 0.985:
+            dst = rng.choice(SK)
+            yield Req(rng.choice(["COPY", "RENAME", "RENAMENX"]), k, dst, *(["REPLACE"] if rng.random() < 0.3 else []))
+        elif r < 0.99:
+            yield Req("SCAN", "0", "TYPE", rng.choice(["stream", "string"]), "COUNT", "1000", cmp=difftest.UNORDERED)
         else:
             yield Req("DEL", k) if rng.random() < 0.3 else Req("OBJECT", "ENCODING", k)
 

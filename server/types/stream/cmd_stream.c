@@ -776,10 +776,9 @@ static void xread_generic(client *c, int group_mode)
             streams_arg = i + 1;
             nstreams = c->argc - streams_arg;
             if (nstreams % 2 != 0) {
-                reply_errorf(c,
-                             "ERR Unbalanced '%s' list of streams: for each stream key an ID or '%c' must be "
-                             "specified.",
-                             group_mode ? "xreadgroup" : "xread", group_mode ? '>' : '$');
+                /* Redis 7.0 names XREAD and '$' for both commands. */
+                reply_error(c, "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
+                               "specified.");
                 return;
             }
             nstreams /= 2;
