@@ -265,7 +265,7 @@ const cfg_def cfg_table[] = {
     {"zset-max-listpack-value", CFG_INT, 0, 0, INT_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
     {"stream-node-max-bytes", CFG_MEMORY, 0, 0, LLONG_MAX, "4096", (void *)&stream_node_max_bytes, NULL, NULL, NULL,
      NULL},
-    {"stream-node-max-entries", CFG_INT, 0, 0, INT_MAX, "100", (void *)&stream_node_max_entries, NULL, NULL, NULL,
+    {"stream-node-max-entries", CFG_INT, 0, 0, LLONG_MAX, "100", (void *)&stream_node_max_entries, NULL, NULL, NULL,
      NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
@@ -277,7 +277,8 @@ static int is_ll_field(const cfg_def *d)
     return d->type == CFG_MEMORY || d->field == (void *)&srv.cfg.slowlog_slower_than ||
            d->field == (void *)&srv.cfg.sp_default_ttl || d->field == (void *)&srv.cfg.sp_grep_match_limit ||
            d->field == (void *)&srv.cfg.sp_grep_max_time || d->field == (void *)&srv.cfg.auto_aof_rewrite_percentage ||
-           d->field == (void *)&hash_max_listpack_entries || d->field == (void *)&hash_max_listpack_value;
+           d->field == (void *)&hash_max_listpack_entries || d->field == (void *)&hash_max_listpack_value ||
+           d->field == (void *)&stream_node_max_entries;
 }
 
 const cfg_def *cfg_find(const char *name, size_t len)

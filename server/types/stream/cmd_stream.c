@@ -377,9 +377,14 @@ static int parse_add_trim(client *c, trim_args *t, int xadd)
             return -1;
         }
     } else if (t->approx) {
-        t->limit = 100LL * stream_node_max_entries;
-        if (t->limit <= 0 || t->limit > 1000000)
+        /* Redis's default: 100 blocks' worth, 10000 without a block bound,
+         * at most a million. */
+        if (stream_node_max_entries <= 0)
             t->limit = 10000;
+        else if (stream_node_max_entries > 10000)
+            t->limit = 1000000;
+        else
+            t->limit = 100LL * stream_node_max_entries;
     } else {
         t->limit = 0;
     }

@@ -21,7 +21,7 @@
 #define STREAM_REWRITE_BYTES (64 * 1024)
 
 long long stream_node_max_bytes = 4096;
-int stream_node_max_entries = 100;
+long long stream_node_max_entries = 100;
 
 /* ---- ids ---- */
 

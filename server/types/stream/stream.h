@@ -26,7 +26,7 @@
 
 /* stream-node-max-bytes / stream-node-max-entries (config.c). */
 extern long long stream_node_max_bytes;
-extern int stream_node_max_entries;
+extern long long stream_node_max_entries;
 
 #define XS_INVALID_READ (-1LL) /* an unknown entries-read counter */
 
