@@ -18,8 +18,110 @@ struct xs_block {
     uint32_t live;  /* entries not deleted */
     uint32_t fend;  /* offset of the first entry (after the master's names) */
     uint32_t nmf;   /* master field names */
+    uint64_t lpfix; /* bytes Redis's listpack of these entries takes, but its two counters */
     unsigned char data[];
 };
+
+/* ---- Redis's listpack sizes ----
+ *
+ * Redis starts a new block when the last one's listpack bytes plus the new
+ * entry's field and value lengths reach stream-node-max-bytes. Blocks split
+ * where Redis's do keep approximate trims (which drop whole blocks) and
+ * XINFO's block count the same, whatever the entries' sizes: so each block
+ * keeps the size its entries would take as a Redis listpack (lpfix, plus the
+ * live and deleted counters, whose encoded sizes change as they count). An
+ * element is an integer when its string is one (canonical, 64-bit), else a
+ * string; each has a header and a back-length of its own. */
+
+static size_t lp_backlen(uint64_t l)
+{
+    return l <= 127 ? 1 : l < 16383 ? 2 : l < 2097151 ? 3 : l < 268435455 ? 4 : 5;
+}
+
+static size_t lp_int(int64_t v)
+{
+    size_t e = (v >= 0 && v <= 127)                 ? 1
+               : (v >= -4096 && v <= 4095)          ? 2
+               : (v >= -32768 && v <= 32767)        ? 3
+               : (v >= -8388608 && v <= 8388607)    ? 4
+               : (v >= INT32_MIN && v <= INT32_MAX) ? 5
+                                                    : 9;
+    return e + lp_backlen(e);
+}
+
+/* 1 with *v if p[0..n) is an integer as Redis's listpack takes one. */
+static int lp_str_int(const char *p, size_t n, int64_t *v)
+{
+    size_t i = 0;
+    uint64_t u;
+    int neg = 0;
+
+    if (n == 0 || n >= 21)
+        return 0;
+    if (n == 1 && p[0] == '0') {
+        *v = 0;
+        return 1;
+    }
+    if (p[0] == '-') {
+        neg = 1;
+        if (++i == n)
+            return 0;
+    }
+    if (p[i] < '1' || p[i] > '9')
+        return 0;
+    u = (uint64_t)(p[i++] - '0');
+    for (; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9' || u > UINT64_MAX / 10 || u * 10 > UINT64_MAX - (uint64_t)(p[i] - '0'))
+            return 0;
+        u = u * 10 + (uint64_t)(p[i] - '0');
+    }
+    if (neg) {
+        if (u > (uint64_t)INT64_MAX + 1)
+            return 0;
+        *v = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
+    } else {
+        if (u > (uint64_t)INT64_MAX)
+            return 0;
+        *v = (int64_t)u;
+    }
+    return 1;
+}
+
+static size_t lp_str(const char *p, size_t n)
+{
+    int64_t v;
+    size_t e;
+
+    if (lp_str_int(p, n, &v))
+        return lp_int(v);
+    e = n < 64 ? 1 + n : n < 4096 ? 2 + n : 5 + n;
+    return e + lp_backlen(e);
+}
+
+/* Bytes Redis's listpack of b takes now. */
+static uint64_t lp_bytes(const xs_block *b)
+{
+    return b->lpfix + lp_int(b->live) + lp_int((int64_t)(b->count - b->live));
+}
+
+/* Bytes the entry takes in Redis's listpack (flags, id deltas, fields or
+ * values, element count). */
+static uint64_t lp_entry(const xs_block *b, const xs_id *id, const xs_str *fv, size_t npairs, int same)
+{
+    uint64_t n = lp_int(same ? 2 : 0) + lp_int((int64_t)(id->ms - b->master.ms)) +
+                 lp_int((int64_t)(id->seq - b->master.seq));
+    size_t i;
+
+    if (same) {
+        for (i = 0; i < npairs; i++)
+            n += lp_str(fv[2 * i + 1].p, fv[2 * i + 1].len);
+    } else {
+        n += lp_int((int64_t)npairs);
+        for (i = 0; i < 2 * npairs; i++)
+            n += lp_str(fv[i].p, fv[i].len);
+    }
+    return n + lp_int((int64_t)(npairs + 3 + (same ? 0 : npairs + 1)));
+}
 
 /* ---- varints ---- */
 
@@ -219,6 +321,10 @@ static xs_block *block_new(xstream *s, const xs_id *id, const xs_str *fv, size_t
     b->live = 0;
     b->fend = (uint32_t)names;
     b->nmf = (uint32_t)npairs;
+    /* header and end (7), the field count, the names, the master's 0 */
+    b->lpfix = 7 + lp_int((int64_t)npairs) + lp_int(0);
+    for (i = 0; i < npairs; i++)
+        b->lpfix += lp_str(fv[2 * i].p, fv[2 * i].len);
     p = uv_put(b->data, npairs);
     for (i = 0; i < npairs; i++) {
         p = uv_put(p, fv[2 * i].len);
@@ -260,10 +366,16 @@ void xs_append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t
     if (max_bytes == 0 || max_bytes > XS_MAX_BLOCK_BYTES)
         max_bytes = XS_MAX_BLOCK_BYTES;
     if (b) {
+        uint64_t raw = 0;
+        for (i = 0; i < nfv; i++)
+            raw += fv[i].len;
         same = same_fields(b, fv, npairs);
         body = entry_body_len(b, id, fv, npairs, same);
         total = body + uv_len(body);
-        if (b->used + total >= max_bytes || (max_entries && b->count >= max_entries))
+        /* Redis's rule (its listpack's bytes plus the raw lengths), and our
+         * own bound on a block's offsets. */
+        if (lp_bytes(b) + raw >= max_bytes || (max_entries && b->count >= max_entries) ||
+            (uint64_t)b->used + total > 2 * (uint64_t)XS_MAX_BLOCK_BYTES)
             b = NULL;
     }
     if (!b) {
@@ -310,6 +422,7 @@ void xs_append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t
         }
     }
     p = bl_put(p, body);
+    b->lpfix += lp_entry(b, id, fv, npairs, same);
     b->used = (uint32_t)(p - b->data);
     b->count++;
     b->live++;

@@ -6,7 +6,10 @@
  * usually share one shape (the same field names, in the same order) and come
  * in bursts of close ids, so storing each one as separate strings wastes most
  * of the memory. Here entries live in blocks of a bounded number of bytes and
- * entries (the stream-node-max-bytes / stream-node-max-entries settings). A
+ * entries (the stream-node-max-bytes / stream-node-max-entries settings,
+ * applied as Redis applies them: the bytes are those of Redis's listpack of
+ * the same entries, so blocks split where Redis's do and approximate trims,
+ * which drop whole blocks, remove the same entries). A
  * block keeps its first entry's id (the master id) and field names; each
  * entry holds its id as a delta from the master id and, when its fields are
  * the master's, only its values.
@@ -95,8 +98,9 @@ static inline size_t xs_nblocks(const xstream *s)
 /* Append the entry id with nfv/2 (field, value) pairs fv[0..nfv) at the tail;
  * id must be greater than every id the stream has held in a block still
  * present (the caller keeps the stream's last id, xs_last_any tells the rest).
- * A new block starts when the last one would reach max_bytes (0: no limit but
- * 1 GB) or holds max_entries entries, deleted ones counted (0: no limit). */
+ * A new block starts when the last one's bytes as a Redis listpack plus the
+ * raw lengths in fv reach max_bytes (0: no limit but 1 GB), or when it holds
+ * max_entries entries, deleted ones counted (0: no limit). */
 void xs_append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t max_bytes, size_t max_entries);
 
 /* Mark entry id deleted: 1 if a live entry was, 0 if none. */

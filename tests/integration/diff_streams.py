@@ -12,8 +12,9 @@ FORCE, JUSTID, LASTID), XAUTOCLAIM, XINFO STREAM [FULL]|GROUPS|CONSUMERS,
 wrong types, errors and wrong arities, in RESP2 and RESP3. Replies byte for
 byte, except fields that hold times (idle, delivery and seen times), the
 radix tree node count and XADD `*` ids, compared by property. Entries are
-small so both servers split blocks at the same entry counts (approximate
-trims then agree). COMMAND INFO of each command byte for byte.
+of many sizes (numbers, strings past 63 and 4095 bytes) with blocks bounded by
+entries or by bytes: both servers split blocks at the same entries (Redis's
+listpack sizes), so approximate trims and XINFO's block count agree. COMMAND INFO of each command byte for byte.
 SEED=N replays a stream; DIFF_COUNT=N runs longer.
 """
 import os
@@ -117,12 +118,23 @@ def rid(rng, st, k):
                        "(18446744073709551615-18446744073709551615", "(0-0"])
 
 
+def value(rng):
+    r = rng.random()
+    if r < 0.8:
+        return rng.choice(["1", "v", "", "hello", "12345"])
+    if r < 0.95:
+        return rng.choice(["0", "-1", "007", "-0", "127", "128", "-4097", "40000", "9000000", "3000000000",
+                           "9223372036854775807", "9223372036854775808", "-9223372036854775808", "1e3", " 1"])
+    return "x" * rng.choice([63, 64, 100, 4095, 4096, 5000])
+
+
 def fields(rng):
     n = rng.choice([1, 1, 2, 2, 3])
     shape = rng.random() < 0.8
     out = []
     for i in range(n):
-        out += ["f%d" % i if shape else rng.choice("abcxyz"), rng.choice(["1", "v", "", "hello", "12345"])]
+        f = "f%d" % i if shape else rng.choice(["a", "b", "c", "x", "12", "-3"])
+        out += [f, value(rng)]
     return out
 
 
@@ -140,7 +152,11 @@ def trim_opts(rng, st, k):
 
 def generate(rng, n):
     st = State()
-    yield Req("CONFIG", "SET", "stream-node-max-entries", "10")
+    # Blocks bounded by entries, or by Redis's listpack bytes (both servers
+    # split at the same entries: approximate trims and XINFO's block count agree).
+    entries, nbytes = rng.choice([("10", "4096"), ("100", "200"), ("0", "300"), ("5", "0"), ("20", "9000")])
+    yield Req("CONFIG", "SET", "stream-node-max-entries", entries)
+    yield Req("CONFIG", "SET", "stream-node-max-bytes", nbytes)
     yield Req("SET", "str", "x")
     for name in COMMANDS:
         # Redis lists a container's subcommands in its hash table's order.

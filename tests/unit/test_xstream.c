@@ -237,6 +237,34 @@ static void test_blocks_follow_redis_rules(void)
     xs_free(s);
 }
 
+/* The block counts redis-server 7.0.15 reports (XINFO STREAM's
+ * radix-tree-keys) for these entries with stream-node-max-bytes 100 and no
+ * entry bound: blocks split where Redis's listpacks reach the bytes. */
+static void test_blocks_split_at_redis_listpack_bytes(void)
+{
+    xstream *s = xs_new(), *t = xs_new();
+    xs_str fv[2] = {{"f", 1}, {"v", 1}};
+    char val[32];
+    xs_id id = {5, 0};
+    int i;
+
+    for (i = 1; i <= 20; i++) {
+        id.seq = (uint64_t)i;
+        xs_append(s, &id, fv, 2, 100, 0);
+    }
+    CHECK(xs_nblocks(s) == 3);
+    for (i = 1; i <= 20; i++) {
+        xs_str g[4] = {{"name", 4}, {val, 0}, {"n", 1}, {"300", 3}};
+        g[1].len = (size_t)snprintf(val, sizeof(val), "value-%d", i);
+        id.ms = (uint64_t)i;
+        id.seq = 1;
+        xs_append(t, &id, g, 4, 100, 0);
+    }
+    CHECK(xs_nblocks(t) == 6);
+    xs_free(s);
+    xs_free(t);
+}
+
 static void test_dup_is_independent(void)
 {
     xstream *s = xs_new(), *d;
@@ -268,6 +296,8 @@ int main(void)
     RUN(test_random_byte_bound_blocks, "the same random operations match the model with blocks bounded by 200 bytes");
     RUN(test_blocks_follow_redis_rules,
         "blocks split at max entries, approximate trims drop whole blocks, an XDEL-emptied block goes");
+    RUN(test_blocks_split_at_redis_listpack_bytes,
+        "blocks split where Redis's listpacks reach stream-node-max-bytes (its block counts for two streams)");
     RUN(test_dup_is_independent, "a copy keeps its entries when the original changes");
     return TEST_DONE();
 }

@@ -458,6 +458,15 @@ static void cmd_xadd(client *c)
         reply_error(c, "ERR The ID specified in XADD is equal or smaller than the target stream top item");
         goto drop_if_new;
     }
+    {
+        uint64_t raw = 0;
+        for (i = fpos; i < c->argc; i++)
+            raw += c->argv[i].len;
+        if (raw > (1ULL << 30)) {
+            reply_error(c, "ERR Elements are too large to be stored");
+            goto drop_if_new;
+        }
+    }
     if (c->argc - fpos > 32)
         fv = xmalloc(sizeof(xs_str) * (size_t)(c->argc - fpos));
     for (i = fpos; i < c->argc; i++) {
