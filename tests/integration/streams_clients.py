@@ -267,6 +267,39 @@ def case_deleted_errors(r):
     eq(w.done(), [[b"dq", [(b"1-1", {b"f": b"v"})]]], "then served")
 
 
+def case_watch(r):
+    """Which stream writes abort a transaction WATCHing the key: in Redis 7.0.15
+    only those that change its entries (XADD, XDEL, XTRIM) or create it."""
+    r.flushall()
+    for i in range(1, 6):
+        r.xadd("w", {"f": "v"}, id="%d-1" % i)
+    r.xgroup_create("w", "g", id="0")
+    other = client()
+    cases = [(("XREADGROUP", "GROUP", "g", "c", "COUNT", "2", "STREAMS", "w", ">"), False),
+             (("XREADGROUP", "GROUP", "g", "c", "STREAMS", "w", "0"), False),
+             (("XACK", "w", "g", "1-1"), False), (("XCLAIM", "w", "g", "d", "0", "2-1"), False),
+             (("XAUTOCLAIM", "w", "g", "e", "0", "0"), False),
+             (("XGROUP", "CREATECONSUMER", "w", "g", "zz"), False), (("XGROUP", "DELCONSUMER", "w", "g", "zz"), False),
+             (("XGROUP", "SETID", "w", "g", "0"), False), (("XGROUP", "CREATE", "w", "g2", "0"), False),
+             (("XGROUP", "DESTROY", "w", "g2"), False), (("XSETID", "w", "9-9"), False),
+             (("XDEL", "w", "5-1"), True), (("XTRIM", "w", "MAXLEN", "1"), True),
+             (("XADD", "w", "*", "f", "v"), True), (("XGROUP", "CREATE", "nw", "g", "0", "MKSTREAM"), True)]
+    for args, aborts in cases:
+        key = "nw" if "nw" in args else "w"
+        p = r.pipeline(transaction=True)
+        p.watch(key)
+        other.execute_command(*args)
+        p.multi()
+        p.ping()
+        try:
+            p.execute()
+            aborted = False
+        except redis.WatchError:
+            aborted = True
+        eq(aborted, aborts, "%s aborts a WATCH" % " ".join(args[:2]))
+    other.close()
+
+
 def case_disconnect(r):
     s = socket.create_connection(("127.0.0.1", PORT), timeout=TIMEOUT)
     s.sendall(b"*6\r\n$5\r\nXREAD\r\n$5\r\nBLOCK\r\n$1\r\n0\r\n$7\r\nSTREAMS\r\n$2\r\ndc\r\n$1\r\n$\r\n")
@@ -297,6 +330,8 @@ def main():
         rep.case("a blocked XREADGROUP gets Redis's errors when its stream is deleted (DEL, FLUSHALL, SWAPDB) or its "
                  "group destroyed; XREAD keeps waiting", case_deleted_errors, r)
         rep.case("a blocked client that disconnects leaves no trace", case_disconnect, r)
+        rep.case("only XADD, XDEL, XTRIM and a stream's creation abort a transaction WATCHing it, as in Redis 7.0.15",
+                 case_watch, r)
     rep.finish()
 
 

@@ -670,7 +670,7 @@ static void cmd_xsetid(client *c)
     if (maxdel.ms || maxdel.seq)
         s->max_deleted = maxdel;
     reply_ok(c);
-    signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_key_written(c->db, c->argv[1].p, c->argv[1].len);
 }
 
 /* ---- XREAD, XREADGROUP ---- */
@@ -926,7 +926,7 @@ static void xread_generic(client *c, int group_mode)
                 deliver_new(c, key, s, groups[i], cons, (size_t)count, noack);
             }
             changed = 1;
-            signal_key_changed(c->db, key->p, key->len);
+            signal_key_written(c->db, key->p, key->len);
         } else {
             xs_id start = gt;
             stream_id_incr(&start);
@@ -1009,7 +1009,7 @@ static void cmd_xack(client *c)
         }
     }
     if (acked)
-        signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_key_written(c->db, c->argv[1].p, c->argv[1].len);
     reply_int(c, acked);
 done:
     if (v != ids)
@@ -1210,7 +1210,7 @@ static void cmd_xclaim(client *c)
             if (nk) {
                 stream_nack_del(g, nk);
                 prop_xack(c, &c->argv[1], g, &id);
-                signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+                signal_key_written(c->db, c->argv[1].p, c->argv[1].len);
             }
             continue;
         }
@@ -1239,11 +1239,11 @@ static void cmd_xclaim(client *c)
             reply_null(c);
         n++;
         prop_xclaim(c, &c->argv[1], g, nk);
-        signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_key_written(c->db, c->argv[1].p, c->argv[1].len);
     }
     if (moved) {
         prop_setid(c, &c->argv[1], g);
-        signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_key_written(c->db, c->argv[1].p, c->argv[1].len);
     }
     reply_defer_array(c, slot, (long)n);
 done:
@@ -1310,7 +1310,7 @@ static void cmd_xautoclaim(client *c)
         if (!entry_exists(s, &id)) {
             stream_nack_del(g, nk);
             prop_xack(c, &c->argv[1], g, &id);
-            signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+            signal_key_written(c->db, c->argv[1].p, c->argv[1].len);
             if (ndel % 64 == 0 && ndel)
                 deleted = xrealloc(deleted, sizeof(xs_id) * (ndel + 64));
             deleted[ndel++] = id;
@@ -1334,7 +1334,7 @@ static void cmd_xautoclaim(client *c)
         claimed[n++] = id;
         count--;
         prop_xclaim(c, &c->argv[1], g, nk);
-        signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_key_written(c->db, c->argv[1].p, c->argv[1].len);
         k++;
     }
     if (k < g->pel.n)
@@ -1417,14 +1417,16 @@ static void xgroup_create(client *c)
         id = e ? stream_of(e)->last_id : ID_MIN;
     else if (parse_id(c, &c->argv[4], 0, 1, NULL, &id) < 0)
         return;
-    if (!e)
+    if (!e) {
         e = stream_create(c->db, c->argv[2].p, c->argv[2].len);
+        signal_key_changed(c->db, c->argv[2].p, c->argv[2].len); /* a new key: as Redis, the one reported */
+    }
     if (!stream_group_create(stream_of(e), c->argv[3].p, c->argv[3].len, &id, rd)) {
         reply_error(c, "BUSYGROUP Consumer Group name already exists");
         return;
     }
     reply_ok(c);
-    signal_key_changed(c->db, c->argv[2].p, c->argv[2].len);
+    signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
 }
 
 static void xgroup_setid(client *c)
@@ -1459,7 +1461,7 @@ static void xgroup_setid(client *c)
     g->last_id = id;
     g->entries_read = rd;
     reply_ok(c);
-    signal_key_changed(c->db, c->argv[2].p, c->argv[2].len);
+    signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
 }
 
 static void xgroup_destroy(client *c)
@@ -1475,7 +1477,8 @@ static void xgroup_destroy(client *c)
     }
     stream_group_destroy(stream_of(e), c->argv[3].p, c->argv[3].len);
     reply_int(c, 1);
-    signal_key_changed(c->db, c->argv[2].p, c->argv[2].len);
+    signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
+    blk_key_ready(c->db, c->argv[2].p, c->argv[2].len); /* its blocked readers get -NOGROUP */
 }
 
 static void xgroup_createconsumer(client *c)
@@ -1489,7 +1492,7 @@ static void xgroup_createconsumer(client *c)
     stream_consumer_get(g, c->argv[4].p, c->argv[4].len, db_now, &created);
     reply_int(c, created);
     if (created)
-        signal_key_changed(c->db, c->argv[2].p, c->argv[2].len);
+        signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
 }
 
 static void xgroup_delconsumer(client *c)
@@ -1502,7 +1505,7 @@ static void xgroup_delconsumer(client *c)
         return;
     cn = stream_consumer_find(g, c->argv[4].p, c->argv[4].len);
     reply_int(c, cn ? (long long)stream_consumer_delete(g, cn) : 0);
-    signal_key_changed(c->db, c->argv[2].p, c->argv[2].len);
+    signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
 }
 
 static void xgroup_help(client *c)
