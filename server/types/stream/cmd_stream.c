@@ -1,7 +1,11 @@
 /* cmd_stream.c -- the stream commands, with Redis 7.0's replies, errors and
  * id rules: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XREAD, XREADGROUP,
  * XACK, XPENDING, XCLAIM, XAUTOCLAIM, XSETID, XGROUP and XINFO. They parse,
- * call the type's API (stream.h), reply, then signal the change.
+ * call the type's API (stream.h), reply, then signal the change: as Redis
+ * 7.0.15, only a change of the entries (XADD, XDEL, XTRIM) or the key's
+ * creation is the key modified (signal_key_changed: WATCH, waiters); a change
+ * of groups, consumers, pending entries or XSETID's counters only counts as a
+ * write (signal_key_written).
  *
  * Effects (docs/aof.md): XADD logs itself with its id made explicit (and an
  * exact XTRIM key MAXLEN n when it trimmed); XTRIM logs XTRIM key MAXLEN n
