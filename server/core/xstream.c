@@ -375,8 +375,17 @@ void xs_append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t
         /* Redis's rule (its listpack's bytes plus the raw lengths), and our
          * own bound on a block's offsets. */
         if (lp_bytes(b) + raw >= max_bytes || (max_entries && b->count >= max_entries) ||
-            (uint64_t)b->used + total > 2 * (uint64_t)XS_MAX_BLOCK_BYTES)
+            (uint64_t)b->used + total > 2 * (uint64_t)XS_MAX_BLOCK_BYTES) {
+            /* The block is complete: give back its slack. */
+            if (b->cap > b->used) {
+                s->bytes -= b->cap;
+                b = xrealloc(b, sizeof(xs_block) + b->used);
+                b->cap = b->used;
+                s->bytes += b->cap;
+                s->blk[s->head + s->nblk - 1] = b;
+            }
             b = NULL;
+        }
     }
     if (!b) {
         /* Room for this entry and, when entries are small, a few more. */
