@@ -170,6 +170,24 @@ def case_fifo_groups(r):
     eq(r.xpending("wq", "g")["pending"], 3, "each delivery pending")
 
 
+def case_woken_logged(srv):
+    """The waiters woken in case_fifo_groups logged what they took: after a
+    restart the group's pending entries, consumers and last id are the same."""
+    global PORT
+    r = client()
+    before = (r.xpending_range("wq", "g", "-", "+", 10), r.xinfo_groups("wq"))
+    r.close()
+    srv.restart()
+    PORT = srv.port
+    r = client()
+    after = (r.xpending_range("wq", "g", "-", "+", 10), r.xinfo_groups("wq"))
+    strip = [(x["message_id"], x["consumer"], x["times_delivered"]) for x in before[0]]
+    eq([(x["message_id"], x["consumer"], x["times_delivered"]) for x in after[0]], strip, "pending entries")
+    eq(strip, [(b"1-1", b"w0", 1), (b"2-1", b"w1", 1), (b"3-1", b"w2", 1)], "one each")
+    eq(after[1], before[1], "the group")
+    r.close()
+
+
 def case_multi_wake(r):
     r.delete("mq")
     w = Waiter(lambda c: c.xread({"mq": "0"}, block=0))
@@ -323,6 +341,9 @@ def main():
         r = client()
         rep.case("XREAD BLOCK with $ gets only the entries added after it blocked", case_xread_dollar, r)
         rep.case("three XREADGROUP BLOCK waiters get one new entry each, first come first served", case_fifo_groups, r)
+        rep.case("after a restart the entries the woken waiters took are pending with their consumers (the log has "
+                 "what they did)", case_woken_logged, srv)
+        r = client()
         rep.case("XADDs inside MULTI/EXEC wake a blocked XREAD with both entries; one waiting on two streams written "
                  "in one EXEC gets the first", case_multi_wake, r)
         rep.case("XREAD BLOCK times out to nil (RESP2 *-1, RESP3 _)", case_timeouts, r)

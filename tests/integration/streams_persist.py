@@ -12,7 +12,8 @@ entries), then
   4. a SHUTDOWN (not SIGTERM), then a restart,
 
 and after each one XRANGE, XINFO STREAM FULL and XPENDING extended of every
-stream are the same (idle and seen times left out). Seeded (SEED=...)."""
+stream are the same (seen times and block counts left out), and
+scratchpad-check-aof finds the log clean. Seeded (SEED=...)."""
 import os
 import random
 import sys
@@ -20,8 +21,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import spserver  # noqa: E402,F401
-from persist_restart import Srv, client, wait_rewrite_done  # noqa: E402
+import spserver  # noqa: E402
+from persist_restart import Srv, client, poll, wait_rewrite_done  # noqa: E402
 
 SEED = int(os.environ.get("SEED", random.randrange(1 << 30)))
 KEYS = ["s1", "s2", "big"]
@@ -173,10 +174,16 @@ def main():
                 client(srv).execute_command("SHUTDOWN")
             except Exception:  # noqa: BLE001 -- the connection closes
                 pass
+            poll(lambda: not srv.alive(), "the server to exit")
             srv.restart()
 
         random_ops(client(srv), rng, 500)
         check_same(srv, "a SHUTDOWN, then a restart", shutdown, rep)
+        status, out = spserver.run_check_aof(os.path.join(srv.dir, "data", "scratchpad.manifest"))
+        ok = status == 0
+        print(("ok" if ok else "not ok") + " - scratchpad-check-aof reads the log of streams as clean" +
+              ("" if ok else ": %s" % out))
+        rep[0 if ok else 1] += 1
     sys.exit(1 if rep[1] else 0)
 
 
