@@ -1508,7 +1508,11 @@ static void xgroup_delconsumer(client *c)
     if (xgroup_target(c, 0, 1, &e, &g) < 0)
         return;
     cn = stream_consumer_find(g, c->argv[4].p, c->argv[4].len);
-    reply_int(c, cn ? (long long)stream_consumer_delete(g, cn) : 0);
+    if (!cn) {
+        reply_int(c, 0);
+        return;
+    }
+    reply_int(c, (long long)stream_consumer_delete(g, cn));
     signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
 }
 
