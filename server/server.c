@@ -28,6 +28,7 @@
 #include "types/string/value.h"
 #include "types/set/set.h"
 #include "types/zset/zset.h"
+#include "types/stream/stream.h"
 #include "core/util.h"
 
 server srv;
@@ -187,6 +188,7 @@ int server_init_keyspace(void)
     hash_type_register();
     list_type_register();
     zs_type_register();
+    stream_type_register();
     type_effects = &prop_effects;
     type_effects_on = &prop_on;
     return 0;

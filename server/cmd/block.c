@@ -57,6 +57,7 @@ static blk_key **readyq;
 static int nready, capready;
 static client **resumeq;
 static int nresume, capresume;
+static blk_key *serving_key; /* the ready key whose waiters run again now */
 int blk_ready_pending;
 
 static const char *bk_keyof(const ht_node *n)
@@ -160,6 +161,14 @@ int blk_parse_timeout(client *c, int i, int64_t *deadline)
 int blk_rerunning(const client *c)
 {
     return c->blk && c->blk->rerun;
+}
+
+const char *blk_rerun_key(const client *c, size_t *klen)
+{
+    if (!blk_rerunning(c) || !serving_key)
+        return NULL;
+    *klen = serving_key->klen;
+    return serving_key->kbuf + 4;
 }
 
 static void resume_later(client *c)
@@ -305,6 +314,14 @@ static int note_swapped(void *ctx, ht_node *n)
     return 0;
 }
 
+void blk_db_flushed(db *d)
+{
+    swap_ctx s = {d->id, d->id};
+
+    if (nblocked > 0 && table_ready)
+        ht_foreach(&table, note_swapped, &s);
+}
+
 void blk_db_swapped(db *a, db *b)
 {
     swap_ctx s = {a->id, b->id};
@@ -352,8 +369,10 @@ void blk_handle_ready(void)
         memmove(readyq, readyq + 1, sizeof(blk_key *) * (size_t)(nready - 1));
         nready--;
         /* The oldest waiter first; stop at the first that finds nothing. */
+        serving_key = bk;
         while (bk->nw > 0 && rerun(bk->w[0]))
             ;
+        serving_key = NULL;
         bk->ready = 0;
         if (bk->nw == 0) {
             ht_remove(&table, bk->kbuf, bk->node.klen, bk->node.hash);

@@ -1,7 +1,7 @@
 /* block.h -- clients waiting for keys: the one blocking mechanism of the commands.
  *
  * Why: BLPOP, BRPOP, BRPOPLPUSH, BLMOVE and BLMPOP (lists), BZPOPMIN, BZPOPMAX
- * and BZMPOP (sorted sets), and XREAD BLOCK later all wait the same way: for data
+ * and BZMPOP (sorted sets), XREAD and XREADGROUP with BLOCK (streams) all wait the same way: for data
  * under one or more keys, with a timeout. A command that finds nothing calls
  * blk_block; this module keeps the client, stops its connection from running
  * more requests (pipelined ones wait in its query buffer), and wakes it:
@@ -51,9 +51,15 @@ int blk_can_block(const client *c);
 /* 1 while c's command runs again because a key it waits on changed: a key of
  * another type is then not an error (the client keeps waiting, as Redis 7.0's). */
 int blk_rerunning(const client *c);
+/* During a re-run, the key whose change runs it (klen bytes), else NULL: a
+ * command waiting on several keys serves that one (XREAD, as Redis 7.0). */
+const char *blk_rerun_key(const client *c, size_t *klen);
 
 /* A key of d changed: note it ready if clients wait on it (cheap otherwise). */
 void blk_key_ready(db *d, const char *key, size_t klen);
+/* Every key of d is about to go (FLUSHDB, FLUSHALL): every waited key of d
+ * is ready (a blocked XREADGROUP then learns its stream is gone, as Redis's). */
+void blk_db_flushed(db *d);
 /* Databases a and b were swapped (SWAPDB): every waited key of either is
  * ready, as in Redis (the clients blocked there see the other contents). */
 void blk_db_swapped(db *a, db *b);

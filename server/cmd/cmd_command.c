@@ -31,6 +31,8 @@ typedef struct key_spec {
     int unknown;        /* begin_search/find_keys "unknown" */
     int explicit;       /* positions given in the row ('@') */
     int keynum;         /* find_keys "keynum": the key count is argument index + keynumidx */
+    char keyword[16];   /* begin_search "keyword" (XREAD's STREAMS), "" if none */
+    int limit;          /* find_keys range: the keys are 1/limit of what follows (keyword specs) */
     int index, lastkey, keystep;
     int keynumidx, firstkey; /* keynum only */
 } key_spec;
@@ -49,15 +51,19 @@ static void spec_positions(key_spec *s)
     if (at[1] == 'k' && at[2] == ':') {
         s->keynum = 1;
         sscanf(at + 3, "%d,%d,%d,%d", &s->index, &s->keynumidx, &s->firstkey, &s->keystep);
+    } else if (at[1] == 'w' && at[2] == ':') {
+        /* "@w:KEYWORD,startfrom,lastkey,keystep,limit": the keys follow a keyword */
+        sscanf(at + 3, "%15[^,],%d,%d,%d,%d", s->keyword, &s->index, &s->lastkey, &s->keystep, &s->limit);
     } else {
         sscanf(at + 1, "%d,%d,%d", &s->index, &s->lastkey, &s->keystep);
     }
 }
 
-/* 1 if cmd has a key spec whose keys are counted by an argument. */
+/* 1 if cmd has a key spec whose keys are counted by an argument or follow a
+ * keyword (then COMMAND shows movablekeys). */
 static int has_keynum_spec(const cmd_def *cmd)
 {
-    return cmd->key_specs && strstr(cmd->key_specs, "@k:") != NULL;
+    return cmd->key_specs && (strstr(cmd->key_specs, "@k:") != NULL || strstr(cmd->key_specs, "@w:") != NULL);
 }
 
 /* Fill out[] with cmd's key specs; returns how many (0 for a command without keys). */
@@ -178,6 +184,14 @@ static void reply_key_spec(client *c, const key_spec *s)
         reply_bulk_cstr(c, "unknown");
         reply_bulk_cstr(c, "spec");
         reply_map(c, 0);
+    } else if (s->keyword[0]) {
+        reply_bulk_cstr(c, "keyword");
+        reply_bulk_cstr(c, "spec");
+        reply_map(c, 2);
+        reply_bulk_cstr(c, "keyword");
+        reply_bulk_cstr(c, s->keyword);
+        reply_bulk_cstr(c, "startfrom");
+        reply_int(c, s->index);
     } else {
         reply_bulk_cstr(c, "index");
         reply_bulk_cstr(c, "spec");
@@ -221,7 +235,7 @@ static void reply_key_spec(client *c, const key_spec *s)
         reply_bulk_cstr(c, "keystep");
         reply_int(c, s->keystep);
         reply_bulk_cstr(c, "limit");
-        reply_int(c, 0);
+        reply_int(c, s->limit);
     }
 }
 
@@ -602,6 +616,17 @@ static void getkeys_by_specs(client *c, const cmd_def *cmd, const sarg *argv, in
                 break;
             }
             last = first + (num - 1) * step;
+        } else if (s->keyword[0]) {
+            /* The keys after the keyword: 1/limit of what follows it. */
+            int kw = s->index, rest;
+            while (kw < argc && !str_eq_ci(argv[kw].p, argv[kw].len, s->keyword))
+                kw++;
+            if (kw >= argc)
+                break;
+            first = kw + 1;
+            rest = argc - first;
+            last = s->limit > 1 ? first + rest / s->limit - 1
+                                : (s->lastkey >= 0 ? first + s->lastkey : argc + s->lastkey);
         } else {
             first = s->index;
             last = s->lastkey >= 0 ? s->index + s->lastkey : argc + s->lastkey;

@@ -23,11 +23,9 @@
 
 /* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
 static const cmd_def *table_list[] = {
-    cmd_table_conn, cmd_table_string, cmd_table_list, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
-    cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
-    cmd_table_set,
-    cmd_table_hash,
-    cmd_table_zset,
+    cmd_table_conn,    cmd_table_string, cmd_table_list,    cmd_table_keys,  cmd_table_info,   cmd_table_server,
+    cmd_table_command, cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp,     cmd_table_lcs,
+    cmd_table_memory,  cmd_table_set,    cmd_table_hash,    cmd_table_zset,  cmd_table_stream,
 };
 
 typedef struct reg_slot {
@@ -474,6 +472,20 @@ static void announce_keys(client *c, const cmd_def *cmd)
                 prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
         return;
     }
+    if (cmd->key_specs && (spec = strstr(cmd->key_specs, "@w:"))) {
+        /* Keys after a keyword (XREADGROUP ... STREAMS k1 k2 id1 id2): the
+         * first half of what follows it. */
+        char kw[16];
+        int start, lastkey, kstep, limit, n;
+        if (sscanf(spec + 3, "%15[^,],%d,%d,%d,%d", kw, &start, &lastkey, &kstep, &limit) == 5) {
+            for (i = start; i < c->argc && !str_eq_ci(c->argv[i].p, c->argv[i].len, kw); i++)
+                ;
+            n = (c->argc - i - 1) / (limit > 1 ? limit : 1);
+            for (i = i + 1; n > 0 && i < c->argc; i++, n--)
+                prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
+        }
+        return;
+    }
     if (cmd->first_key <= 0) {
         prop_keyless(cmd->name);
         return;
@@ -653,6 +665,16 @@ int cmd_replay(int dbid, int argc, sarg *argv)
     c = replay_client;
     if (!(cmd = cmd_lookup(argv[0].p, argv[0].len)))
         return CMD_REPLAY_UNKNOWN;
+    if (cmd->subcommands && argc >= 2) {
+        /* A container's write subcommand (XGROUP CREATE, ...). */
+        const cmd_def *sub;
+        for (sub = cmd->subcommands; sub->name; sub++)
+            if (str_eq_ci(argv[1].p, argv[1].len, sub->name))
+                break;
+        if (!sub->name)
+            return CMD_REPLAY_UNKNOWN;
+        cmd = sub;
+    }
     if (!arity_ok(cmd, argc))
         return CMD_REPLAY_ARITY;
     if (!(cmd->flags & CMD_WRITE))

@@ -13,6 +13,14 @@ void signal_key_changed(db *d, const char *key, size_t klen)
     blk_key_ready(d, key, klen);
 }
 
+void signal_key_written(db *d, const char *key, size_t klen)
+{
+    (void)d;
+    (void)key;
+    (void)klen;
+    srv.dirty++;
+}
+
 void signal_key_expired(db *d, const char *key, size_t klen)
 {
     srv.stat_expired_keys++;
@@ -24,6 +32,7 @@ void signal_key_expired(db *d, const char *key, size_t klen)
 void signal_db_flushed(db *d)
 {
     multi_touch_db(d);
+    blk_db_flushed(d);
 }
 
 void signal_db_swapped(db *a, db *b)

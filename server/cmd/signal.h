@@ -20,6 +20,11 @@
 
 /* A command changed key in d (written, deleted, renamed away or to). */
 void signal_key_changed(db *d, const char *key, size_t klen);
+/* A command wrote key in d in a way Redis 7.0 does not report as the key
+ * modified (a stream's groups, consumers, pending entries or counters): the
+ * write counts (dirty: it is logged and saved), WATCH and the key's waiters
+ * are not told. */
+void signal_key_written(db *d, const char *key, size_t klen);
 /* Key in d expired and was deleted (lazily or by the active cycle); its DEL is
  * propagated here too. */
 void signal_key_expired(db *d, const char *key, size_t klen);

@@ -32,6 +32,7 @@ enum {
     OBJ_HASH = 3,   /* types/hash/ */
     OBJ_SET = 4,    /* types/set/ */
     OBJ_ZSET = 5,   /* types/zset/ */
+    OBJ_STREAM = 6, /* types/stream/ */
     OBJ_NTYPES = 16
 };
 /* Value encodings: INLINE, bytes in the entry; any other, a value out of line
