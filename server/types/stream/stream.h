@@ -14,7 +14,8 @@
  *
  * Groups and consumers are kept sorted by name bytes (XINFO lists them in
  * that order, as Redis's radix trees do). Nothing here replies: the commands
- * (cmd_stream.c) parse, call, reply, signal and propagate. */
+ * (cmd_stream.c, cmd_xread.c, cmd_xgroup.c) parse, call, reply, signal and
+ * propagate. */
 #ifndef SP_STREAM_H
 #define SP_STREAM_H
 
