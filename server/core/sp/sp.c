@@ -15,6 +15,7 @@
 
 #include "lz/lzidle.h"
 #include "mem.h"
+#include "sp/spco.h"
 #include "textcount.h"
 
 /* Compressed content for p[0..n): without a dictionary, registered in pr->idle
@@ -397,6 +398,7 @@ void sp_free(sp *s)
         entry_free(s->e[i]);
     xfree(s->e);
     xfree(s->idx);
+    spco_free(s->co);
     xfree(s);
 }
 
@@ -407,6 +409,7 @@ sp *sp_dup(const sp *s)
 
     *d = *s;
     d->subidx = UINT32_MAX;
+    d->co = NULL;
     d->cap = s->n ? s->n : 0;
     d->e = s->n ? xmalloc(sizeof(sp_entry *) * s->n) : NULL;
     for (i = 0; i < s->n; i++) {
@@ -439,7 +442,7 @@ size_t sp_entry_chunks(const sp_entry *e)
 
 size_t sp_stored(const sp *s)
 {
-    size_t i, total = xmalloc_size(s) + xmalloc_size(s->e) + xmalloc_size(s->idx);
+    size_t i, total = xmalloc_size(s) + xmalloc_size(s->e) + xmalloc_size(s->idx) + spco_stored(s->co);
     for (i = 0; i < s->n; i++)
         total += sp_entry_stored(s->e[i]);
     return total;

@@ -80,6 +80,7 @@ typedef struct sp {
     int min_exact;       /* min_expire is exact, not just a lower bound */
     uint32_t subidx;     /* the keyspace's sub-expiry heap index (db.h) */
     size_t bytes;        /* logical bytes of all entries */
+    struct spco *co;     /* leases and change feed (spco.h), NULL until first used */
 } sp;
 
 /* ---- names and text ---- */
@@ -125,11 +126,12 @@ void sp_text_scan_sub(const char *p, size_t n, size_t chunk_size, sp_textinfo *t
 /* ---- the scratchpad ---- */
 
 sp *sp_new(void);
-/* Free s and every entry. sp_free(NULL) does nothing. */
+/* Free s, every entry and its leases and feed. sp_free(NULL) does nothing. */
 void sp_free(sp *s);
-/* A deep copy (compressed content is copied, not recompressed). */
+/* A deep copy of the entries (compressed content is copied, not
+ * recompressed); the copy has no leases and no feed (co NULL). */
 sp *sp_dup(const sp *s);
-/* Bytes of memory held by s and its entries. */
+/* Bytes of memory held by s, its entries, leases and feed. */
 size_t sp_stored(const sp *s);
 
 /* The entry named name, or NULL (expiry is not checked: call sp_expire_due first). */
