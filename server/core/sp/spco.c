@@ -12,8 +12,8 @@
 
 #include "mem.h"
 
-static const char *const op_names[SPCO_OP_COUNT] = {"write", "append", "edit", "insert",
-                                                    "offload", "del", "expire", "ttl"};
+static const char *const op_names[SPCO_OP_COUNT] = {"write",   "append", "edit",   "insert",
+                                                    "offload", "del",    "expire", "ttl"};
 
 spco *spco_new(uint64_t base)
 {
@@ -245,8 +245,8 @@ static void ring_grow(spco *co)
     co->head = 0;
 }
 
-uint64_t spco_change_add(spco *co, uint64_t seq, int64_t time, int op, const char *name, size_t nlen,
-                         uint64_t version, uint64_t size, const char *client, size_t clen, size_t max_len)
+uint64_t spco_change_add(spco *co, uint64_t seq, int64_t time, int op, const char *name, size_t nlen, uint64_t version,
+                         uint64_t size, const char *client, size_t clen, size_t max_len)
 {
     sp_change *c;
 

@@ -48,14 +48,17 @@ enum {
 };
 
 typedef struct sp_lease {
-    uint64_t token;   /* fencing token of this grant */
-    int64_t expire;   /* ms since epoch */
-    uint8_t rlen;     /* bytes of resource */
-    uint8_t hlen;     /* bytes of holder */
-    char data[];      /* resource (rlen bytes), then holder (hlen bytes) */
+    uint64_t token; /* fencing token of this grant */
+    int64_t expire; /* ms since epoch */
+    uint8_t rlen;   /* bytes of resource */
+    uint8_t hlen;   /* bytes of holder */
+    char data[];    /* resource (rlen bytes), then holder (hlen bytes) */
 } sp_lease;
 
-static inline const char *sp_lease_holder(const sp_lease *l) { return l->data + l->rlen; }
+static inline const char *sp_lease_holder(const sp_lease *l)
+{
+    return l->data + l->rlen;
+}
 
 typedef struct sp_change {
     uint64_t seq;     /* the scratchpad's change number */
@@ -68,16 +71,19 @@ typedef struct sp_change {
     char data[];      /* name (nlen bytes), then client name (clen bytes) */
 } sp_change;
 
-static inline const char *sp_change_client(const sp_change *c) { return c->data + c->nlen; }
+static inline const char *sp_change_client(const sp_change *c)
+{
+    return c->data + c->nlen;
+}
 
 typedef struct spco {
     uint64_t last_token; /* the last token granted (the next is last_token + 1) */
     uint64_t last_seq;   /* the last change number given */
     sp_lease **leases;   /* sorted by resource */
     size_t nleases, lcap;
-    sp_change **ring;    /* the retained changes: ring[(head + i) % rcap], i < nchanges */
+    sp_change **ring; /* the retained changes: ring[(head + i) % rcap], i < nchanges */
     size_t rcap, head, nchanges;
-    size_t bytes;        /* memory held by the leases and changes (not counting this struct) */
+    size_t bytes; /* memory held by the leases and changes (not counting this struct) */
 } spco;
 
 /* A new, empty spco whose counters start at base (the first token and the
@@ -124,8 +130,8 @@ int spco_fence(const spco *co, const char *res, size_t rlen, uint64_t token, int
  * last_seq, which becomes seq), keeping at most max_len changes (older ones
  * dropped; 0 keeps none, the number still counts). Client names past
  * SPCO_CLIENT_MAX bytes are cut. Returns the change's number. */
-uint64_t spco_change_add(spco *co, uint64_t seq, int64_t time, int op, const char *name, size_t nlen,
-                         uint64_t version, uint64_t size, const char *client, size_t clen, size_t max_len);
+uint64_t spco_change_add(spco *co, uint64_t seq, int64_t time, int op, const char *name, size_t nlen, uint64_t version,
+                         uint64_t size, const char *client, size_t clen, size_t max_len);
 /* The i-th retained change, oldest first (i < co->nchanges). */
 const sp_change *spco_change_at(const spco *co, size_t i);
 /* Index of the first retained change numbered > since (co->nchanges if none):
