@@ -100,8 +100,7 @@ static void wake_at(int dbid, const char *key, size_t klen, int64_t when)
 static int waits_for_resource(void *ctx, const cmd_def *cmd, int argc, const sarg *argv)
 {
     const sarg *res = ctx;
-    return cmd->proc == cmd_sp_lease && argc > 2 && argv[2].len == res->len &&
-           memcmp(argv[2].p, res->p, res->len) == 0;
+    return cmd->proc == cmd_sp_lease && argc > 2 && argv[2].len == res->len && memcmp(argv[2].p, res->p, res->len) == 0;
 }
 
 /* A lease's reply: [token, expires-at-ms]. */
