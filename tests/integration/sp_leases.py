@@ -309,11 +309,14 @@ def case_restart_and_rewrite(srv):
     for mode in ("restart", "incremental", "fork"):
         if mode != "restart":
             r.execute_command("CONFIG", "SET", "aof-rewrite-mode", mode)
+            n = r.info("persistence")["aof_rewrites"]
             r.execute_command("BGREWRITEAOF")
-            for _ in range(200):
-                if r.info("persistence")["aof_rewrite_in_progress"] == 0:
+            for _ in range(300):
+                p = r.info("persistence")
+                if p["aof_rewrite_in_progress"] == 0 and p["aof_rewrites"] > n:
                     break
                 time.sleep(0.02)
+            assert r.info("persistence")["aof_rewrites"] > n, "the %s rewrite did not finish" % mode
         restart(srv)
         r = client()
         eq(lease_state(r, "ls:p"), want, "leases after %s" % mode)

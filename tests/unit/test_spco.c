@@ -152,6 +152,10 @@ static void test_feed_retention_and_search(void)
     /* A caller-chosen number (the replay's) is kept when above the last. */
     CHECK(spco_change_add(co, 2000, 5, SPCO_OP_WRITE, "y", 1, 1, 1, NULL, 0, 10) == 2000);
     CHECK(co->last_seq == 2000 && spco_change_after(co, 1999) == 0);
+    /* Below last_seq (the rewrite's counters come first): kept, last_seq stays. */
+    spco_change_clear(co);
+    CHECK(spco_change_add(co, 1990, 5, SPCO_OP_WRITE, "y", 1, 1, 1, NULL, 0, 10) == 1990);
+    CHECK(co->last_seq == 2000 && co->nchanges == 1);
     spco_free(co);
 }
 

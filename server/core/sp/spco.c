@@ -250,9 +250,10 @@ uint64_t spco_change_add(spco *co, uint64_t seq, int64_t time, int op, const cha
 {
     sp_change *c;
 
-    if (seq == 0 || seq <= co->last_seq)
+    if (seq == 0)
         seq = co->last_seq + 1;
-    co->last_seq = seq;
+    if (seq > co->last_seq)
+        co->last_seq = seq;
     if (max_len == 0) {
         spco_change_clear(co);
         return seq;

@@ -126,10 +126,11 @@ int spco_fence(const spco *co, const char *res, size_t rlen, uint64_t token, int
 
 /* ---- the change feed ---- */
 
-/* Record a change numbered seq (0: last_seq + 1; else it must exceed
- * last_seq, which becomes seq), keeping at most max_len changes (older ones
- * dropped; 0 keeps none, the number still counts). Client names past
- * SPCO_CLIENT_MAX bytes are cut. Returns the change's number. */
+/* Record a change numbered seq (0: last_seq + 1; else the replay's number,
+ * which must exceed the newest retained change's; last_seq becomes at least
+ * seq), keeping at most max_len changes (older ones dropped; 0 keeps none,
+ * the number still counts). Client names past SPCO_CLIENT_MAX bytes are cut.
+ * Returns the change's number. */
 uint64_t spco_change_add(spco *co, uint64_t seq, int64_t time, int op, const char *name, size_t nlen, uint64_t version,
                          uint64_t size, const char *client, size_t clen, size_t max_len);
 /* The i-th retained change, oldest first (i < co->nchanges). */

@@ -492,7 +492,7 @@ static int apply_spchange(effect_replay *r, db *d, int dbid, const effect_arg *a
         return 0; /* the scratchpad is gone, and its feed with it */
     s = dbent_ptr(ke);
     co = replay_co(s);
-    if ((uint64_t)n[0] <= co->last_seq)
+    if (co->nchanges && (uint64_t)n[0] <= spco_change_at(co, co->nchanges - 1)->seq)
         return 0; /* already in the state the rewrite wrote */
     spco_change_add(co, (uint64_t)n[0], n[1], op, a[5].p, a[5].len, (uint64_t)vs[0], (uint64_t)vs[1], a[8].p, a[8].len,
                     (size_t)sp_changes_max_len);
