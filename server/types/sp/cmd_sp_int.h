@@ -72,8 +72,9 @@ typedef struct spc_fence {
 
 /* If the last three arguments are FENCE resource token and argc leaves at
  * least min arguments before them, fill *f and return argc - 3: the arguments
- * the command parses end there. Else f->given = 0 and return argc. -1 after
- * replying an error (a malformed resource or token). */
+ * the command parses end there. Else f->given = 0 and return argc (always
+ * while the log is replayed: its records carry no fence). -1 after replying an
+ * error (a malformed resource or token). */
 int spc_fence_parse(client *c, int min, spc_fence *f);
 /* Whether f (if given) is the current, unexpired grant of its lease in s
  * (NULL: no scratchpad) at db_now: 0, or -1 after replying -FENCED. */
