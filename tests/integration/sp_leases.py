@@ -304,11 +304,11 @@ def case_restart_and_rewrite(srv):
     t1, _ = lease(r, "ls:p", "a", "alice", 600000)
     t2, _ = lease(r, "ls:p", "b", "bob", 600000)
     r.execute_command("SP.RELEASE", "ls:p", "b", "bob", t2)
-    # Entries named like a fence, deleted with a fence: the log's SP.DEL
+    # Entries named like a fence, deleted with a fence: the log's SP.DEL ns w FENCE x 5
     # (which carries no fence) must delete them again on replay.
-    for name in ("FENCE", "x", "5"):
+    for name in ("w", "FENCE", "x", "5"):
         r.execute_command("SP.WRITE", "ls:p", name, "v")
-    eq(r.execute_command("SP.DEL", "ls:p", "FENCE", "x", "5", "FENCE", "a", t1), 3, "SP.DEL of FENCE x 5")
+    eq(r.execute_command("SP.DEL", "ls:p", "w", "FENCE", "x", "5", "FENCE", "a", t1), 4, "SP.DEL of w FENCE x 5")
     want = lease_state(r, "ls:p")
     last = t2
     for mode in ("restart", "incremental", "fork"):
