@@ -1703,7 +1703,7 @@ static void test_leases_and_feed(void)
         goto done;
     }
     EXPECT_OK(a, "CLIENT SETNAME harness-a");
-    redisCommand(a, "DEL lf:ns");
+    freeReplyObject(redisCommand(a, "DEL lf:ns"));
     r = CMD_ARRAY(a, "SP.LEASE lf:ns plan harness-a 10000");
     CHECK(r && r->elements == 2 && r->element[0]->type == REDIS_REPLY_INTEGER &&
           r->element[1]->type == REDIS_REPLY_INTEGER && r->element[1]->integer > 1600000000000LL);

@@ -419,7 +419,11 @@ def main():
         if not srv.alive():
             rep.fail("the server is still running at the end", srv.log_tail())
     finally:
-        srv.stop()
+        status = srv.stop()
+    if status != 0:
+        rep.fail("the server exits with status 0 on SIGTERM", "status %r" % (status,))
+    else:
+        print("ok - the server exits with status 0 on SIGTERM")
     rep.finish()
 
 
