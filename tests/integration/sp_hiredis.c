@@ -296,6 +296,13 @@ static void test_write_conditions(void)
     EXPECT_STR(c, "first", "SP.READ wc:ns a");
     EXPECT_INT(c, 2, "SP.WRITE wc:ns a second XX");
     EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x NX XX");
+    /* A repeated option is a syntax error, as documented, and writes nothing. */
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x NX NX");
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x XX XX");
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x KIND text KIND binary");
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x IFVERSION 2 IFVERSION 2");
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x KEEPTTL KEEPTTL");
+    EXPECT_STR(c, "second", "SP.READ wc:ns a");
     for (i = 3; i <= 7; i++)
         EXPECT_INT(c, i, "SP.WRITE wc:ns a v%d", i);
     /* The exact words of the issue. */

@@ -153,15 +153,15 @@ static void cmd_sp_write(client *c)
         } else if (spc_arg_is(a, "keepttl") && !ttl_given) {
             o.flags |= W_KEEPTTL;
             ttl_given = 1;
-        } else if (spc_arg_is(a, "kind") && more) {
+        } else if (spc_arg_is(a, "kind") && more && o.kind < 0) {
             if (parse_kind(c, i + 1, &o.kind) < 0)
                 return;
             i++;
-        } else if (spc_arg_is(a, "nx") && !(o.flags & W_XX)) {
+        } else if (spc_arg_is(a, "nx") && !(o.flags & (W_NX | W_XX))) {
             o.flags |= W_NX;
-        } else if (spc_arg_is(a, "xx") && !(o.flags & W_NX)) {
+        } else if (spc_arg_is(a, "xx") && !(o.flags & (W_NX | W_XX))) {
             o.flags |= W_XX;
-        } else if (spc_arg_is(a, "ifversion") && more) {
+        } else if (spc_arg_is(a, "ifversion") && more && o.ifversion < 0) {
             if (spc_arg_nonneg(c, i + 1, "IFVERSION", &o.ifversion) < 0)
                 return;
             i++;
