@@ -69,12 +69,23 @@ typedef struct sp_entry {
     char name[];        /* nlen bytes, NUL-terminated */
 } sp_entry;
 
+/* SP.OFFLOAD's counter of one name prefix. */
+typedef struct sp_offseq {
+    uint64_t last; /* the last number given under this prefix */
+    uint8_t plen;  /* bytes of prefix */
+    char prefix[];
+} sp_offseq;
+
 typedef struct sp {
     sp_entry **e;        /* sorted by name */
     size_t n, cap;
     sp_entry **idx;      /* hash index of the same entries by name (see sp.c); NULL when empty */
     size_t idxcap;       /* slots of idx: a power of two, at least twice n */
-    uint64_t offload_seq;/* last number SP.OFFLOAD used */
+    uint64_t offload_seq; /* the single counter SP.OFFLOAD shared by every prefix before
+                            it kept one per prefix (logs of that time): where the
+                            counter of a prefix first seen starts */
+    sp_offseq **offs;     /* one counter per prefix SP.OFFLOAD used, in no order */
+    size_t noffs;
     size_t nexpiring;    /* entries with an expiry */
     int64_t min_expire;  /* ms, a lower bound of the earliest entry expiry (valid if nexpiring) */
     int min_exact;       /* min_expire is exact, not just a lower bound */
@@ -152,6 +163,10 @@ size_t sp_expire_due(sp *s, int64_t now);
 /* The earliest expiry of an entry (exact), or -1 if none expires. O(n) when the
  * cached bound is stale; cheap otherwise. */
 int64_t sp_next_expire(sp *s);
+
+/* The counter of SP.OFFLOAD's names under prefix[0..plen) (1..255 bytes),
+ * created at s->offload_seq when first asked for. Valid until s changes. */
+uint64_t *sp_offload_counter(sp *s, const char *prefix, size_t plen);
 
 /* ---- content ---- */
 

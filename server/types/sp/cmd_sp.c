@@ -540,14 +540,17 @@ static void cmd_sp_offload(client *c)
     sp_entry *e;
     sp *s;
     spc_fence f;
-    int end;
+    int end, chars = 0;
+    uint64_t *counter;
 
     if ((end = spc_fence_parse(c, 3, &f)) < 0)
         return;
     for (i = 3; i < end; i++) {
         const sarg *a = &c->argv[i];
         int more = i + 1 < end;
-        if (spc_arg_is(a, "threshold") && more) {
+        if (spc_arg_is(a, "chars")) {
+            chars = 1;
+        } else if (spc_arg_is(a, "threshold") && more) {
             if (spc_arg_nonneg(c, i + 1, "THRESHOLD", &threshold) < 0)
                 return;
             i++;
@@ -579,7 +582,7 @@ static void cmd_sp_offload(client *c)
     s = spc_ns_write(c, &ke, &replied);
     if (replied || spc_fence_check(c, s, &f) < 0)
         return;
-    if ((long long)val->len <= threshold) {
+    if ((long long)(chars && kind == SP_TEXT ? ti.chars : val->len) <= threshold) {
         reply_map(c, 2);
         reply_bulk_cstr(c, "stored");
         reply_int(c, 0);
@@ -589,16 +592,24 @@ static void cmd_sp_offload(client *c)
     }
     if (!s)
         s = ns_create(c, &ke);
+    counter = sp_offload_counter(s, prefix, plen);
     do {
-        s->offload_seq++;
-        nlen = (size_t)snprintf(name, sizeof(name), "%.*s-%llu", (int)plen, prefix,
-                                (unsigned long long)s->offload_seq);
+        (*counter)++;
+        nlen = (size_t)snprintf(name, sizeof(name), "%.*s-%llu", (int)plen, prefix, (unsigned long long)*counter);
     } while (sp_find(s, name, nlen));
     e = sp_add(s, name, nlen, db_now);
     sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
     e->version = 1;
     sp_set_expire(s, e, o.expire >= 0 ? o.expire : default_expire());
     log_entry(c, s, e);
+    if (prop_on) {
+        prop_begin(c->dbid);
+        prop_str("_SPOFFSEQ");
+        prop_arg(&c->argv[1]);
+        prop_bytes(prefix, plen);
+        prop_ll((long long)*counter);
+        prop_end();
+    }
     spc_note(c, s, SPCO_OP_OFFLOAD, e->name, e->nlen, e);
     ns_changed(c, ke, s);
     reply_map(c, 6);

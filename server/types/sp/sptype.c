@@ -235,6 +235,14 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
         written++;
         eo_pause(o);
     }
+    for (i = 0; written && i < s->noffs; i++) {
+        eo_begin(o, dbid);
+        eo_str(o, "_SPOFFSEQ");
+        eo_bytes(o, dbent_key(e), dbent_klen(e));
+        eo_bytes(o, s->offs[i]->prefix, s->offs[i]->plen);
+        eo_ll(o, (long long)s->offs[i]->last);
+        eo_end(o);
+    }
     if (s->co) {
         /* The counters, the live leases, then the retained changes: replaying
          * them gives back the same tokens and feed (docs/aof.md). */
@@ -500,12 +508,39 @@ static int apply_spchange(effect_replay *r, db *d, int dbid, const effect_arg *a
     return 0;
 }
 
+/* _SPOFFSEQ ns prefix last: SP.OFFLOAD's counter of a prefix (at least last). */
+static int apply_spoffseq(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long n;
+    uint64_t *ctr;
+    dbent *ke;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 4 || a[1].lz || !name_ok(&a[2]) || replay_nums(a, 3, 1, &n) < 0 || n < 0)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    ke = db_find_raw(d, a[1].p, a[1].len);
+    if (!ke || ke->type != OBJ_SCRATCHPAD)
+        return 0; /* the scratchpad is gone, and its counters with it */
+    ctr = sp_offload_counter(dbent_ptr(ke), a[2].p, a[2].len);
+    if ((uint64_t)n > *ctr)
+        *ctr = (uint64_t)n;
+    return 0;
+}
+
+/* clang-format off */
 static const type_effect scratchpad_effects[] = {
-    {"_SPENTRY", apply_spentry},       {"_SPAPPEND", apply_spappend},
-    {"_SPEXPIREAT", apply_spexpireat}, {"_SPSTATE", apply_spstate},
-    {"_SPLEASE", apply_splease},       {"_SPUNLEASE", apply_spunlease},
-    {"_SPCHANGE", apply_spchange},     {NULL, NULL},
+    {"_SPENTRY", apply_spentry},
+    {"_SPAPPEND", apply_spappend},
+    {"_SPEXPIREAT", apply_spexpireat},
+    {"_SPSTATE", apply_spstate},
+    {"_SPLEASE", apply_splease},
+    {"_SPUNLEASE", apply_spunlease},
+    {"_SPCHANGE", apply_spchange},
+    {"_SPOFFSEQ", apply_spoffseq},
+    {NULL, NULL},
 };
+/* clang-format on */
 
 /* DEBUG LZ4-CORRUPT key entry chunk: an entry only. */
 static int type_debug_lz(dbent *e, const char *part, size_t plen, lzval **out)
