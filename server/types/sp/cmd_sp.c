@@ -66,6 +66,24 @@ static void log_entry(client *c, const sp *s, const sp_entry *e)
         prop_sp_entry(c->dbid, c->argv[1].p, c->argv[1].len, s, e);
 }
 
+/* A change's effects (the write's, then its _SPCHANGE records) as one log
+ * record, as a transaction's are: a crash keeps both or neither. Opened just
+ * before the first effect and closed after the last, with no lookup between
+ * (a lazy expiry logs). 1 if a record was opened. */
+static int group_begin(client *c)
+{
+    if (!prop_on)
+        return 0;
+    prop_begin(c->dbid);
+    return 1;
+}
+
+static void group_end(int opened)
+{
+    if (opened && prop_on)
+        prop_end();
+}
+
 /* IFVERSION check: want < 0 means not given. 0 / -1 after replying. */
 static int check_version(client *c, const sp_entry *e, long long want)
 {
@@ -138,7 +156,7 @@ static void cmd_sp_write(client *c)
     sp_entry *e;
     sp *s;
     spc_fence f;
-    int i, replied, kind, end, ttl_given = 0;
+    int i, replied, kind, end, g, ttl_given = 0;
 
     if ((end = spc_fence_parse(c, 4, &f)) < 0)
         return;
@@ -195,8 +213,10 @@ static void cmd_sp_write(client *c)
         sp_set_expire(s, e, o.expire);
     else if (!(o.flags & W_KEEPTTL))
         sp_set_expire(s, e, default_expire());
+    g = group_begin(c);
     log_entry(c, s, e);
     spc_note(c, s, SPCO_OP_WRITE, e->name, e->nlen, e);
+    group_end(g);
     ns_changed(c, ke, s);
     reply_int(c, (long long)e->version);
 }
@@ -213,7 +233,7 @@ static void cmd_sp_append(client *c)
     sp_entry *e;
     sp *s;
     spc_fence f;
-    int replied, end, created = 0;
+    int replied, end, g, created = 0;
 
     if ((end = spc_fence_parse(c, 4, &f)) < 0)
         return;
@@ -254,6 +274,7 @@ static void cmd_sp_append(client *c)
     }
     e->version++;
     e->updated = db_now;
+    g = group_begin(c);
     if (created) {
         log_entry(c, s, e);
     } else if (prop_on) {
@@ -267,6 +288,7 @@ static void cmd_sp_append(client *c)
         prop_end();
     }
     spc_note(c, s, SPCO_OP_APPEND, e->name, e->nlen, e);
+    group_end(g);
     ns_changed(c, ke, s);
     reply_int(c, (long long)sp_entry_length(e));
 }
@@ -399,8 +421,10 @@ static void cmd_sp_edit(client *c)
         memcpy(out + pos, from, e->size - (size_t)(from - content));
     }
     if (commit_content(c, s, e, out, outlen) == 0) {
+        int g = group_begin(c);
         log_entry(c, s, e);
         spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
+        group_end(g);
         ns_changed(c, ke, s);
         reply_array(c, 2);
         reply_int(c, (long long)count);
@@ -464,8 +488,10 @@ static void cmd_sp_insert(client *c)
         out[pos++] = '\n';
     memcpy(out + pos, content + at, e->size - at);
     if (commit_content(c, s, e, out, outlen) == 0) {
+        int g = group_begin(c);
         log_entry(c, s, e);
         spc_note(c, s, SPCO_OP_INSERT, e->name, e->nlen, e);
+        group_end(g);
         ns_changed(c, ke, s);
         reply_int(c, (long long)e->version);
     }
@@ -505,6 +531,7 @@ static void cmd_sp_del(client *c)
             }
         }
         if (deleted) {
+            int g = group_begin(c);
             if (prop_on) {
                 prop_begin(c->dbid);
                 prop_str("SP.DEL");
@@ -515,6 +542,7 @@ static void cmd_sp_del(client *c)
             }
             for (i = 0; i < deleted; i++)
                 spc_note(c, s, SPCO_OP_DEL, c->argv[gone[i]].p, c->argv[gone[i]].len, NULL);
+            group_end(g);
             ns_changed(c, ke, s);
         }
     }
@@ -540,7 +568,7 @@ static void cmd_sp_offload(client *c)
     sp_entry *e;
     sp *s;
     spc_fence f;
-    int end, chars = 0;
+    int end, g, chars = 0;
     uint64_t *counter;
 
     if ((end = spc_fence_parse(c, 3, &f)) < 0)
@@ -601,6 +629,7 @@ static void cmd_sp_offload(client *c)
     sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
     e->version = 1;
     sp_set_expire(s, e, o.expire >= 0 ? o.expire : default_expire());
+    g = group_begin(c);
     log_entry(c, s, e);
     if (prop_on) {
         prop_begin(c->dbid);
@@ -611,6 +640,7 @@ static void cmd_sp_offload(client *c)
         prop_end();
     }
     spc_note(c, s, SPCO_OP_OFFLOAD, e->name, e->nlen, e);
+    group_end(g);
     ns_changed(c, ke, s);
     reply_map(c, 6);
     reply_bulk_cstr(c, "stored");
@@ -638,7 +668,7 @@ static void expire_generic(client *c, int seconds)
     sp_entry *e;
     sp *s;
     spc_fence f;
-    int end;
+    int end, g;
 
     if ((end = spc_fence_parse(c, 4, &f)) < 0)
         return;
@@ -656,6 +686,7 @@ static void expire_generic(client *c, int seconds)
         reply_int(c, 0);
         return;
     }
+    g = group_begin(c);
     if (prop_on) {
         prop_begin(c->dbid);
         prop_str(v <= 0 ? "SP.DEL" : "_SPEXPIREAT");
@@ -672,6 +703,7 @@ static void expire_generic(client *c, int seconds)
         sp_set_expire(s, e, db_now + v);
         spc_note(c, s, SPCO_OP_TTL, e->name, e->nlen, e);
     }
+    group_end(g);
     ns_changed(c, ke, s);
     reply_int(c, 1);
 }
@@ -691,7 +723,7 @@ static void cmd_sp_persist(client *c)
 {
     dbent *ke;
     sp *s;
-    int replied, end;
+    int replied, end, g;
     spc_fence f;
     sp_entry *e;
 
@@ -709,6 +741,7 @@ static void cmd_sp_persist(client *c)
         return;
     }
     sp_set_expire(s, e, -1);
+    g = group_begin(c);
     if (prop_on) {
         prop_begin(c->dbid);
         prop_str("SP.PERSIST");
@@ -717,6 +750,7 @@ static void cmd_sp_persist(client *c)
         prop_end();
     }
     spc_note(c, s, SPCO_OP_TTL, e->name, e->nlen, e);
+    group_end(g);
     ns_changed(c, ke, s);
     reply_int(c, 1);
 }

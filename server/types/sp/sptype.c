@@ -72,8 +72,11 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
     size_t i;
 
     if (s->nexpiring && s->min_expire <= now) {
-        /* The entries that expire are one SP.DEL, then one change each. */
+        /* The entries that expire are one SP.DEL, then one change each, all in
+         * one log record (an empty one writes nothing). */
         int any = 0;
+        if (o)
+            eo_begin(o, d->id);
         for (i = 0; o && i < s->n; i++) {
             const sp_entry *x = s->e[i];
             if (x->expire >= 0 && x->expire <= now) {
@@ -94,6 +97,8 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
                 sp_change_note(o, d->id, dbent_key(e), dbent_klen(e), s, SPCO_OP_EXPIRE, x->name, x->nlen, NULL, NULL,
                                0, now);
         }
+        if (o)
+            eo_end(o);
     }
     changed = sp_expire_due(s, now) > 0;
     if (s->co && spco_lease_expire_due(s->co, now) > 0)
