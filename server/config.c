@@ -22,6 +22,7 @@
 #include "keyspace/vcomp.h"
 #include "types/set/set.h"
 #include "types/hash/hash.h"
+#include "types/sp/sptype.h"
 #include "types/string/value.h"
 #include "types/zset/zset.h"
 #include "types/stream/stream.h"
@@ -238,6 +239,7 @@ const cfg_def cfg_table[] = {
     {"sp-default-ttl", CFG_INT, 0, 0, 100LL * 365 * 24 * 3600, "0", C(sp_default_ttl), NULL, NULL, NULL, NULL},
     {"sp-grep-max-scan", CFG_MEMORY, 0, 1024, 1LL << 32, "64mb", C(sp_grep_max_scan), NULL, NULL, NULL, NULL},
     {"sp-grep-max-time", CFG_INT, 0, 1, 60000, "250", C(sp_grep_max_time), NULL, NULL, NULL, NULL},
+    {"sp-changes-max-len", CFG_INT, 0, 0, 1000000, "10000", &sp_changes_max_len, NULL, NULL, NULL, NULL},
     {"hash-max-listpack-entries", CFG_INT, 0, 0, LLONG_MAX, "128", &hash_max_listpack_entries, NULL, NULL, NULL, NULL},
     {"hash-max-listpack-value", CFG_INT, 0, 0, LLONG_MAX, "64", &hash_max_listpack_value, NULL, NULL, NULL, NULL},
     {"dir", CFG_STRING, CFG_IMMUTABLE, 0, 0, "./data", C(dir), NULL, NULL, NULL, NULL},
@@ -278,7 +280,7 @@ static int is_ll_field(const cfg_def *d)
            d->field == (void *)&srv.cfg.sp_default_ttl || d->field == (void *)&srv.cfg.sp_grep_match_limit ||
            d->field == (void *)&srv.cfg.sp_grep_max_time || d->field == (void *)&srv.cfg.auto_aof_rewrite_percentage ||
            d->field == (void *)&hash_max_listpack_entries || d->field == (void *)&hash_max_listpack_value ||
-           d->field == (void *)&stream_node_max_entries;
+           d->field == (void *)&stream_node_max_entries || d->field == (void *)&sp_changes_max_len;
 }
 
 const cfg_def *cfg_find(const char *name, size_t len)

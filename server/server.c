@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "cmd/block.h"
 #include "cmd/commands.h"
 #include "log.h"
 #include "core/mem.h"
@@ -148,6 +149,8 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
             ht_rehash_ms(&srv.dbs[i].keys, 1);
         budget -= mono_us() - t0;
     }
+    if (blk_ready_pending) /* leases expired: their waiters are served */
+        blk_handle_ready();
     sv_compress_step(budget > 2000 ? budget : 2000);
     vc_dict_step(DICT_CRON_US);
     dict_arm(0);
@@ -182,6 +185,7 @@ int server_init_keyspace(void)
     for (i = 0; i < srv.cfg.databases; i++)
         db_init(&srv.dbs[i], i, srv.arena, srv.hash_seed);
     db_on_expired = signal_key_expired;
+    db_on_changed = signal_key_changed;
     sv_type_register();
     sp_type_register();
     set_type_register(srv.hash_seed);

@@ -765,7 +765,7 @@ static void t_offload(void)
     o.prefix = "tool/grep";
     o.ttl_ms = 60000;
     ST(sp_offload(C, "of", "tiny", 4, &o, &r), SP_OK);
-    CHECK(r && r->stored && strcmp(r->name, "tool/grep-2") == 0);
+    CHECK(r && r->stored && strcmp(r->name, "tool/grep-1") == 0); /* one counter per prefix */
     spc_offload_free(r);
     memset(&o, 0, sizeof(o));
     o.threshold = 3;

@@ -21,6 +21,11 @@
  *   _SPENTRY ns name kind version created updated expire_ms offload_seq content
  *   _SPAPPEND ns name version updated content     append to an existing entry
  *   _SPEXPIREAT ns name expire_ms                 -1 removes the entry's expiry
+ *   _SPOFFSEQ ns prefix last                      SP.OFFLOAD's counter of a prefix
+ *   _SPSTATE ns last_token last_seq               a scratchpad's counters (rewrites)
+ *   _SPLEASE ns resource holder token expire_ms   a lease granted or renewed
+ *   _SPUNLEASE ns resource                        a lease released
+ *   _SPCHANGE ns seq time op name version size client   one change of the feed
  * (times in ms since the epoch, expire_ms -1 for none; see docs/aof.md).
  *
  * Acknowledgement: every command that logged something records, on its client,

@@ -48,6 +48,7 @@ typedef struct blk_state {
     int nkeys;
     int rerun;             /* its command runs again now */
     int stay;              /* the re-run found nothing: keep waiting */
+    int each;              /* blk_block_each: staying does not stop the line */
 } blk_state;
 
 static ht table;
@@ -275,6 +276,29 @@ void blk_block(client *c, int first, int nkeys, int64_t deadline)
     nblocked++;
 }
 
+void blk_block_each(client *c, int first, int nkeys, int64_t deadline)
+{
+    blk_block(c, first, nkeys, deadline);
+    if (c->blk)
+        c->blk->each = 1;
+}
+
+int blk_waiting_for(const client *c, const char *key, size_t klen,
+                    int (*fn)(void *ctx, const cmd_def *cmd, int argc, const sarg *argv), void *ctx)
+{
+    blk_key *bk;
+    int i;
+
+    if (nblocked == 0 || !(bk = bk_find(c->dbid, key, klen)))
+        return 0;
+    for (i = 0; i < bk->nw; i++) {
+        const blk_state *b = bk->w[i]->blk;
+        if (bk->w[i] != c && fn(ctx, b->cmd, b->argc, b->argv))
+            return 1;
+    }
+    return 0;
+}
+
 void blk_key_ready(db *d, const char *key, size_t klen)
 {
     blk_key *bk;
@@ -368,10 +392,20 @@ void blk_handle_ready(void)
         blk_key *bk = readyq[0];
         memmove(readyq, readyq + 1, sizeof(blk_key *) * (size_t)(nready - 1));
         nready--;
-        /* The oldest waiter first; stop at the first that finds nothing. */
+        /* The oldest waiter first; stop at the first that finds nothing,
+         * unless each waiter waits for something of its own. */
         serving_key = bk;
-        while (bk->nw > 0 && rerun(bk->w[0]))
-            ;
+        {
+            int i = 0;
+            while (i < bk->nw) {
+                client *w = bk->w[i];
+                if (rerun(w))
+                    continue;
+                if (!w->blk->each)
+                    break;
+                i++;
+            }
+        }
         serving_key = NULL;
         bk->ready = 0;
         if (bk->nw == 0) {

@@ -45,6 +45,15 @@ int blk_parse_timeout(client *c, int i, int64_t *deadline);
  * returns. During a re-run (blk_rerunning), keeps c blocked where it was. The
  * command must have replied nothing. */
 void blk_block(client *c, int first, int nkeys, int64_t deadline);
+/* As blk_block, for a command whose waiters on one key each wait for
+ * something of their own (SP.LEASE WAIT: different resources; SP.CHANGES
+ * BLOCK: different positions): a re-run that finds nothing does not stop the
+ * re-runs of the clients behind it in line, which are served in order. */
+void blk_block_each(client *c, int first, int nkeys, int64_t deadline);
+/* Whether a client other than c, blocked on key of c's database, runs a
+ * command for which fn(ctx, its command, argc, argv) returns non-zero. */
+int blk_waiting_for(const client *c, const char *key, size_t klen,
+                    int (*fn)(void *ctx, const cmd_def *cmd, int argc, const sarg *argv), void *ctx);
 /* 0 if c may not block now (inside EXEC, the log's replay): the command then
  * answers as its wait would time out; 1 otherwise. */
 int blk_can_block(const client *c);

@@ -18,6 +18,7 @@
 int64_t db_now;
 uint8_t db_epoch;
 void (*db_on_expired)(db *d, const char *key, size_t klen);
+void (*db_on_changed)(db *d, const char *key, size_t klen);
 
 static const char *dbent_keyof(const ht_node *n)
 {

@@ -164,6 +164,10 @@ size_t db_value_stored(const dbent *e);
 /* Called when a key expires (lazily or actively), after its deletion: set at
  * start-up to cmd/signal.c's signal_key_expired. */
 extern void (*db_on_expired)(db *d, const char *key, size_t klen);
+/* Called by a type when a part of key expired by itself and others may be
+ * waiting for that (a scratchpad's lease or entry: its waiters and feed
+ * readers): set at start-up to cmd/signal.c's signal_key_changed. */
+extern void (*db_on_changed)(db *d, const char *key, size_t klen);
 /* Sub-expiry: a type whose values hold parts with lifetimes of their own (the
  * entries of a scratchpad) keeps, per key, the earliest time one of them is due
  * in the database's second heap, so the active cycle reclaims them without

@@ -362,8 +362,8 @@ def s2_work_on():
     eq(sp.cmd("SP.INSERT", "plan", -1, b"- [ ] session 2: write the fix"), 4, "version after INSERT")
     eq(sp.read("plan", "LINES", -1, -1), b"- [ ] session 2: write the fix", "last line")
     reply = sp.offload(make_test_log(200), "PREFIX", "rerun", "EX", 3600)
-    eq(reply["name"], b"rerun-2", "the per-scratchpad counter continues")
-    ttl = sp.cmd("SP.TTL", "rerun-2")
+    eq(reply["name"], b"rerun-1", "the prefix's own counter starts at 1")
+    ttl = sp.cmd("SP.TTL", "rerun-1")
     if not 3590 <= ttl <= 3600:
         raise AssertionError("TTL %r" % ttl)
 

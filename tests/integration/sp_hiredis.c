@@ -296,6 +296,13 @@ static void test_write_conditions(void)
     EXPECT_STR(c, "first", "SP.READ wc:ns a");
     EXPECT_INT(c, 2, "SP.WRITE wc:ns a second XX");
     EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x NX XX");
+    /* A repeated option is a syntax error, as documented, and writes nothing. */
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x NX NX");
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x XX XX");
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x KIND text KIND binary");
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x IFVERSION 2 IFVERSION 2");
+    EXPECT_ERR(c, "ERR syntax error", "SP.WRITE wc:ns a x KEEPTTL KEEPTTL");
+    EXPECT_STR(c, "second", "SP.READ wc:ns a");
     for (i = 3; i <= 7; i++)
         EXPECT_INT(c, i, "SP.WRITE wc:ns a v%d", i);
     /* The exact words of the issue. */
@@ -1229,24 +1236,38 @@ static void test_offload(void)
     }
     if (r) freeReplyObject(r);
     EXPECT_BIN(c, big, 50000, "SP.READ of:ns obs-1");
-    /* THRESHOLD, PREFIX; the counter is per scratchpad. */
+    /* THRESHOLD, PREFIX; one counter per prefix. */
     r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %s THRESHOLD 5 PREFIX tool/grep", "0123456789");
-    CHECK(map_int(r, "stored") == 1 && map_str_is(r, "name", "tool/grep-2") && map_str_is(r, "preview", "0123456789"));
+    CHECK(map_int(r, "stored") == 1 && map_str_is(r, "name", "tool/grep-1") && map_str_is(r, "preview", "0123456789"));
     if (r) freeReplyObject(r);
     r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %s THRESHOLD 10", "0123456789");
     CHECK(map_int(r, "stored") == 0);
     if (r) freeReplyObject(r);
     r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %s THRESHOLD 0", "x");
-    CHECK(map_int(r, "stored") == 1 && map_str_is(r, "name", "obs-3"));
+    CHECK(map_int(r, "stored") == 1 && map_str_is(r, "name", "obs-2"));
     if (r) freeReplyObject(r);
     /* A generated name never takes a live one. */
+    EXPECT_INT(c, 1, "SP.WRITE of:ns obs-3 mine");
     EXPECT_INT(c, 1, "SP.WRITE of:ns obs-4 mine");
-    EXPECT_INT(c, 1, "SP.WRITE of:ns obs-5 mine");
     r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %s THRESHOLD 0", "y");
-    CHECK(map_str_is(r, "name", "obs-6"));
+    CHECK(map_str_is(r, "name", "obs-5"));
     if (r) freeReplyObject(r);
+    EXPECT_STR(c, "mine", "SP.READ of:ns obs-3");
     EXPECT_STR(c, "mine", "SP.READ of:ns obs-4");
-    EXPECT_STR(c, "mine", "SP.READ of:ns obs-5");
+    /* CHARS: the threshold counts the characters of text ("héllo": 6 bytes, 5
+     * characters), the bytes of binary content. */
+    r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %s THRESHOLD 5 PREFIX u", "h\xc3\xa9llo");
+    CHECK(map_int(r, "stored") == 1 && map_str_is(r, "name", "u-1"));
+    if (r)
+        freeReplyObject(r);
+    r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %s THRESHOLD 5 CHARS PREFIX u", "h\xc3\xa9llo");
+    CHECK(map_int(r, "stored") == 0);
+    if (r)
+        freeReplyObject(r);
+    r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %b THRESHOLD 5 CHARS PREFIX u", "\xff\xfe\xfd\xfc\xfb\xfa", (size_t)6);
+    CHECK(map_int(r, "stored") == 1 && map_str_is(r, "name", "u-2") && map_str_is(r, "kind", "binary"));
+    if (r)
+        freeReplyObject(r);
     /* EX and KIND. */
     r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %s THRESHOLD 0 EX 100 KIND binary", "z");
     snprintf(name, sizeof(name), "%s", map_get(r, "name") ? map_get(r, "name")->str : "?");
@@ -1256,7 +1277,7 @@ static void test_offload(void)
     v = int_cmd(c, "SP.TTL of:ns %s", name);
     CHECKF(v >= 99 && v <= 100, "TTL of %s: %lld", name, v);
     r = CMD_ARRAY(c, "SP.OFFLOAD of:ns %s THRESHOLD 0 PX 100000", "w");
-    CHECK(map_str_is(r, "name", "obs-8"));
+    CHECK(map_str_is(r, "name", "obs-7"));
     if (r) freeReplyObject(r);
     EXPECT_ERR_PREFIX(c, "ERR invalid PREFIX: it must be a valid entry name of at most 234 bytes",
                       "SP.OFFLOAD of:ns x PREFIX %s", "bad prefix");
@@ -1430,7 +1451,8 @@ static void test_info(void)
     EXPECT_INT(c, 1, "SP.WRITE if:ns b %s", "wörld");
     r = CMD_ARRAY(c, "SP.INFO if:ns");
     if (r) {
-        CHECK(r->elements == 12 && map_int(r, "entries") == 2 && map_int(r, "bytes") == 11);
+        CHECK(r->elements == 18 && map_int(r, "entries") == 2 && map_int(r, "bytes") == 11);
+        CHECK(map_int(r, "leases") == 0 && map_int(r, "changes") == 2 && map_int(r, "feed_bytes") > 0);
         CHECK(map_int(r, "stored_bytes") > 0);
         CHECK(map_get(r, "compression_ratio") && map_get(r, "compression_ratio")->type == REDIS_REPLY_STRING);
         t0 = map_int(r, "oldest_update");
@@ -1682,6 +1704,107 @@ static void test_resp3(void)
     it_conn_close(&c);
 }
 
+/* ---- leases, fenced writes and the change feed ---- */
+
+/* An agent harness on hiredis: agent A takes a lease and writes with its
+ * token; agent B waits for the lease on a second connection (the command is
+ * sent, the reply read after A releases); a reader blocked on SP.CHANGES gets
+ * A's next write with its client name; a stale token is -FENCED. */
+static void test_leases_and_feed(void)
+{
+    redisContext *a = conn(), *b = conn(), *rd = conn();
+    redisReply *r = NULL, *w = NULL;
+    long long tok = 0, tokb = 0, last = 0;
+    void *vr = NULL;
+    it_conn c3;
+    it_reply *m;
+
+    if (!a || !b || !rd) {
+        CHECK(0);
+        goto done;
+    }
+    EXPECT_OK(a, "CLIENT SETNAME harness-a");
+    freeReplyObject(redisCommand(a, "DEL lf:ns"));
+    r = CMD_ARRAY(a, "SP.LEASE lf:ns plan harness-a 10000");
+    CHECK(r && r->elements == 2 && r->element[0]->type == REDIS_REPLY_INTEGER &&
+          r->element[1]->type == REDIS_REPLY_INTEGER && r->element[1]->integer > 1600000000000LL);
+    if (r)
+        tok = r->element[0]->integer;
+    freeReplyObject(r);
+    EXPECT_INT(a, 1, "SP.WRITE lf:ns plan %s FENCE plan %lld", "step 1", tok);
+    EXPECT_ERR_PREFIX(b, "LEASED held by harness-a for ", "SP.LEASE lf:ns plan harness-b 10000");
+    /* B waits; A releases; B gets the next token. */
+    CHECK(redisAppendCommand(b, "SP.LEASE lf:ns plan harness-b 10000 WAIT 3000") == REDIS_OK);
+    CHECK(redisBufferWrite(b, &(int){0}) == REDIS_OK);
+    it_sleep_ms(50);
+    EXPECT_INT(a, 1, "SP.RELEASE lf:ns plan harness-a %lld", tok);
+    if (redisGetReply(b, &vr) == REDIS_OK && vr) {
+        w = vr;
+        CHECK(w->type == REDIS_REPLY_ARRAY && w->elements == 2 && w->element[0]->integer == tok + 1);
+        tokb = w->element[0]->integer;
+        freeReplyObject(w);
+    } else {
+        CHECK(0);
+    }
+    EXPECT_ERR_PREFIX(a, "FENCED token ", "SP.WRITE lf:ns plan %s FENCE plan %lld", "late", tok);
+    EXPECT_INT(b, 2, "SP.WRITE lf:ns plan %s FENCE plan %lld", "step 2", tokb);
+    /* The feed: a reader blocked after the last change gets the next one. */
+    r = CMD_ARRAY(rd, "SP.CHANGES lf:ns");
+    CHECK(r && r->elements == 8 && map_int(r, "gap") == 0);
+    if (r) {
+        const redisReply *ch = map_get(r, "changes");
+        CHECK(ch && ch->elements == 2 && ch->element[0]->elements == 7);
+        if (ch && ch->elements == 2)
+            CHECK(it_elem_is(ch->element[0], 6, REDIS_REPLY_STRING, "harness-a") &&
+                  it_elem_is(ch->element[1], 2, REDIS_REPLY_STRING, "write"));
+        last = map_int(r, "last");
+    }
+    freeReplyObject(r);
+    CHECK(redisAppendCommand(rd, "SP.CHANGES lf:ns SINCE %lld BLOCK 3000", last) == REDIS_OK);
+    CHECK(redisBufferWrite(rd, &(int){0}) == REDIS_OK);
+    it_sleep_ms(50);
+    EXPECT_INT(a, 8, "SP.APPEND lf:ns log %s", "line one");
+    vr = NULL;
+    if (redisGetReply(rd, &vr) == REDIS_OK && vr) {
+        const redisReply *ch;
+        w = vr;
+        ch = map_get(w, "changes");
+        CHECK(ch && ch->elements == 1 && ch->element[0]->element[0]->integer == last + 1);
+        if (ch && ch->elements == 1)
+            CHECK(it_elem_is(ch->element[0], 2, REDIS_REPLY_STRING, "append") &&
+                  it_elem_is(ch->element[0], 3, REDIS_REPLY_STRING, "log") &&
+                  it_elem_is(ch->element[0], 6, REDIS_REPLY_STRING, "harness-a"));
+        freeReplyObject(w);
+    } else {
+        CHECK(0);
+    }
+    EXPECT_NIL(rd, "SP.CHANGES lf:ns SINCE %lld BLOCK 50", last + 1);
+    /* RESP3: SP.CHANGES is a map, a change an array; SP.LEASE an array. */
+    if (it_conn_open(&c3, port) == 0) {
+        it_reply_free(it_conn_cmd(&c3, "HELLO 3"));
+        m = it_conn_cmd(&c3, "SP.CHANGES lf:ns COUNT 1");
+        CHECK(m && m->type == '%' && r3_int_is(m, "gap", 0));
+        if (m) {
+            const it_reply *ch = it_reply_map_get(m, "changes");
+            CHECK(ch && ch->type == '*' && ch->elements == 1 && ch->element[0]->elements == 7);
+        }
+        it_reply_free(m);
+        m = it_conn_cmd(&c3, "SP.LEASES lf:ns");
+        CHECK(m && m->type == '*' && m->elements == 1 && m->element[0]->elements == 4);
+        it_reply_free(m);
+        it_conn_close(&c3);
+    } else {
+        CHECK(0);
+    }
+done:
+    if (a)
+        redisFree(a);
+    if (b)
+        redisFree(b);
+    if (rd)
+        redisFree(rd);
+}
+
 /* ---- large values ---- */
 
 static void test_large_entry_windows(void)
@@ -1892,6 +2015,8 @@ int main(void)
     RUN(test_multi_exec, "SP commands run inside MULTI/EXEC, their errors in place, and a bad one aborts EXEC");
     RUN(test_watch, "a WATCHed scratchpad changed by another client's SP command aborts EXEC; reads do not");
     RUN(test_resp3, "after HELLO 3 SP.STAT, SP.INFO and SP.OFFLOAD are maps, WITHMETA carries a map, nils are nulls");
+    RUN(test_leases_and_feed,
+        "an agent harness on hiredis: a lease, fenced writes, a WAIT served by a release, a stale token FENCED, a blocked SP.CHANGES reader woken with the writer's name, RESP3 shapes");
     RUN(test_large_entry_windows, "a 10 MB log entry is stored lz4 and HEAD, TAIL, RANGE, OFFSET and LINES windows are exact");
     RUN(test_large_entry_append, "300 appends of 1 KB to a 10 MB entry reply the right lengths and leave the exact content");
     RUN(test_large_string, "a 10 MB string becomes lz4 and GET, GETRANGE, STRLEN, APPEND and SETRANGE stay exact");

@@ -136,7 +136,7 @@ class Run:
         self.threshold = threshold
         self.chunk = chunk
         self.model = {ns: {} for ns in NAMESPACES}
-        self.seq = {ns: 0 for ns in NAMESPACES}  # SP.OFFLOAD's counter, reset with the key
+        self.seq = {ns: {} for ns in NAMESPACES}  # SP.OFFLOAD's counter per prefix, reset with the key
         self.step = 0
         self.history = []
 
@@ -519,9 +519,11 @@ class Run:
             self.expect(args, [b"stored", 0, b"content", data], "SP.OFFLOAD below the threshold")
             return
         ents = self.model[ns]
+        pfx = prefix or b"obs"
+        counters = self.seq[ns]
         while True:
-            self.seq[ns] += 1
-            name = b"%s-%d" % (prefix or b"obs", self.seq[ns])
+            counters[pfx] = counters.get(pfx, 0) + 1
+            name = b"%s-%d" % (pfx, counters[pfx])
             if name not in ents:
                 break
         e = ents[name] = Entry(data, kind)
@@ -574,7 +576,7 @@ class Run:
                     d = copy[nm] = Entry(e.content, e.kind)
                     d.version, d.ttl = e.version, e.ttl
                 self.model[dst] = copy
-                self.seq[dst] = self.seq[src]
+                self.seq[dst] = dict(self.seq[src])
             got = self.call(*args)
             # redis-py turns COPY's integer into a bool
             if isinstance(got, ResponseError) or int(got) != want:
@@ -585,7 +587,7 @@ class Run:
                 self.expect_error(args, "no such key")
             else:
                 self.model[dst], self.model[src] = self.model[src], {}
-                self.seq[dst], self.seq[src] = self.seq[src], 0
+                self.seq[dst], self.seq[src] = self.seq[src], {}
                 # redis-py turns RENAME's +OK into True
                 self.expect(args, True, "RENAME of a scratchpad")
         self.check_all()
@@ -871,7 +873,7 @@ class Run:
             self.rng.choice(table)()
             for ns in NAMESPACES:
                 if not self.model[ns]:
-                    self.seq[ns] = 0  # the key went with its last entry
+                    self.seq[ns] = {}  # the key went with its last entry
             if self.step % 250 == 0:
                 self.check_all()
             if time.monotonic() > deadline:

@@ -1041,6 +1041,33 @@ static void test_text_scan_sub(void)
             }
 }
 
+static void test_offload_counters(void)
+{
+    sp *s = sp_new(), *d;
+    uint64_t *a, *b;
+    size_t before;
+
+    a = sp_offload_counter(s, "read_file", 9);
+    CHECK(*a == 0);
+    (*a)++;
+    b = sp_offload_counter(s, "grep", 4);
+    CHECK(*b == 0);
+    (*b) += 5;
+    CHECK(*sp_offload_counter(s, "read_file", 9) == 1 && *sp_offload_counter(s, "grep", 4) == 5);
+    CHECK(s->noffs == 2);
+    /* A prefix first seen on a scratchpad of an older log starts at its single counter. */
+    s->offload_seq = 7;
+    CHECK(*sp_offload_counter(s, "bash", 4) == 7);
+    before = sp_stored(s);
+    d = sp_dup(s);
+    CHECK(d->noffs == 3 && *sp_offload_counter(d, "grep", 4) == 5 && d->co == NULL);
+    (*sp_offload_counter(d, "grep", 4))++;
+    CHECK(*sp_offload_counter(s, "grep", 4) == 5);
+    CHECK(sp_stored(d) == before);
+    sp_free(d);
+    sp_free(s);
+}
+
 int main(void)
 {
     RUN(test_names_valid, "names of 1 to 255 allowed bytes, dots inside segments included, are valid");
@@ -1068,6 +1095,8 @@ int main(void)
     RUN(test_append_to_fresh_entry, "an entry fresh from sp_add takes appends, also straight past the threshold");
     RUN(test_sha256, "sha256 is the standard digest (abc, empty, multi-chunk) and is dropped on change");
     RUN(test_dup_independent, "a duplicated scratchpad is independent of its original");
+    RUN(test_offload_counters,
+        "SP.OFFLOAD keeps one counter per prefix, copied by a duplicate, which has no leases or feed");
     RUN(test_memory_back_to_baseline, "memory comes back to its baseline once the scratchpads and cache are freed");
     return TEST_DONE();
 }

@@ -15,6 +15,7 @@
 
 #include "lz/lzidle.h"
 #include "mem.h"
+#include "sp/spco.h"
 #include "textcount.h"
 
 /* Compressed content for p[0..n): without a dictionary, registered in pr->idle
@@ -395,8 +396,12 @@ void sp_free(sp *s)
         return;
     for (i = 0; i < s->n; i++)
         entry_free(s->e[i]);
+    for (i = 0; i < s->noffs; i++)
+        xfree(s->offs[i]);
+    xfree(s->offs);
     xfree(s->e);
     xfree(s->idx);
+    spco_free(s->co);
     xfree(s);
 }
 
@@ -407,6 +412,7 @@ sp *sp_dup(const sp *s)
 
     *d = *s;
     d->subidx = UINT32_MAX;
+    d->co = NULL;
     d->cap = s->n ? s->n : 0;
     d->e = s->n ? xmalloc(sizeof(sp_entry *) * s->n) : NULL;
     for (i = 0; i < s->n; i++) {
@@ -424,6 +430,12 @@ sp *sp_dup(const sp *s)
     }
     d->idx = NULL;
     idx_rebuild(d, s->idxcap);
+    d->offs = s->noffs ? xmalloc(sizeof(sp_offseq *) * s->noffs) : NULL;
+    for (i = 0; i < s->noffs; i++) {
+        size_t n = sizeof(sp_offseq) + s->offs[i]->plen;
+        d->offs[i] = xmalloc(n);
+        memcpy(d->offs[i], s->offs[i], n);
+    }
     return d;
 }
 
@@ -439,7 +451,10 @@ size_t sp_entry_chunks(const sp_entry *e)
 
 size_t sp_stored(const sp *s)
 {
-    size_t i, total = xmalloc_size(s) + xmalloc_size(s->e) + xmalloc_size(s->idx);
+    size_t i, total = xmalloc_size(s) + xmalloc_size(s->e) + xmalloc_size(s->idx) + spco_stored(s->co) +
+                      xmalloc_size(s->offs);
+    for (i = 0; i < s->noffs; i++)
+        total += xmalloc_size(s->offs[i]);
     for (i = 0; i < s->n; i++)
         total += sp_entry_stored(s->e[i]);
     return total;
@@ -552,6 +567,23 @@ void sp_set_expire(sp *s, sp_entry *e, int64_t when)
         s->min_expire = when;
     }
     s->nexpiring++;
+}
+
+uint64_t *sp_offload_counter(sp *s, const char *prefix, size_t plen)
+{
+    sp_offseq *o;
+    size_t i;
+
+    for (i = 0; i < s->noffs; i++)
+        if (s->offs[i]->plen == plen && memcmp(s->offs[i]->prefix, prefix, plen) == 0)
+            return &s->offs[i]->last;
+    o = xmalloc(sizeof(sp_offseq) + plen);
+    o->last = s->offload_seq;
+    o->plen = (uint8_t)plen;
+    memcpy(o->prefix, prefix, plen);
+    s->offs = xrealloc(s->offs, sizeof(sp_offseq *) * (s->noffs + 1));
+    s->offs[s->noffs++] = o;
+    return &o->last;
 }
 
 int64_t sp_next_expire(sp *s)

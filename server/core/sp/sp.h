@@ -69,17 +69,29 @@ typedef struct sp_entry {
     char name[];        /* nlen bytes, NUL-terminated */
 } sp_entry;
 
+/* SP.OFFLOAD's counter of one name prefix. */
+typedef struct sp_offseq {
+    uint64_t last; /* the last number given under this prefix */
+    uint8_t plen;  /* bytes of prefix */
+    char prefix[];
+} sp_offseq;
+
 typedef struct sp {
     sp_entry **e;        /* sorted by name */
     size_t n, cap;
     sp_entry **idx;      /* hash index of the same entries by name (see sp.c); NULL when empty */
     size_t idxcap;       /* slots of idx: a power of two, at least twice n */
-    uint64_t offload_seq;/* last number SP.OFFLOAD used */
+    uint64_t offload_seq; /* the single counter SP.OFFLOAD shared by every prefix before
+                            it kept one per prefix (logs of that time): where the
+                            counter of a prefix first seen starts */
+    sp_offseq **offs;     /* one counter per prefix SP.OFFLOAD used, in no order */
+    size_t noffs;
     size_t nexpiring;    /* entries with an expiry */
     int64_t min_expire;  /* ms, a lower bound of the earliest entry expiry (valid if nexpiring) */
     int min_exact;       /* min_expire is exact, not just a lower bound */
     uint32_t subidx;     /* the keyspace's sub-expiry heap index (db.h) */
     size_t bytes;        /* logical bytes of all entries */
+    struct spco *co;     /* leases and change feed (spco.h), NULL until first used */
 } sp;
 
 /* ---- names and text ---- */
@@ -125,11 +137,12 @@ void sp_text_scan_sub(const char *p, size_t n, size_t chunk_size, sp_textinfo *t
 /* ---- the scratchpad ---- */
 
 sp *sp_new(void);
-/* Free s and every entry. sp_free(NULL) does nothing. */
+/* Free s, every entry and its leases and feed. sp_free(NULL) does nothing. */
 void sp_free(sp *s);
-/* A deep copy (compressed content is copied, not recompressed). */
+/* A deep copy of the entries (compressed content is copied, not
+ * recompressed); the copy has no leases and no feed (co NULL). */
 sp *sp_dup(const sp *s);
-/* Bytes of memory held by s and its entries. */
+/* Bytes of memory held by s, its entries, leases and feed. */
 size_t sp_stored(const sp *s);
 
 /* The entry named name, or NULL (expiry is not checked: call sp_expire_due first). */
@@ -150,6 +163,10 @@ size_t sp_expire_due(sp *s, int64_t now);
 /* The earliest expiry of an entry (exact), or -1 if none expires. O(n) when the
  * cached bound is stale; cheap otherwise. */
 int64_t sp_next_expire(sp *s);
+
+/* The counter of SP.OFFLOAD's names under prefix[0..plen) (1..255 bytes),
+ * created at s->offload_seq when first asked for. Valid until s changes. */
+uint64_t *sp_offload_counter(sp *s, const char *prefix, size_t plen);
 
 /* ---- content ---- */
 

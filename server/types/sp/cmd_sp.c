@@ -9,10 +9,14 @@
  * cmd_sp_read.c, SP.GREP in cmd_sp_grep.c, and the lookups, checks and replies
  * they share in cmd_sp_common.c (contracts in cmd_sp_int.h).
  *
- * Invariants kept here: a scratchpad key never holds zero entries (the key is
- * deleted with its last entry); the keyspace's sub-expiry heap always holds the
- * earliest entry expiry of each scratchpad (ns_changed after every change);
- * every change bumps the entry's version and calls signal_key_changed. */
+ * Invariants kept here: a scratchpad key never holds zero entries and zero
+ * leases (the key is deleted with the last of them); the keyspace's sub-expiry
+ * heap always holds the earliest entry or lease expiry of each scratchpad
+ * (ns_changed after every change); every change bumps the entry's version,
+ * is recorded in the feed after its effect is logged (spc_note), and calls
+ * signal_key_changed. Every write takes FENCE resource token as its last three
+ * arguments (spc_fence_parse), checked after the lookup and before anything
+ * changes; the effect logged is the write's, never the fence. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,13 +50,11 @@ static sp *ns_create(client *c, dbent **out)
 }
 
 /* After a change to scratchpad s at key e: keep the sub-expiry heap exact, drop
- * the key if it has no entries left, and signal the change. */
+ * the key if it has neither entries nor leases left (s is freed then), and
+ * signal the change. */
 static void ns_changed(client *c, dbent *e, sp *s)
 {
-    if (s->n == 0)
-        db_delete_entry(c->db, e);
-    else
-        db_set_subexpire(c->db, e, sp_next_expire(s));
+    sp_key_settle(c->db, e, s);
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
 }
 
@@ -62,6 +64,24 @@ static void log_entry(client *c, const sp *s, const sp_entry *e)
 {
     if (prop_on)
         prop_sp_entry(c->dbid, c->argv[1].p, c->argv[1].len, s, e);
+}
+
+/* A change's effects (the write's, then its _SPCHANGE records) as one log
+ * record, as a transaction's are: a crash keeps both or neither. Opened just
+ * before the first effect and closed after the last, with no lookup between
+ * (a lazy expiry logs). 1 if a record was opened. */
+static int group_begin(client *c)
+{
+    if (!prop_on)
+        return 0;
+    prop_begin(c->dbid);
+    return 1;
+}
+
+static void group_end(int opened)
+{
+    if (opened && prop_on)
+        prop_end();
 }
 
 /* IFVERSION check: want < 0 means not given. 0 / -1 after replying. */
@@ -135,11 +155,14 @@ static void cmd_sp_write(client *c)
     dbent *ke;
     sp_entry *e;
     sp *s;
-    int i, replied, kind, ttl_given = 0;
+    spc_fence f;
+    int i, replied, kind, end, g, ttl_given = 0;
 
-    for (i = 4; i < c->argc; i++) {
+    if ((end = spc_fence_parse(c, 4, &f)) < 0)
+        return;
+    for (i = 4; i < end; i++) {
         const sarg *a = &c->argv[i];
-        int more = i + 1 < c->argc;
+        int more = i + 1 < end;
         if ((spc_arg_is(a, "ex") || spc_arg_is(a, "px")) && more && !ttl_given) {
             if (arg_expire(c, i + 1, spc_arg_is(a, "ex"), db_now, 1, &o.expire) < 0)
                 return;
@@ -148,15 +171,15 @@ static void cmd_sp_write(client *c)
         } else if (spc_arg_is(a, "keepttl") && !ttl_given) {
             o.flags |= W_KEEPTTL;
             ttl_given = 1;
-        } else if (spc_arg_is(a, "kind") && more) {
+        } else if (spc_arg_is(a, "kind") && more && o.kind < 0) {
             if (parse_kind(c, i + 1, &o.kind) < 0)
                 return;
             i++;
-        } else if (spc_arg_is(a, "nx") && !(o.flags & W_XX)) {
+        } else if (spc_arg_is(a, "nx") && !(o.flags & (W_NX | W_XX))) {
             o.flags |= W_NX;
-        } else if (spc_arg_is(a, "xx") && !(o.flags & W_NX)) {
+        } else if (spc_arg_is(a, "xx") && !(o.flags & (W_NX | W_XX))) {
             o.flags |= W_XX;
-        } else if (spc_arg_is(a, "ifversion") && more) {
+        } else if (spc_arg_is(a, "ifversion") && more && o.ifversion < 0) {
             if (spc_arg_nonneg(c, i + 1, "IFVERSION", &o.ifversion) < 0)
                 return;
             i++;
@@ -170,7 +193,7 @@ static void cmd_sp_write(client *c)
     if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
     s = spc_ns_write(c, &ke, &replied);
-    if (replied)
+    if (replied || spc_fence_check(c, s, &f) < 0)
         return;
     e = s ? sp_find(s, name->p, name->len) : NULL;
     if ((o.flags & W_NX && e) || (o.flags & W_XX && !e)) {
@@ -190,8 +213,11 @@ static void cmd_sp_write(client *c)
         sp_set_expire(s, e, o.expire);
     else if (!(o.flags & W_KEEPTTL))
         sp_set_expire(s, e, default_expire());
-    ns_changed(c, ke, s);
+    g = group_begin(c);
     log_entry(c, s, e);
+    spc_note(c, s, SPCO_OP_WRITE, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s);
     reply_int(c, (long long)e->version);
 }
 
@@ -206,19 +232,22 @@ static void cmd_sp_append(client *c)
     dbent *ke;
     sp_entry *e;
     sp *s;
-    int replied, created = 0;
+    spc_fence f;
+    int replied, end, g, created = 0;
 
-    if (c->argc == 6 && spc_arg_is(&c->argv[4], "ifversion")) {
+    if ((end = spc_fence_parse(c, 4, &f)) < 0)
+        return;
+    if (end == 6 && spc_arg_is(&c->argv[4], "ifversion")) {
         if (spc_arg_nonneg(c, 5, "IFVERSION", &ifversion) < 0)
             return;
-    } else if (c->argc != 4) {
+    } else if (end != 4) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
     if (spc_check_name(c, name) < 0)
         return;
     s = spc_ns_write(c, &ke, &replied);
-    if (replied)
+    if (replied || spc_fence_check(c, s, &f) < 0)
         return;
     e = s ? sp_find(s, name->p, name->len) : NULL;
     if (check_version(c, e, ifversion) < 0)
@@ -245,7 +274,7 @@ static void cmd_sp_append(client *c)
     }
     e->version++;
     e->updated = db_now;
-    ns_changed(c, ke, s);
+    g = group_begin(c);
     if (created) {
         log_entry(c, s, e);
     } else if (prop_on) {
@@ -258,6 +287,9 @@ static void cmd_sp_append(client *c)
         prop_arg(val);
         prop_end();
     }
+    spc_note(c, s, SPCO_OP_APPEND, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s);
     reply_int(c, (long long)sp_entry_length(e));
 }
 
@@ -279,7 +311,7 @@ static int commit_content(client *c, sp *s, sp_entry *e, const char *p, size_t n
 }
 
 /* Lookup for EDIT/INSERT: the entry, or NULL after replying. */
-static sp_entry *edit_target(client *c, long long ifversion, dbent **ke, sp **sp_out)
+static sp_entry *edit_target(client *c, long long ifversion, const spc_fence *f, dbent **ke, sp **sp_out)
 {
     const sarg *name = &c->argv[2];
     int replied;
@@ -289,7 +321,7 @@ static sp_entry *edit_target(client *c, long long ifversion, dbent **ke, sp **sp
     if (spc_check_name(c, name) < 0)
         return NULL;
     s = spc_ns_write(c, ke, &replied);
-    if (replied)
+    if (replied || spc_fence_check(c, s, f) < 0)
         return NULL;
     e = s ? sp_find(s, name->p, name->len) : NULL;
     if (check_version(c, e, ifversion) < 0)
@@ -314,11 +346,15 @@ static void cmd_sp_edit(client *c)
     dbent *ke;
     sp_entry *e;
     sp *s;
+    spc_fence f;
+    int end;
 
-    for (i = 5; i < c->argc; i++) {
+    if ((end = spc_fence_parse(c, 5, &f)) < 0)
+        return;
+    for (i = 5; i < end; i++) {
         if (spc_arg_is(&c->argv[i], "all")) {
             all = 1;
-        } else if (spc_arg_is(&c->argv[i], "ifversion") && i + 1 < c->argc) {
+        } else if (spc_arg_is(&c->argv[i], "ifversion") && i + 1 < end) {
             if (spc_arg_nonneg(c, i + 1, "IFVERSION", &ifversion) < 0)
                 return;
             i++;
@@ -331,7 +367,7 @@ static void cmd_sp_edit(client *c)
         reply_error(c, "ERR the text to replace must not be empty");
         return;
     }
-    if (!(e = edit_target(c, ifversion, &ke, &s)))
+    if (!(e = edit_target(c, ifversion, &f, &ke, &s)))
         return;
     if (sp_entry_copy(e, &content, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
@@ -385,8 +421,11 @@ static void cmd_sp_edit(client *c)
         memcpy(out + pos, from, e->size - (size_t)(from - content));
     }
     if (commit_content(c, s, e, out, outlen) == 0) {
-        ns_changed(c, ke, s);
+        int g = group_begin(c);
         log_entry(c, s, e);
+        spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
+        group_end(g);
+        ns_changed(c, ke, s);
         reply_array(c, 2);
         reply_int(c, (long long)count);
         reply_int(c, (long long)e->version);
@@ -406,13 +445,17 @@ static void cmd_sp_insert(client *c)
     dbent *ke;
     sp_entry *e;
     sp *s;
+    spc_fence f;
+    int end;
 
+    if ((end = spc_fence_parse(c, 5, &f)) < 0)
+        return;
     if (arg_ll(c, 3, &line) < 0)
         return;
-    if (c->argc == 7 && spc_arg_is(&c->argv[5], "ifversion")) {
+    if (end == 7 && spc_arg_is(&c->argv[5], "ifversion")) {
         if (spc_arg_nonneg(c, 6, "IFVERSION", &ifversion) < 0)
             return;
-    } else if (c->argc != 5) {
+    } else if (end != 5) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
@@ -420,7 +463,7 @@ static void cmd_sp_insert(client *c)
         reply_error(c, "ERR line must be -1 (the end), 0 (the top) or a line number");
         return;
     }
-    if (!(e = edit_target(c, ifversion, &ke, &s)))
+    if (!(e = edit_target(c, ifversion, &f, &ke, &s)))
         return;
     lines = sp_entry_lines(e);
     if (line == -1 || (size_t)line > lines)
@@ -445,8 +488,11 @@ static void cmd_sp_insert(client *c)
         out[pos++] = '\n';
     memcpy(out + pos, content + at, e->size - at);
     if (commit_content(c, s, e, out, outlen) == 0) {
-        ns_changed(c, ke, s);
+        int g = group_begin(c);
         log_entry(c, s, e);
+        spc_note(c, s, SPCO_OP_INSERT, e->name, e->nlen, e);
+        group_end(g);
+        ns_changed(c, ke, s);
         reply_int(c, (long long)e->version);
     }
     xfree(out);
@@ -455,30 +501,52 @@ static void cmd_sp_insert(client *c)
 
 /* ---- SP.DEL ---- */
 
+/* Logged as SP.DEL ns <the names it deleted> (never the fence), then one
+ * change per name. */
 static void cmd_sp_del(client *c)
 {
     long long deleted = 0;
-    int i, replied;
+    int i, replied, end;
+    int *gone = NULL;
+    spc_fence f;
     dbent *ke;
     sp *s;
 
-    for (i = 2; i < c->argc; i++)
+    if ((end = spc_fence_parse(c, 3, &f)) < 0)
+        return;
+    for (i = 2; i < end; i++)
         if (spc_check_name(c, &c->argv[i]) < 0)
             return;
     s = spc_ns_write(c, &ke, &replied);
-    if (replied)
+    if (replied || spc_fence_check(c, s, &f) < 0)
         return;
     if (s) {
-        for (i = 2; i < c->argc; i++) {
+        for (i = 2; i < end; i++) {
             sp_entry *e = sp_find(s, c->argv[i].p, c->argv[i].len);
             if (e) {
+                if (!gone)
+                    gone = xmalloc(sizeof(int) * (size_t)(end - 2));
                 sp_remove(s, e);
-                deleted++;
+                gone[deleted++] = i;
             }
         }
-        if (deleted)
+        if (deleted) {
+            int g = group_begin(c);
+            if (prop_on) {
+                prop_begin(c->dbid);
+                prop_str("SP.DEL");
+                prop_arg(&c->argv[1]);
+                for (i = 0; i < deleted; i++)
+                    prop_arg(&c->argv[gone[i]]);
+                prop_end();
+            }
+            for (i = 0; i < deleted; i++)
+                spc_note(c, s, SPCO_OP_DEL, c->argv[gone[i]].p, c->argv[gone[i]].len, NULL);
+            group_end(g);
             ns_changed(c, ke, s);
+        }
     }
+    xfree(gone);
     reply_int(c, deleted);
 }
 
@@ -499,11 +567,18 @@ static void cmd_sp_offload(client *c)
     dbent *ke;
     sp_entry *e;
     sp *s;
+    spc_fence f;
+    int end, g, chars = 0;
+    uint64_t *counter;
 
-    for (i = 3; i < c->argc; i++) {
+    if ((end = spc_fence_parse(c, 3, &f)) < 0)
+        return;
+    for (i = 3; i < end; i++) {
         const sarg *a = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (spc_arg_is(a, "threshold") && more) {
+        int more = i + 1 < end;
+        if (spc_arg_is(a, "chars")) {
+            chars = 1;
+        } else if (spc_arg_is(a, "threshold") && more) {
             if (spc_arg_nonneg(c, i + 1, "THRESHOLD", &threshold) < 0)
                 return;
             i++;
@@ -533,9 +608,9 @@ static void cmd_sp_offload(client *c)
     if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
     s = spc_ns_write(c, &ke, &replied);
-    if (replied)
+    if (replied || spc_fence_check(c, s, &f) < 0)
         return;
-    if ((long long)val->len <= threshold) {
+    if ((long long)(chars && kind == SP_TEXT ? ti.chars : val->len) <= threshold) {
         reply_map(c, 2);
         reply_bulk_cstr(c, "stored");
         reply_int(c, 0);
@@ -545,17 +620,28 @@ static void cmd_sp_offload(client *c)
     }
     if (!s)
         s = ns_create(c, &ke);
+    counter = sp_offload_counter(s, prefix, plen);
     do {
-        s->offload_seq++;
-        nlen = (size_t)snprintf(name, sizeof(name), "%.*s-%llu", (int)plen, prefix,
-                                (unsigned long long)s->offload_seq);
+        (*counter)++;
+        nlen = (size_t)snprintf(name, sizeof(name), "%.*s-%llu", (int)plen, prefix, (unsigned long long)*counter);
     } while (sp_find(s, name, nlen));
     e = sp_add(s, name, nlen, db_now);
     sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
     e->version = 1;
     sp_set_expire(s, e, o.expire >= 0 ? o.expire : default_expire());
-    ns_changed(c, ke, s);
+    g = group_begin(c);
     log_entry(c, s, e);
+    if (prop_on) {
+        prop_begin(c->dbid);
+        prop_str("_SPOFFSEQ");
+        prop_arg(&c->argv[1]);
+        prop_bytes(prefix, plen);
+        prop_ll((long long)*counter);
+        prop_end();
+    }
+    spc_note(c, s, SPCO_OP_OFFLOAD, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s);
     reply_map(c, 6);
     reply_bulk_cstr(c, "stored");
     reply_int(c, 1);
@@ -581,17 +667,26 @@ static void expire_generic(client *c, int seconds)
     dbent *ke;
     sp_entry *e;
     sp *s;
+    spc_fence f;
+    int end, g;
 
+    if ((end = spc_fence_parse(c, 4, &f)) < 0)
+        return;
+    if (end != 4) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
     if (arg_expire(c, 3, seconds, db_now, 0, &when) < 0)
         return;
     v = when - db_now; /* ms from now: not in the future deletes the entry */
     e = spc_ttl_target(c, &ke, &s, 1, &replied);
-    if (replied)
+    if (replied || spc_fence_check(c, s, &f) < 0)
         return;
     if (!e) {
         reply_int(c, 0);
         return;
     }
+    g = group_begin(c);
     if (prop_on) {
         prop_begin(c->dbid);
         prop_str(v <= 0 ? "SP.DEL" : "_SPEXPIREAT");
@@ -601,10 +696,14 @@ static void expire_generic(client *c, int seconds)
             prop_ll(db_now + v);
         prop_end();
     }
-    if (v <= 0)
+    if (v <= 0) {
+        spc_note(c, s, SPCO_OP_DEL, e->name, e->nlen, NULL);
         sp_remove(s, e);
-    else
+    } else {
         sp_set_expire(s, e, db_now + v);
+        spc_note(c, s, SPCO_OP_TTL, e->name, e->nlen, e);
+    }
+    group_end(g);
     ns_changed(c, ke, s);
     reply_int(c, 1);
 }
@@ -619,20 +718,39 @@ static void cmd_sp_pexpire(client *c)
     expire_generic(c, 0);
 }
 
+/* Logged as SP.PERSIST ns name (never the fence). */
 static void cmd_sp_persist(client *c)
 {
     dbent *ke;
     sp *s;
-    int replied;
-    sp_entry *e = spc_ttl_target(c, &ke, &s, 1, &replied);
+    int replied, end, g;
+    spc_fence f;
+    sp_entry *e;
 
-    if (replied)
+    if ((end = spc_fence_parse(c, 3, &f)) < 0)
+        return;
+    if (end != 3) {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    e = spc_ttl_target(c, &ke, &s, 1, &replied);
+    if (replied || spc_fence_check(c, s, &f) < 0)
         return;
     if (!e || e->expire < 0) {
         reply_int(c, 0);
         return;
     }
     sp_set_expire(s, e, -1);
+    g = group_begin(c);
+    if (prop_on) {
+        prop_begin(c->dbid);
+        prop_str("SP.PERSIST");
+        prop_arg(&c->argv[1]);
+        prop_arg(&c->argv[2]);
+        prop_end();
+    }
+    spc_note(c, s, SPCO_OP_TTL, e->name, e->nlen, e);
+    group_end(g);
     ns_changed(c, ke, s);
     reply_int(c, 1);
 }
@@ -665,7 +783,7 @@ const cmd_def cmd_table_sp[] = {
     {.name = "sp.insert", .proc = cmd_sp_insert, .arity = -5, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Inserts text after a line of an entry.", .since = "0.1.0",
      .complexity = "O(N) where N is the size of the entry", .acl = "write scratchpad slow"},
-    {.name = "sp.del", .proc = cmd_sp_del, .arity = -3, .flags = CMD_WRITE, KEYS(1, 1, 1), .group = "scratchpad",
+    {.name = "sp.del", .proc = cmd_sp_del, .arity = -3, .flags = CMD_WRITE | CMD_OWN_EFFECT, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Deletes entries; replies the number deleted.", .since = "0.1.0",
      .complexity = "O(N log(M)) for N names in a scratchpad of M entries", .acl = "write scratchpad fast"},
     {.name = "sp.stat", .proc = cmd_sp_stat, .arity = 3, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
@@ -677,10 +795,10 @@ const cmd_def cmd_table_sp[] = {
     {.name = "sp.offload", .proc = cmd_sp_offload, .arity = -3, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Stores content above a threshold under a generated name and replies a preview; returns it as is otherwise.",
      .since = "0.1.0", .complexity = "O(N) where N is the size of the content", .acl = "write scratchpad slow"},
-    {.name = "sp.expire", .proc = cmd_sp_expire, .arity = 4, .flags = CMD_WRITE | CMD_FAST | CMD_OWN_EFFECT,
+    {.name = "sp.expire", .proc = cmd_sp_expire, .arity = -4, .flags = CMD_WRITE | CMD_FAST | CMD_OWN_EFFECT,
      KEYS(1, 1, 1), .group = "scratchpad", .summary = "Sets an entry's time to live in seconds.", .since = "0.1.0",
      .complexity = "O(log(N))", .acl = "write scratchpad fast"},
-    {.name = "sp.pexpire", .proc = cmd_sp_pexpire, .arity = 4, .flags = CMD_WRITE | CMD_FAST | CMD_OWN_EFFECT,
+    {.name = "sp.pexpire", .proc = cmd_sp_pexpire, .arity = -4, .flags = CMD_WRITE | CMD_FAST | CMD_OWN_EFFECT,
      KEYS(1, 1, 1), .group = "scratchpad", .summary = "Sets an entry's time to live in milliseconds.",
      .since = "0.1.0", .complexity = "O(log(N))", .acl = "write scratchpad fast"},
     {.name = "sp.ttl", .proc = cmd_sp_ttl, .arity = 3, .flags = SPR | CMD_FAST, KEYS(1, 1, 1), .group = "scratchpad",
@@ -689,12 +807,25 @@ const cmd_def cmd_table_sp[] = {
     {.name = "sp.pttl", .proc = cmd_sp_pttl, .arity = 3, .flags = SPR | CMD_FAST, KEYS(1, 1, 1),
      .group = "scratchpad", .summary = "Returns an entry's time to live in milliseconds.", .since = "0.1.0",
      .complexity = "O(log(N))", .acl = "read scratchpad fast"},
-    {.name = "sp.persist", .proc = cmd_sp_persist, .arity = 3, .flags = CMD_WRITE | CMD_FAST, KEYS(1, 1, 1),
+    {.name = "sp.persist", .proc = cmd_sp_persist, .arity = -3, .flags = CMD_WRITE | CMD_FAST | CMD_OWN_EFFECT, KEYS(1, 1, 1),
      .group = "scratchpad", .summary = "Removes an entry's expiry.", .since = "0.1.0", .complexity = "O(log(N))",
      .acl = "write scratchpad fast"},
     {.name = "sp.info", .proc = cmd_sp_info, .arity = 2, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Returns a scratchpad's entry count, logical and stored bytes, and update times.", .since = "0.1.0",
      .complexity = "O(N) where N is the number of entries", .acl = "read scratchpad slow"},
+    {.name = "sp.lease", .proc = cmd_sp_lease, .arity = -5, .flags = CMD_WRITE | CMD_DENYOOM | CMD_OWN_EFFECT | CMD_BLOCKING,
+     KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Takes or renews a lease on a resource of a scratchpad; replies its fencing token and expiry time.",
+     .since = "0.1.0", .complexity = "O(log(N)) for N leases of the scratchpad", .acl = "write scratchpad fast blocking"},
+    {.name = "sp.release", .proc = cmd_sp_release, .arity = 5, .flags = CMD_WRITE | CMD_OWN_EFFECT | CMD_FAST,
+     KEYS(1, 1, 1), .group = "scratchpad", .summary = "Releases a lease held with the given token.",
+     .since = "0.1.0", .complexity = "O(N) for N leases of the scratchpad", .acl = "write scratchpad fast"},
+    {.name = "sp.leases", .proc = cmd_sp_leases, .arity = 2, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Lists the live leases of a scratchpad: resource, holder, token, ms left.", .since = "0.1.0",
+     .complexity = "O(N) for N leases of the scratchpad", .acl = "read scratchpad fast"},
+    {.name = "sp.changes", .proc = cmd_sp_changes, .arity = -2, .flags = SPR | CMD_BLOCKING, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Returns the changes of a scratchpad after a sequence number, optionally waiting for the next.",
+     .since = "0.1.0", .complexity = "O(log(N)+M) for N retained changes, M returned", .acl = "read scratchpad slow blocking"},
     {0},
 };
 /* clang-format on */

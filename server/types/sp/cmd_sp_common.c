@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/propagate.h"
+#include "core/sp/spco.h"
+#include "server.h"
 #include "core/mem.h"
 #include "net/reply.h"
 #include "core/sp/sp.h"
@@ -139,6 +142,72 @@ int spc_arg_nonneg(client *c, int i, const char *what, long long *out)
         return -1;
     }
     return 0;
+}
+
+/* ---- fences, leases and the feed ---- */
+
+int spc_check_lease_name(client *c, const sarg *a, const char *what)
+{
+    size_t i;
+
+    if (a->len < 1 || a->len > SPCO_NAME_MAX)
+        goto bad;
+    for (i = 0; i < a->len; i++)
+        if ((unsigned char)a->p[i] <= 0x20 || (unsigned char)a->p[i] >= 0x7f)
+            goto bad;
+    return 0;
+bad:
+    reply_errorf(c, "ERR invalid %s: 1 to %d bytes of printable ASCII without spaces", what, SPCO_NAME_MAX);
+    return -1;
+}
+
+int spc_fence_parse(client *c, int min, spc_fence *f)
+{
+    long long t;
+
+    f->given = 0;
+    /* The log never holds a fence (the effect of a fenced write is the write):
+     * replayed, "SP.DEL ns FENCE x 5" deletes three entries. */
+    if (srv.loading || c->argc < min + 3 || !spc_arg_is(&c->argv[c->argc - 3], "fence"))
+        return c->argc;
+    if (spc_check_lease_name(c, &c->argv[c->argc - 2], "FENCE resource") < 0)
+        return -1;
+    if (str_to_ll(c->argv[c->argc - 1].p, c->argv[c->argc - 1].len, &t) < 0 || t < 1) {
+        reply_error(c, "ERR FENCE token must be a positive integer");
+        return -1;
+    }
+    f->given = 1;
+    f->res = &c->argv[c->argc - 2];
+    f->token = (uint64_t)t;
+    return c->argc - 3;
+}
+
+int spc_fence_check(client *c, const sp *s, const spc_fence *f)
+{
+    const sp_lease *cur;
+    int r;
+
+    if (!f->given)
+        return 0;
+    r = spco_fence(s ? s->co : NULL, f->res->p, f->res->len, f->token, db_now, &cur);
+    if (r == SPCO_FENCE_OK)
+        return 0;
+    if (r == SPCO_FENCE_NOLEASE)
+        reply_errorf(c, "FENCED no current lease on '%.*s': token %llu is not valid", (int)f->res->len, f->res->p,
+                     (unsigned long long)f->token);
+    else
+        reply_errorf(c, "FENCED token %llu of '%.*s' is stale: the current one is %llu, held by %.*s",
+                     (unsigned long long)f->token, (int)f->res->len, f->res->p, (unsigned long long)cur->token,
+                     (int)cur->hlen, sp_lease_holder(cur));
+    return -1;
+}
+
+void spc_note(client *c, sp *s, int op, const char *name, size_t nlen, const sp_entry *e)
+{
+    if (srv.loading)
+        return;
+    sp_change_note(prop_on ? &prop_effects : NULL, c->dbid, c->argv[1].p, c->argv[1].len, s, op, name, nlen, e, c->name,
+                   c->name ? strlen(c->name) : 0, db_now);
 }
 
 /* ---- replies ---- */

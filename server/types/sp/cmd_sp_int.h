@@ -17,6 +17,7 @@
 #define SP_CMD_SP_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cmd/commands.h"
 #include "core/sp/sp.h"
@@ -60,6 +61,32 @@ int spc_arg_is(const sarg *a, const char *w);
  * option's name in the error). 0, or -1 after replying. */
 int spc_arg_nonneg(client *c, int i, const char *what, long long *out);
 
+/* ---- defined in cmd_sp_common.c: fences, leases and the feed ---- */
+
+/* A FENCE resource token option (docs/commands.md). */
+typedef struct spc_fence {
+    int given;
+    const sarg *res;
+    uint64_t token;
+} spc_fence;
+
+/* If the last three arguments are FENCE resource token and argc leaves at
+ * least min arguments before them, fill *f and return argc - 3: the arguments
+ * the command parses end there. Else f->given = 0 and return argc (always
+ * while the log is replayed: its records carry no fence). -1 after replying an
+ * error (a malformed resource or token). */
+int spc_fence_parse(client *c, int min, spc_fence *f);
+/* Whether f (if given) is the current, unexpired grant of its lease in s
+ * (NULL: no scratchpad) at db_now: 0, or -1 after replying -FENCED. */
+int spc_fence_check(client *c, const sp *s, const spc_fence *f);
+/* 0 if a is a valid resource or holder name (1..255 bytes, printable ASCII
+ * without spaces); else replies an error naming what and returns -1. */
+int spc_check_lease_name(client *c, const sarg *a, const char *what);
+/* Record in s's feed that client c changed entry name (e: its new state, NULL
+ * if deleted), and log the change after the command's effect; nothing while
+ * the log is being replayed (the log's own _SPCHANGE records rebuild the feed). */
+void spc_note(client *c, sp *s, int op, const char *name, size_t nlen, const sp_entry *e);
+
 /* ---- defined in cmd_sp_common.c: replies ---- */
 
 /* "text" or "binary": e's kind as replies name it (a static string). */
@@ -87,5 +114,10 @@ void cmd_sp_ttl(client *c);
 void cmd_sp_pttl(client *c);
 /* cmd_sp_grep.c */
 void cmd_sp_grep(client *c);
+/* cmd_sp_coord.c */
+void cmd_sp_lease(client *c);
+void cmd_sp_release(client *c);
+void cmd_sp_leases(client *c);
+void cmd_sp_changes(client *c);
 
 #endif

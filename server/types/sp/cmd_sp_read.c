@@ -16,6 +16,7 @@
 #include "core/mem.h"
 #include "net/reply.h"
 #include "core/sp/sp.h"
+#include "core/sp/spco.h"
 #include "core/util.h"
 #include "types/sp/cmd_sp_int.h"
 #include "types/sp/sptype.h"
@@ -403,7 +404,7 @@ void cmd_sp_info(client *c)
         if (newest < 0 || e->updated > newest)
             newest = e->updated;
     }
-    reply_map(c, 6);
+    reply_map(c, 9);
     reply_bulk_cstr(c, "entries");
     reply_int(c, (long long)s->n);
     reply_bulk_cstr(c, "bytes");
@@ -416,6 +417,12 @@ void cmd_sp_info(client *c)
     reply_int(c, oldest);
     reply_bulk_cstr(c, "newest_update");
     reply_int(c, newest);
+    reply_bulk_cstr(c, "leases");
+    reply_int(c, s->co ? (long long)s->co->nleases : 0);
+    reply_bulk_cstr(c, "changes");
+    reply_int(c, s->co ? (long long)s->co->nchanges : 0);
+    reply_bulk_cstr(c, "feed_bytes");
+    reply_int(c, (long long)spco_stored(s->co));
 }
 
 /* ---- SP.PEEK ---- */

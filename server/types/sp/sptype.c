@@ -67,13 +67,17 @@ static uint32_t *type_subidx(void *p)
 static int64_t type_subexpire(db *d, dbent *e, int64_t now)
 {
     sp *s = dbent_ptr(e);
+    const effect_out *o = type_effects_wanted() ? type_effects : NULL;
+    int changed = 0;
+    size_t i;
 
-    if (type_effects_wanted()) {
-        /* The entries that expire are one SP.DEL. */
-        const effect_out *o = type_effects;
-        size_t i;
+    if (s->nexpiring && s->min_expire <= now) {
+        /* The entries that expire are one SP.DEL, then one change each, all in
+         * one log record (an empty one writes nothing). */
         int any = 0;
-        for (i = 0; i < s->n; i++) {
+        if (o)
+            eo_begin(o, d->id);
+        for (i = 0; o && i < s->n; i++) {
             const sp_entry *x = s->e[i];
             if (x->expire >= 0 && x->expire <= now) {
                 if (!any) {
@@ -87,11 +91,106 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
         }
         if (any)
             eo_end(o);
+        for (i = 0; i < s->n; i++) {
+            const sp_entry *x = s->e[i];
+            if (x->expire >= 0 && x->expire <= now)
+                sp_change_note(o, d->id, dbent_key(e), dbent_klen(e), s, SPCO_OP_EXPIRE, x->name, x->nlen, NULL, NULL,
+                               0, now);
+        }
+        if (o)
+            eo_end(o);
     }
-    sp_expire_due(s, now);
-    if (s->n == 0)
+    changed = sp_expire_due(s, now) > 0;
+    if (s->co && spco_lease_expire_due(s->co, now) > 0)
+        changed = 1;
+    if (changed && db_on_changed)
+        db_on_changed(d, dbent_key(e), dbent_klen(e)); /* lease waiters and feed readers */
+    if (s->n == 0 && (!s->co || s->co->nleases == 0))
         return -2;
-    return sp_next_expire(s);
+    return sp_next_due(s);
+}
+
+/* ---- leases and the change feed ---- */
+
+long long sp_changes_max_len = 10000;
+
+/* The highest token or change number given out or loaded, any scratchpad. */
+static uint64_t counter_floor;
+
+static void counter_seen(uint64_t v)
+{
+    if (v > counter_floor)
+        counter_floor = v;
+}
+
+spco *sp_co(sp *s)
+{
+    if (!s->co) {
+        uint64_t base = db_now > 0 ? (uint64_t)db_now * 1000 : 0;
+        s->co = spco_new(base > counter_floor ? base : counter_floor);
+    }
+    return s->co;
+}
+
+int64_t sp_next_due(sp *s)
+{
+    int64_t a = sp_next_expire(s), b = s->co ? spco_lease_next_expire(s->co) : -1;
+    if (a < 0)
+        return b;
+    return b >= 0 && b < a ? b : a;
+}
+
+int sp_key_settle(db *d, dbent *ke, sp *s)
+{
+    if (s->n == 0 && (!s->co || s->co->nleases == 0)) {
+        db_delete_entry(d, ke);
+        return 1;
+    }
+    db_set_subexpire(d, ke, sp_next_due(s));
+    return 0;
+}
+
+uint64_t sp_change_note(const effect_out *o, int dbid, const char *ns, size_t nslen, sp *s, int op, const char *name,
+                        size_t nlen, const sp_entry *e, const char *client, size_t clen, int64_t now)
+{
+    spco *co = sp_co(s);
+    uint64_t ver = e ? e->version : 0, size = e ? e->size : 0;
+    uint64_t seq = spco_change_add(co, 0, now, op, name, nlen, ver, size, client, clen, (size_t)sp_changes_max_len);
+
+    counter_seen(seq);
+    if (clen > SPCO_CLIENT_MAX)
+        clen = SPCO_CLIENT_MAX;
+    if (o) {
+        eo_begin(o, dbid);
+        eo_str(o, "_SPCHANGE");
+        eo_bytes(o, ns, nslen);
+        eo_ll(o, (long long)seq);
+        eo_ll(o, now);
+        eo_str(o, spco_op_name(op));
+        eo_bytes(o, name, nlen);
+        eo_ll(o, (long long)ver);
+        eo_ll(o, (long long)size);
+        eo_bytes(o, client ? client : "", client ? clen : 0);
+        eo_end(o);
+    }
+    return seq;
+}
+
+void sp_counter_seen(uint64_t v)
+{
+    counter_seen(v);
+}
+
+void sp_lease_effect(const effect_out *o, int dbid, const char *ns, size_t nslen, const sp_lease *l)
+{
+    eo_begin(o, dbid);
+    eo_str(o, "_SPLEASE");
+    eo_bytes(o, ns, nslen);
+    eo_bytes(o, l->data, l->rlen);
+    eo_bytes(o, sp_lease_holder(l), l->hlen);
+    eo_ll(o, (long long)l->token);
+    eo_ll(o, l->expire);
+    eo_end(o);
 }
 
 /* ---- the log: rewrite and replay ---- */
@@ -140,6 +239,50 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
         eo_end(o);
         written++;
         eo_pause(o);
+    }
+    for (i = 0; written && i < s->noffs; i++) {
+        eo_begin(o, dbid);
+        eo_str(o, "_SPOFFSEQ");
+        eo_bytes(o, dbent_key(e), dbent_klen(e));
+        eo_bytes(o, s->offs[i]->prefix, s->offs[i]->plen);
+        eo_ll(o, (long long)s->offs[i]->last);
+        eo_end(o);
+    }
+    if (s->co) {
+        /* The counters, the live leases, then the retained changes: replaying
+         * them gives back the same tokens and feed (docs/aof.md). */
+        const spco *co = s->co;
+        size_t live = 0;
+        for (i = 0; i < co->nleases; i++)
+            live += co->leases[i]->expire > now;
+        if (written || live) {
+            eo_begin(o, dbid);
+            eo_str(o, "_SPSTATE");
+            eo_bytes(o, dbent_key(e), dbent_klen(e));
+            eo_ll(o, (long long)co->last_token);
+            eo_ll(o, (long long)co->last_seq);
+            eo_end(o);
+            for (i = 0; i < co->nleases; i++)
+                if (co->leases[i]->expire > now)
+                    sp_lease_effect(o, dbid, dbent_key(e), dbent_klen(e), co->leases[i]);
+            for (i = 0; i < co->nchanges; i++) {
+                const sp_change *c = spco_change_at(co, i);
+                eo_begin(o, dbid);
+                eo_str(o, "_SPCHANGE");
+                eo_bytes(o, dbent_key(e), dbent_klen(e));
+                eo_ll(o, (long long)c->seq);
+                eo_ll(o, c->time);
+                eo_str(o, spco_op_name(c->op));
+                eo_bytes(o, c->data, c->nlen);
+                eo_ll(o, (long long)c->version);
+                eo_ll(o, (long long)c->size);
+                eo_bytes(o, sp_change_client(c), c->clen);
+                eo_end(o);
+                if ((i & 255) == 255)
+                    eo_pause(o);
+            }
+            written += 1 + live;
+        }
     }
     if (written && expire >= 0) {
         eo_begin(o, dbid);
@@ -195,8 +338,7 @@ static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg 
     } else if (!e && r->left_out(r, dbid, &a[1], &a[2], 0)) {
         /* An append or expiry of an entry left out: left out too. */
         r->skipped(r, dbid, &a[0], &a[1], &a[2]);
-        if (s->n == 0)
-            db_delete_entry(d, ke);
+        sp_key_settle(d, ke, s);
         return 0;
     }
     if (op == 0) {
@@ -209,10 +351,7 @@ static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg 
             lzval *v = r->take_lzval(r, content);
             if (!v) {
                 sp_remove(s, e); /* its earlier state, if any, is not the entry's state any more */
-                if (s->n == 0)
-                    db_delete_entry(d, ke);
-                else
-                    db_set_subexpire(d, ke, sp_next_expire(s));
+                sp_key_settle(d, ke, s);
                 return r->bad_value(r, dbid, &a[1], &a[2], why, whylen);
             }
             sp_entry_set_lz(s, e, v, (int)n[0]);
@@ -238,10 +377,7 @@ static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg 
             return replay_fail(why, whylen, "expiry of a missing entry", &a[0]);
         sp_set_expire(s, e, n[0] >= 0 ? n[0] : -1);
     }
-    if (s->n == 0)
-        db_delete_entry(d, ke);
-    else
-        db_set_subexpire(d, ke, sp_next_expire(s));
+    sp_key_settle(d, ke, s);
     return 0;
 }
 
@@ -262,12 +398,154 @@ static int apply_spexpireat(effect_replay *r, db *d, int dbid, const effect_arg 
     return apply_sp(r, d, dbid, 2, a, argc, why, whylen);
 }
 
+/* Numbers n[0..cnt) from a[from ..]; -1 if one is not a number. */
+static int replay_nums(const effect_arg *a, int from, int cnt, long long *n)
+{
+    int i;
+    for (i = 0; i < cnt; i++)
+        if (a[from + i].lz || str_to_ll(a[from + i].p, a[from + i].len, &n[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static spco *replay_co(sp *s)
+{
+    if (!s->co)
+        s->co = spco_new(0);
+    return s->co;
+}
+
+static int name_ok(const effect_arg *x)
+{
+    return !x->lz && x->len >= 1 && x->len <= SPCO_NAME_MAX;
+}
+
+/* _SPSTATE ns last_token last_seq: the counters; the retained changes that
+ * follow replace the feed. */
+static int apply_spstate(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long n[2];
+    dbent *ke;
+    spco *co;
+    sp *s;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 4 || a[1].lz || replay_nums(a, 2, 2, n) < 0 || n[0] < 0 || n[1] < 0)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    if (!(s = replay_ns(d, &a[1], &ke)))
+        return replay_fail(why, whylen, "the key holds another type", &a[0]);
+    co = replay_co(s);
+    co->last_token = (uint64_t)n[0];
+    co->last_seq = (uint64_t)n[1];
+    spco_change_clear(co);
+    counter_seen(co->last_token);
+    counter_seen(co->last_seq);
+    return 0;
+}
+
+/* _SPLEASE ns resource holder token expire_ms: a grant or renewal, exactly. */
+static int apply_splease(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long n[2];
+    dbent *ke;
+    sp *s;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 6 || a[1].lz || !name_ok(&a[2]) || !name_ok(&a[3]) || replay_nums(a, 4, 2, n) < 0 || n[0] < 1)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    if (!(s = replay_ns(d, &a[1], &ke)))
+        return replay_fail(why, whylen, "the key holds another type", &a[0]);
+    spco_lease_set(replay_co(s), a[2].p, a[2].len, a[3].p, a[3].len, (uint64_t)n[0], n[1]);
+    counter_seen((uint64_t)n[0]);
+    sp_key_settle(d, ke, s);
+    return 0;
+}
+
+/* _SPUNLEASE ns resource: a release. */
+static int apply_spunlease(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    dbent *ke;
+    sp_lease *l;
+    sp *s;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 3 || a[1].lz || !name_ok(&a[2]))
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    ke = db_find_raw(d, a[1].p, a[1].len);
+    if (!ke || ke->type != OBJ_SCRATCHPAD)
+        return 0;
+    s = dbent_ptr(ke);
+    if (s->co && (l = spco_lease_find(s->co, a[2].p, a[2].len)) != NULL) {
+        spco_lease_remove(s->co, l);
+        sp_key_settle(d, ke, s);
+    }
+    return 0;
+}
+
+/* _SPCHANGE ns seq time op name version size client: one change of the feed,
+ * kept if the scratchpad exists and its number is new. */
+static int apply_spchange(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long n[2], vs[2];
+    int op;
+    dbent *ke;
+    spco *co;
+    sp *s;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 9 || a[1].lz || replay_nums(a, 2, 2, n) < 0 || n[0] < 1 || a[4].lz ||
+        (op = spco_op_parse(a[4].p, a[4].len)) < 0 || !name_ok(&a[5]) || replay_nums(a, 6, 2, vs) < 0 || a[8].lz)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    ke = db_find_raw(d, a[1].p, a[1].len);
+    if (!ke || ke->type != OBJ_SCRATCHPAD)
+        return 0; /* the scratchpad is gone, and its feed with it */
+    s = dbent_ptr(ke);
+    co = replay_co(s);
+    if (co->nchanges && (uint64_t)n[0] <= spco_change_at(co, co->nchanges - 1)->seq)
+        return 0; /* already in the state the rewrite wrote */
+    spco_change_add(co, (uint64_t)n[0], n[1], op, a[5].p, a[5].len, (uint64_t)vs[0], (uint64_t)vs[1], a[8].p, a[8].len,
+                    (size_t)sp_changes_max_len);
+    counter_seen((uint64_t)n[0]);
+    return 0;
+}
+
+/* _SPOFFSEQ ns prefix last: SP.OFFLOAD's counter of a prefix (at least last). */
+static int apply_spoffseq(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long n;
+    uint64_t *ctr;
+    dbent *ke;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 4 || a[1].lz || !name_ok(&a[2]) || replay_nums(a, 3, 1, &n) < 0 || n < 0)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    ke = db_find_raw(d, a[1].p, a[1].len);
+    if (!ke || ke->type != OBJ_SCRATCHPAD)
+        return 0; /* the scratchpad is gone, and its counters with it */
+    ctr = sp_offload_counter(dbent_ptr(ke), a[2].p, a[2].len);
+    if ((uint64_t)n > *ctr)
+        *ctr = (uint64_t)n;
+    return 0;
+}
+
+/* clang-format off */
 static const type_effect scratchpad_effects[] = {
     {"_SPENTRY", apply_spentry},
     {"_SPAPPEND", apply_spappend},
     {"_SPEXPIREAT", apply_spexpireat},
+    {"_SPSTATE", apply_spstate},
+    {"_SPLEASE", apply_splease},
+    {"_SPUNLEASE", apply_spunlease},
+    {"_SPCHANGE", apply_spchange},
+    {"_SPOFFSEQ", apply_spoffseq},
     {NULL, NULL},
 };
+/* clang-format on */
 
 /* DEBUG LZ4-CORRUPT key entry chunk: an entry only. */
 static int type_debug_lz(dbent *e, const char *part, size_t plen, lzval **out)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "core/sp/sp.h"
+#include "core/sp/spco.h"
 #include "keyspace/db.h"
 
 /* Register the scratchpad's row in the type table (keyspace/type.h). */
@@ -28,5 +29,36 @@ sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out);
  * commands propagate it after a change; the rewrite writes it. */
 struct effect_out;
 void sp_entry_effect_args(const struct effect_out *o, const char *ns, size_t nslen, const sp *s, const sp_entry *e);
+
+/* ---- leases and the change feed (core/sp/spco.h) ----
+ *
+ * A scratchpad key exists while it has entries or leases (sp_key_settle
+ * deletes it otherwise); its retained changes alone do not keep it. Its token
+ * and change counters start, when first used, above every number this server
+ * gave out or loaded (any scratchpad) and above the creation time in ms x 1000,
+ * so a scratchpad deleted and created again under the same name never gives a
+ * token or change number of its earlier life again (it would take over 1000
+ * grants or changes per ms of that life to catch up with the clock). */
+
+/* sp-changes-max-len: changes each scratchpad retains. */
+extern long long sp_changes_max_len;
+/* s's leases and feed, created (with fresh counters) on first use. */
+spco *sp_co(sp *s);
+/* The earliest time a part of s is due: an entry's expiry or a lease's, or -1. */
+int64_t sp_next_due(sp *s);
+/* After a change to s at key ke of d: delete the key if it holds neither
+ * entries nor leases (returns 1; s is freed), else keep its sub-expiry exact
+ * (returns 0). */
+int sp_key_settle(db *d, dbent *ke, sp *s);
+/* Record a change of entry name in s's feed at time now by client name
+ * client[0..clen) (may be NULL): its version and size from e, 0 and 0 when e is
+ * NULL (deleted). When o is not NULL, also writes the _SPCHANGE effect that
+ * replays it (docs/aof.md). Returns its number. */
+uint64_t sp_change_note(const struct effect_out *o, int dbid, const char *ns, size_t nslen, sp *s, int op,
+                        const char *name, size_t nlen, const sp_entry *e, const char *client, size_t clen, int64_t now);
+/* A token or change number v was given out: later scratchpads start above it. */
+void sp_counter_seen(uint64_t v);
+/* The _SPLEASE effect of lease l of the scratchpad at ns (its exact state). */
+void sp_lease_effect(const struct effect_out *o, int dbid, const char *ns, size_t nslen, const sp_lease *l);
 
 #endif
