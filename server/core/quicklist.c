@@ -175,6 +175,21 @@ void ql_free(quicklist *q)
     xfree(q);
 }
 
+int ql_free_some(quicklist *q, size_t max)
+{
+    qlnode *node;
+
+    while ((node = q->head) != NULL) {
+        if (max-- == 0)
+            return 0;
+        q->head = node->next;
+        node_free(node);
+        q->nodes--;
+    }
+    xfree(q);
+    return 1;
+}
+
 quicklist *ql_dup(const quicklist *q)
 {
     quicklist *d = ql_new(q->fill);

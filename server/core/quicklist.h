@@ -52,6 +52,11 @@ typedef struct ql_pos {
 /* A new empty list whose nodes follow fill. Free with ql_free. */
 quicklist *ql_new(int fill);
 void ql_free(quicklist *q);
+/* ql_free in bounded steps (a large list freed from the event loop): free up
+ * to max nodes (max >= 1) from the head (a node is one buffer, whatever its
+ * elements); q must not be used otherwise meanwhile. Returns 1 when q is
+ * freed, else 0: call again. */
+int ql_free_some(quicklist *q, size_t max);
 /* An independent copy of q. */
 quicklist *ql_dup(const quicklist *q);
 /* Change the fill used for nodes created or grown from now on. */

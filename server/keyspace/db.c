@@ -5,6 +5,7 @@
  * array-backed binary min-heap; each entry stores its heap index so that a TTL
  * can be changed or removed in O(log n). */
 #include "keyspace/db.h"
+#include "keyspace/lazyfree.h"
 #include "keyspace/type.h"
 
 #include <stddef.h>
@@ -212,8 +213,13 @@ void db_free_value(db *d, dbent *e)
 {
     if (has_subexpiry(e))
         heap_del(heap_of(d, 1), e);
-    if (e->enc != ENC_INLINE)
-        type_of(e)->free_value(e);
+    if (e->enc != ENC_INLINE) {
+        const type_def *t = type_of(e);
+        if (t->free_some && t->free_effort(e) > LAZYFREE_THRESHOLD)
+            lazyfree_push(t, dbent_ptr(e), e->enc);
+        else
+            t->free_value(e);
+    }
     e->enc = ENC_INLINE;
     e->vlen = 0;
 }

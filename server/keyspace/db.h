@@ -154,7 +154,8 @@ int db_is_expired(const db *d, const dbent *e);
  * Returns the number deleted. */
 long long db_active_expire(db *d, int64_t now, int64_t budget_us);
 
-/* Free the value held by e (not the entry); leaves e as an empty INLINE value. */
+/* Free the value held by e (not the entry); leaves e as an empty INLINE value.
+ * A large value is detached and freed in steps from the loop (lazyfree.h). */
 void db_free_value(db *d, dbent *e);
 
 /* Bytes of memory held by e's out-of-line value (0 for inline). */

@@ -269,11 +269,33 @@ static void test_memory_released(void)
     CHECK(mem_used() == base);
 }
 
+static void test_free_in_steps(void)
+{
+    size_t base = mem_used(), nodes;
+    quicklist *q = ql_new(16); /* 16 elements a node */
+    int i, steps = 0, ok = 1;
+
+    for (i = 0; i < 16000; i++)
+        ql_push(q, 1, "element", 7);
+    nodes = q->nodes;
+    CHECK(nodes == 1000);
+    while (!ql_free_some(q, 3)) {
+        if (nodes - q->nodes != 3)
+            ok = 0;
+        nodes = q->nodes;
+        steps++;
+    }
+    CHECK(ok);
+    CHECK(steps == 333);
+    CHECK(mem_used() == base);
+}
+
 int main(void)
 {
     RUN(test_model_bytes, "12000 random pushes, pops, inserts, replaces, deletes and walks under byte fills match a model");
     RUN(test_model_count, "9000 random operations under count fills (4 and 1 element per node) match a model");
     RUN(test_nodes_bounded, "100000 pushes at both ends keep every node within 8 KB, and popping them all frees every node");
     RUN(test_memory_released, "a list and its copy release every byte they held");
+    RUN(test_free_in_steps, "freeing a list of 1,000 nodes 3 nodes at a time takes 334 steps, then every byte is back");
     return TEST_DONE();
 }

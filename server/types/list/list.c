@@ -47,6 +47,18 @@ static void type_free_value(dbent *e)
     ql_free(list_ql(e));
 }
 
+static size_t type_free_effort(const dbent *e)
+{
+    return list_ql(e)->nodes;
+}
+
+static int type_free_some(void *v, uint8_t enc, uint64_t *cursor, size_t max)
+{
+    (void)enc;
+    (void)cursor;
+    return ql_free_some(v, max);
+}
+
 static void *type_dup_value(const dbent *e)
 {
     return ql_dup(list_ql(e));
@@ -110,6 +122,8 @@ static const type_def list_type = {
     .name = "list",
     .encoding = type_encoding,
     .free_value = type_free_value,
+    .free_effort = type_free_effort,
+    .free_some = type_free_some,
     .dup_value = type_dup_value,
     .stored = type_stored,
     .logical = type_logical,

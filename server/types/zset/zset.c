@@ -412,6 +412,21 @@ static void type_free_value(dbent *e)
         zsl_free(dbent_ptr(e));
 }
 
+static size_t type_free_effort(const dbent *e)
+{
+    return is_lp(e) ? 1 : zsl_count(dbent_ptr(e));
+}
+
+static int type_free_some(void *v, uint8_t enc, uint64_t *cursor, size_t max)
+{
+    (void)cursor;
+    if (enc == ZENC_LP) {
+        zlp_free(v);
+        return 1;
+    }
+    return zsl_free_some(v, max);
+}
+
 static void *type_dup_value(const dbent *e)
 {
     zsl *s, *d;
@@ -529,6 +544,8 @@ static const type_def zset_type = {
     .name = "zset",
     .encoding = zs_encoding,
     .free_value = type_free_value,
+    .free_effort = type_free_effort,
+    .free_some = type_free_some,
     .dup_value = type_dup_value,
     .stored = type_stored,
     .logical = type_logical,
