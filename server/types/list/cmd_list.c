@@ -606,8 +606,11 @@ static int pop_first(client *c, int first, int nkeys, int where, long long count
 
     for (j = first; j < first + nkeys; j++) {
         const sarg *key = &c->argv[j];
-        dbent *e = db_lookup_write(c->db, key->p, key->len);
+        dbent *e;
         long long n;
+        if (blk_not_serving(c, key->p, key->len))
+            continue; /* woken: served from the key that became ready */
+        e = db_lookup_write(c->db, key->p, key->len);
         if (!e)
             continue;
         if (e->type != OBJ_LIST) {
