@@ -234,7 +234,7 @@ const cfg_def cfg_table[] = {
     {"sp-grep-max-scan", CFG_MEMORY, 0, 1024, 1LL << 32, "64mb", C(sp_grep_max_scan), NULL, NULL, NULL, NULL},
     {"sp-grep-max-time", CFG_INT, 0, 1, 60000, "250", C(sp_grep_max_time), NULL, NULL, NULL, NULL},
     {"hash-max-listpack-entries", CFG_INT, 0, 0, LLONG_MAX, "128", &hash_max_listpack_entries, NULL, NULL, NULL, NULL},
-    {"hash-max-listpack-value", CFG_INT, 0, 0, LLONG_MAX, "64", &hash_max_listpack_value, NULL, NULL, NULL, NULL},
+    {"hash-max-listpack-value", CFG_MEMORY, 0, 0, LLONG_MAX, "64", &hash_max_listpack_value, NULL, NULL, NULL, NULL},
     {"dir", CFG_STRING, CFG_IMMUTABLE, 0, 0, "./data", C(dir), NULL, NULL, NULL, NULL},
     {"save", CFG_SPECIAL, 0, 0, 0, "\"\"", NULL, NULL, save_set, save_get, NULL},
     {"appendonly", CFG_BOOL, 0, 0, 0, "yes", C(appendonly), NULL, NULL, NULL, apply_appendonly},
@@ -252,7 +252,7 @@ const cfg_def cfg_table[] = {
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {"set-max-intset-entries", CFG_INT, 0, 0, INT_MAX, "512", (void *)&set_max_intset_entries, NULL, NULL, NULL, NULL},
     {"zset-max-listpack-entries", CFG_INT, 0, 0, INT_MAX, "128", C(zset_max_listpack_entries), NULL, NULL, NULL, apply_zset},
-    {"zset-max-listpack-value", CFG_INT, 0, 0, INT_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
+    {"zset-max-listpack-value", CFG_MEMORY, 0, 0, LLONG_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 #undef C
@@ -266,12 +266,25 @@ static int is_ll_field(const cfg_def *d)
            d->field == (void *)&hash_max_listpack_entries || d->field == (void *)&hash_max_listpack_value;
 }
 
+const cfg_alias cfg_aliases[] = {
+    {"hash-max-ziplist-entries", "hash-max-listpack-entries"},
+    {"hash-max-ziplist-value", "hash-max-listpack-value"},
+    {"list-max-ziplist-size", "list-max-listpack-size"},
+    {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
+    {"zset-max-ziplist-value", "zset-max-listpack-value"},
+    {NULL, NULL},
+};
+
 const cfg_def *cfg_find(const char *name, size_t len)
 {
     const cfg_def *d;
+    const cfg_alias *a;
     for (d = cfg_table; d->name; d++)
         if (str_eq_ci(name, len, d->name))
             return d;
+    for (a = cfg_aliases; a->alias; a++)
+        if (str_eq_ci(name, len, a->alias))
+            return cfg_find(a->name, strlen(a->name));
     return NULL;
 }
 
