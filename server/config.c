@@ -203,6 +203,7 @@ static int apply_hz(const char **err)
 }
 
 #define C(f) ((void *)&srv.cfg.f)
+/* clang-format off */
 const cfg_def cfg_table[] = {
     {"bind", CFG_STRING, CFG_IMMUTABLE, 0, 0, "127.0.0.1", C(bind), NULL, NULL, NULL, NULL},
     {"port", CFG_INT, CFG_IMMUTABLE, 0, 65535, "6379", C(port), NULL, NULL, NULL, NULL},
@@ -255,6 +256,7 @@ const cfg_def cfg_table[] = {
     {"zset-max-listpack-value", CFG_MEMORY, 0, 0, LLONG_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
+/* clang-format on */
 #undef C
 
 /* Width of each INT field: all ints are int except these long long ones. */
