@@ -6,7 +6,8 @@
  * cap unless it holds a single element; q->len and q->bytes are the sums over
  * the nodes. A node that a change leaves over the cap with two or more
  * elements is split in two halves, so every change moves at most about two
- * nodes' bytes. */
+ * nodes' bytes; one that a deletion leaves under a quarter of the cap joins
+ * a neighbour when the two fit in one node. */
 #include "quicklist.h"
 
 #include <string.h>
@@ -308,7 +309,59 @@ int ql_prev(ql_pos *pos)
     return 0;
 }
 
+/* 1 if a and b (a's next) fit in one node. */
+static int pair_fits(const quicklist *q, const qlnode *a, const qlnode *b)
+{
+    if (q->fill > 0 && a->count + b->count > (uint32_t)q->fill)
+        return 0;
+    return a->used + b->used <= node_cap_bytes(q->fill);
+}
+
+/* A node that a deletion left below a quarter of the cap joins a neighbour
+ * when the two fit in one node, so deletions in the middle (LREM, LTRIM)
+ * leave no trail of tiny nodes; a quarter, so a node is not merged and split
+ * back by every other change. pos (NULL: none) stays on its element. */
+static void maybe_merge(quicklist *q, qlnode *node, ql_pos *pos)
+{
+    qlnode *a, *b;
+
+    if (node->used >= node_cap_bytes(q->fill) / 4)
+        return;
+    if (node->prev && pair_fits(q, node->prev, node)) {
+        a = node->prev;
+        b = node;
+    } else if (node->next && pair_fits(q, node, node->next)) {
+        a = node;
+        b = node->next;
+    } else {
+        return;
+    }
+    node_reserve(a, a->used + b->used);
+    memcpy(a->buf + a->used, b->buf, b->used);
+    if (pos && pos->node == b) {
+        pos->node = a;
+        pos->i += a->count;
+        pos->off += a->used;
+    }
+    a->used += b->used;
+    a->count += b->count;
+    unlink_node(q, b);
+}
+
+static int delete_at(quicklist *q, ql_pos *pos, int forward);
+
 int ql_delete(quicklist *q, ql_pos *pos, int forward)
+{
+    qlnode *node = pos->node, *prev = node->prev;
+    int emptied = node->count == 1, r = delete_at(q, pos, forward);
+    qlnode *left = emptied ? prev : node; /* the node that shrank, or the one before the node that went */
+
+    if (left)
+        maybe_merge(q, left, r == 0 ? pos : NULL);
+    return r;
+}
+
+static int delete_at(quicklist *q, ql_pos *pos, int forward)
 {
     qlnode *node = pos->node;
     size_t n, elen = entry_len(node->buf + pos->off, &n);
@@ -423,4 +476,6 @@ void ql_del_range(quicklist *q, size_t start, size_t count)
             return;
         count--;
     }
+    if (pos.node->prev)
+        maybe_merge(q, pos.node->prev, NULL); /* the nodes on either side of whole nodes gone */
 }

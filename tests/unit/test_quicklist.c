@@ -269,6 +269,51 @@ static void test_memory_released(void)
     CHECK(mem_used() == base);
 }
 
+static void test_merge_after_deletes(void)
+{
+    size_t base = mem_used(), i, left = 0;
+    quicklist *q = ql_new(-2); /* 8 KB nodes */
+    ql_pos pos;
+    char buf[32];
+    int ok = 1, k = 0;
+
+    for (i = 0; i < 20000; i++) {
+        snprintf(buf, sizeof(buf), "element-%011zu", i); /* 20 bytes: 21 with its prefix */
+        ql_push(q, 1, buf, 20);
+    }
+    CHECK(q->nodes >= 50);
+    /* LREM-like: keep one element of ten, walking forward. */
+    ql_at(q, 0, &pos);
+    for (i = 0; i < 20000; i++) {
+        if (i % 10 == 0) {
+            left++;
+            if (ql_next(&pos) < 0)
+                break;
+        } else if (ql_delete(q, &pos, 1) < 0) {
+            break;
+        }
+    }
+    CHECK(ql_len(q) == left && left == 2000);
+    /* 42,000 bytes: nodes at least a quarter full (2 KB) would be 21 or fewer. */
+    CHECK(q->nodes <= 22);
+    ql_at(q, 0, &pos);
+    do {
+        const char *p;
+        size_t n;
+        ql_get(&pos, &p, &n);
+        snprintf(buf, sizeof(buf), "element-%011d", k * 10);
+        if (n != 20 || memcmp(p, buf, 20) != 0)
+            ok = 0;
+        k++;
+    } while (ql_next(&pos) == 0);
+    CHECK(ok && k == 2000);
+    /* LTRIM-like: a range from the middle. */
+    ql_del_range(q, 100, 1800);
+    CHECK(ql_len(q) == 200 && q->nodes <= 2);
+    ql_free(q);
+    CHECK(mem_used() == base);
+}
+
 static void test_free_in_steps(void)
 {
     size_t base = mem_used(), nodes;
@@ -296,6 +341,8 @@ int main(void)
     RUN(test_model_count, "9000 random operations under count fills (4 and 1 element per node) match a model");
     RUN(test_nodes_bounded, "100000 pushes at both ends keep every node within 8 KB, and popping them all frees every node");
     RUN(test_memory_released, "a list and its copy release every byte they held");
+    RUN(test_merge_after_deletes,
+        "deleting 9 elements of 10 across a list, then a range, leaves nodes at least a quarter full (merged), in order");
     RUN(test_free_in_steps, "freeing a list of 1,000 nodes 3 nodes at a time takes 334 steps, then every byte is back");
     return TEST_DONE();
 }
