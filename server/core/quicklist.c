@@ -317,16 +317,23 @@ static int pair_fits(const quicklist *q, const qlnode *a, const qlnode *b)
     return a->used + b->used <= node_cap_bytes(q->fill);
 }
 
-/* A node that a deletion left below a quarter of the cap joins a neighbour
- * when the two fit in one node, so deletions in the middle (LREM, LTRIM)
- * leave no trail of tiny nodes; a quarter, so a node is not merged and split
- * back by every other change. pos (NULL: none) stays on its element. */
+/* After a deletion from node: a node left below a quarter of the cap joins a
+ * neighbour when the two fit in one node, so deletions in the middle (LREM,
+ * LTRIM) leave no trail of tiny nodes (a quarter, so a node is not merged and
+ * split back by every other change); a node whose buffer is more than twice
+ * what it holds gets a smaller one. pos (NULL: none) stays on its element. */
 static void maybe_merge(quicklist *q, qlnode *node, ql_pos *pos)
 {
     qlnode *a, *b;
 
-    if (node->used >= node_cap_bytes(q->fill) / 4)
+    if (node->used >= node_cap_bytes(q->fill) / 4 ||
+        !((node->prev && pair_fits(q, node->prev, node)) || (node->next && pair_fits(q, node, node->next)))) {
+        if (node->cap > 256 && node->cap / 2 > node->used) {
+            node->cap = node->used + node->used / 4 + 16;
+            node->buf = xrealloc(node->buf, node->cap);
+        }
         return;
+    }
     if (node->prev && pair_fits(q, node->prev, node)) {
         a = node->prev;
         b = node;

@@ -132,6 +132,11 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room);
 /* Give e at least room bytes of room, moving it if needed; returns its address
  * (the old one is invalid if different). The value bytes/pointer are kept. */
 dbent *db_resize_entry(db *d, dbent *e, size_t room);
+/* Give memory back: move e to an entry of about room bytes of room (keeping
+ * the first room bytes) when its room is more than twice that and over 128
+ * bytes; returns its address (the old one is invalid if different). For a
+ * value kept in the entry that shrank (a compact hash after HDEL). */
+dbent *db_shrink_entry(db *d, dbent *e, size_t room);
 
 /* Unlink e, free its value and the entry. */
 void db_delete_entry(db *d, dbent *e);

@@ -132,6 +132,13 @@ int hash_del(db *d, dbent *e, const char *f, size_t flen)
     return 1;
 }
 
+dbent *hash_compact(db *d, dbent *e)
+{
+    if (e->enc != ENC_INLINE)
+        return e;
+    return db_shrink_entry(d, e, e->vlen + e->vlen / 4);
+}
+
 typedef struct each_ctx {
     int (*fn)(void *ctx, const hash_pair *p);
     void *ctx;

@@ -164,6 +164,7 @@ int zs_del(dbent *e, const char *m, size_t len)
         if (off == ZLP_END)
             return 0;
         zlp_delete(z, off, 1);
+        dbent_set_ptr(e, zlp_shrink(z));
     } else {
         zsl *s = dbent_ptr(e);
         zsl_node *n = zsl_find(s, m, len);
@@ -211,6 +212,7 @@ void zs_delete_range(dbent *e, size_t start, size_t end)
     if (is_lp(e)) {
         zlp *z = dbent_ptr(e);
         zlp_delete(z, zlp_at(z, start), end - start);
+        dbent_set_ptr(e, zlp_shrink(z));
     } else {
         zsl *s = dbent_ptr(e);
         zsl_node *n = zsl_at(s, start), *next;
