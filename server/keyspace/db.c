@@ -215,7 +215,9 @@ void db_free_value(db *d, dbent *e)
         heap_del(heap_of(d, 1), e);
     if (e->enc != ENC_INLINE) {
         const type_def *t = type_of(e);
-        if (t->free_some && t->free_effort(e) > LAZYFREE_THRESHOLD)
+        /* Not while the log is replayed: no client waits then, and a log
+         * that builds and deletes large values must not pile them up. */
+        if (t->free_some && !db_expiry_paused && t->free_effort(e) > LAZYFREE_THRESHOLD)
             lazyfree_push(t, dbent_ptr(e), e->enc);
         else
             t->free_value(e);

@@ -13,7 +13,8 @@
  * Which values: those whose type row has free_some and whose free_effort (about
  * the allocations freeing them takes) is above LAZYFREE_THRESHOLD, as Redis's
  * lazy free decides. One allocation (an intset, a listpack) is freed at once:
- * its cost does not grow with its elements.
+ * its cost does not grow with its elements. While the log is replayed at
+ * start-up (db_expiry_paused), values are freed at once: no client waits.
  *
  * Order: first queued, first freed. No globals beyond the queue itself. */
 #ifndef SP_LAZYFREE_H

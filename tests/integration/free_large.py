@@ -205,6 +205,24 @@ def t_shutdown_pending(srv):
     assert srv.proc.poll() == 0, "exit status %r" % srv.proc.poll()
 
 
+def t_replay_frees_at_once():
+    """The log's replay frees deleted values at once (no client waits then)."""
+    d = spserver.tempfile.mkdtemp(prefix="free-large-")
+    try:
+        with spserver.Server("--appendonly", "yes", workdir=d) as srv:
+            r = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=10)
+            for i in range(3):
+                fill(r, "set", "s%d" % i)
+            r.delete("s0", "s1")
+        with spserver.Server("--appendonly", "yes", workdir=d) as srv:
+            r = redis.Redis(host="127.0.0.1", port=srv.port, socket_timeout=10)
+            assert r.scard("s2") == N and r.exists("s0", "s1") == 0
+            m = mem(r)
+            assert m["lazyfree_pending_objects"] == 0 and m["lazyfreed_objects"] == 0, m
+    finally:
+        spserver.shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     r_ = spserver.Reporter()
     with spserver.Server() as srv:
@@ -219,6 +237,7 @@ def main():
         r_.case("FLUSHALL ASYNC frees big values in steps", t_flushall_async, r)
         r_.case("FLUSHDB frees a big sorted set in steps", t_flushdb, r)
         r_.case("a small value is freed by the command itself, not queued", t_small_at_once, r)
+    r_.case("the log's replay frees the values it deletes at once, not through the queue", t_replay_frees_at_once)
     with spserver.Server() as srv:
         r_.case("SHUTDOWN with values pending frees them and exits with status 0", t_shutdown_pending, srv)
     r_.finish()
