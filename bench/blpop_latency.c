@@ -36,7 +36,8 @@ static int expect(redisContext *c, int type, const char *what)
     redisReply *r = NULL;
 
     if (redisGetReply(c, (void **)&r) != REDIS_OK || !r || r->type != type) {
-        fprintf(stderr, "blpop-latency: unexpected reply to %s%s%s\n", what, c->err ? ": " : "", c->err ? c->errstr : "");
+        fprintf(stderr, "blpop-latency: unexpected reply to %s%s%s\n", what, c->err ? ": " : "",
+                c->err ? c->errstr : "");
         if (r)
             freeReplyObject(r);
         return -1;
