@@ -22,6 +22,7 @@ dbent *list_create(db *d, const char *key, size_t klen)
 {
     dbent *e = db_add(d, key, klen, OBJ_LIST, sizeof(void *));
     dbent_set_ptr(e, ql_new(list_fill));
+    ql_set_compress(list_ql(e), list_compress_depth);
     e->enc = ENC_PTR;
     return e;
 }
