@@ -400,6 +400,16 @@ int ql_next(ql_pos *pos)
     return 0;
 }
 
+int ql_next_settle(quicklist *q, ql_pos *pos)
+{
+    qlnode *left = pos->node;
+    int r = ql_next(pos);
+
+    if (r == 0 && pos->node != left && node_inner(q, left))
+        node_compress(left);
+    return r;
+}
+
 int ql_prev(ql_pos *pos)
 {
     if (pos->i > 0) {

@@ -75,7 +75,8 @@ void ql_set_fill(quicklist *q, int fill);
  * (Redis's list-compress-depth; 0: compress none). A node is decompressed when
  * it is read or changed; the changes of the list compress the nodes that have
  * left the ends' windows and, sweeping, two more nodes each (so nodes read stay
- * raw until later changes of the list come round to them). */
+ * raw until later changes of the list come round to them, unless read through
+ * ql_next_settle). */
 void ql_set_compress(quicklist *q, int depth);
 static inline size_t ql_len(const quicklist *q) { return q->len; }
 /* Bytes of memory q holds (its struct, nodes and buffers). */
@@ -91,6 +92,10 @@ void ql_get(const ql_pos *pos, const char **p, size_t *n);
 /* Move pos to the next / previous element: 0, or -1 at the end. */
 int ql_next(ql_pos *pos);
 int ql_prev(ql_pos *pos);
+/* ql_next for a reader of q that holds no other position or element pointer
+ * into q (LRANGE, the log's rewrite): the node it leaves is compressed again
+ * if it is an inner one, so reading a whole list leaves it compressed. */
+int ql_next_settle(quicklist *q, ql_pos *pos);
 /* Remove the element at pos. Afterwards pos is the element that followed it
  * (forward 1) or preceded it (forward 0): 0, or -1 if there is none. */
 int ql_delete(quicklist *q, ql_pos *pos, int forward);

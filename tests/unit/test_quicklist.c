@@ -388,6 +388,14 @@ static void test_compress_depth(void)
     } while (ql_next(&pos) == 0);
     CHECK(ok && i == 100000);
     CHECK(count_lz(q) == 0);
+    /* A reader that holds nothing else (LRANGE) leaves the nodes compressed. */
+    ql_at(q, 0, &pos);
+    while (ql_next_settle(q, &pos) == 0)
+        ;
+    CHECK(count_lz(q) == lz);
+    ql_at(q, 0, &pos);
+    while (ql_next(&pos) == 0)
+        ;
     /* Changes sweep the nodes read back into compression, two a change. */
     for (i = 0; i < q->nodes; i++) {
         ql_push(q, 0, "x", 1);

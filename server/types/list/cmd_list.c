@@ -257,7 +257,7 @@ static void cmd_lrange(client *c)
     ql_at(list_ql(e), s, &pos);
     for (i = s; i <= t; i++) {
         reply_pos(c, &pos);
-        ql_next(&pos);
+        ql_next_settle(list_ql(e), &pos); /* the reply holds a copy of every element */
     }
 }
 

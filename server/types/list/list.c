@@ -99,7 +99,9 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
             eo_bytes(o, p, len);
             n++;
             bytes += len;
-            more = ql_next(&pos) == 0;
+            /* eo_bytes copied the element; the list changes only in how its
+             * nodes are stored (they are compressed back as they were). */
+            more = ql_next_settle((quicklist *)q, &pos) == 0;
         }
         eo_end(o);
         if (more)
