@@ -59,9 +59,9 @@ TOOLS      := $(if $(wildcard persistence/check_aof.c),$(BUILD)/scratchpad-check
 UNIT_LINK_test_aof        := $(PERSIST_LIB)
 UNIT_LINK_test_aof_stream := $(PERSIST_LIB)
 UNIT_LINK_test_resp       := $(BUILD)/server/net/resp.o
-UNIT_LINK_test_expire     := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/type.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/string/value.o
+UNIT_LINK_test_expire     := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/lazyfree.o $(BUILD)/server/keyspace/type.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/string/value.o
 UNIT_LINK_test_config     := $(SERVER_LIB) $(PERSIST_LIB)
-UNIT_LINK_test_set        := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/type.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/set/set.o
+UNIT_LINK_test_set        := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/lazyfree.o $(BUILD)/server/keyspace/type.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/set/set.o
 
 # Components add their targets here from their own fragments: EXTRA_ALL (built
 # by `make`), and test programs built into $(BUILD)/tests/extra/ (run by

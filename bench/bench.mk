@@ -5,6 +5,7 @@
 #   $(BUILD)/scratchpad-bench          the benchmark (hiredis async + libevent)
 #   $(BUILD)/tests/extra/bench_units   unit tests of its histogram and text
 #                                      generator (run by tests/run.sh)
+#   $(BUILD)/blpop-latency             the BLPOP round-trip probe (bench/blpop-latency.sh)
 # Objects go to $(BUILD)/bench/. The end-to-end test is
 # tests/integration/bench_smoke.sh; `make bench-compare` runs bench/compare.sh,
 # the comparison with redis-server (report in bench/results/); `make bench-aof`
@@ -24,7 +25,9 @@ BENCH_UNITS  := $(BUILD)/tests/extra/bench_units
 BENCH_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(HIREDIS_CFLAGS) $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP
 BENCH_LIBS   := $(HIREDIS_LIBS) $(LIBS)
 
-EXTRA_ALL += $(BENCH_BIN) $(BENCH_UNITS)
+BLPOP_LAT    := $(BUILD)/blpop-latency
+
+EXTRA_ALL += $(BENCH_BIN) $(BENCH_UNITS) $(BLPOP_LAT)
 
 .PHONY: bench-build bench-compare bench-aof
 bench-build: $(BENCH_BIN)
@@ -45,8 +48,12 @@ $(BUILD)/bench/%.o: bench/%.c
 $(BENCH_BIN): $(BENCH_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(BENCH_LIBS)
 
+# The BLPOP round-trip probe (bench/blpop-latency.sh runs it against both servers).
+$(BLPOP_LAT): $(BUILD)/bench/blpop_latency.o
+	$(CC) $(CFLAGS) -o $@ $^ $(BENCH_LIBS)
+
 $(BENCH_UNITS): $(BUILD)/bench/test_units.o $(BUILD)/bench/hist.o $(BUILD)/bench/loggen.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(BENCH_LIBS)
 
--include $(BENCH_OBJ:.o=.d) $(BUILD)/bench/test_units.d
+-include $(BENCH_OBJ:.o=.d) $(BUILD)/bench/test_units.d $(BUILD)/bench/blpop_latency.d

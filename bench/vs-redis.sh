@@ -30,7 +30,8 @@
 #   BENCH_MEMORY    0 skips the memory test
 #   BENCH_TESTS     redis-benchmark tests to run (default: set get incr mset; the data
 #                   types: lpush rpush lpop rpop sadd hset spop zadd zpopmin lrange_100
-#                   lrange_600, in that order, so that the pops find data)
+#                   lrange_600, in that order, so that the pops find data; an LRANGE
+#                   test pushes its n elements first, so it reads a full list)
 #   BENCH_SIZES     value sizes, -d               (default: 64 4096)
 #   SERVER_CPU, BENCH_CPU  the CPUs to pin to   (default: 0 and 1)
 #   SERVER_ARGS     extra --directive value words for scratchpad-server
@@ -139,10 +140,12 @@ stop_server() {
     PIDS=$rest
 }
 
-# bench port test pipeline size n: prints the requests per second.
+# bench port test pipeline size n: prints the requests per second. The test's
+# own row is the last: redis-benchmark runs the LRANGE tests after an "LPUSH
+# (needed to benchmark LRANGE)" of n elements into mylist, whose row comes first.
 bench() {
     $PIN_BENCH "$REDIS_BENCHMARK" -h 127.0.0.1 -p "$1" -t "$2" -P "$3" -d "$4" -n "$5" -c "$CLIENTS" --csv \
-        2>/dev/null | tr -d '"\r' | awk -F, 'NR > 1 && $1 != "test" && $2 + 0 > 0 { print $2; exit }'
+        2>/dev/null | tr -d '"\r' | awk -F, 'NR > 1 && $1 != "test" && $2 + 0 > 0 { v = $2 } END { if (v != "") print v }'
 }
 
 median() {

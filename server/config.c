@@ -205,6 +205,7 @@ static int apply_hz(const char **err)
 }
 
 #define C(f) ((void *)&srv.cfg.f)
+/* clang-format off */
 const cfg_def cfg_table[] = {
     {"bind", CFG_STRING, CFG_IMMUTABLE, 0, 0, "127.0.0.1", C(bind), NULL, NULL, NULL, NULL},
     {"port", CFG_INT, CFG_IMMUTABLE, 0, 65535, "6379", C(port), NULL, NULL, NULL, NULL},
@@ -241,7 +242,7 @@ const cfg_def cfg_table[] = {
     {"sp-grep-max-time", CFG_INT, 0, 1, 60000, "250", C(sp_grep_max_time), NULL, NULL, NULL, NULL},
     {"sp-changes-max-len", CFG_INT, 0, 0, 1000000, "10000", &sp_changes_max_len, NULL, NULL, NULL, NULL},
     {"hash-max-listpack-entries", CFG_INT, 0, 0, LLONG_MAX, "128", &hash_max_listpack_entries, NULL, NULL, NULL, NULL},
-    {"hash-max-listpack-value", CFG_INT, 0, 0, LLONG_MAX, "64", &hash_max_listpack_value, NULL, NULL, NULL, NULL},
+    {"hash-max-listpack-value", CFG_MEMORY, 0, 0, LLONG_MAX, "64", &hash_max_listpack_value, NULL, NULL, NULL, NULL},
     {"dir", CFG_STRING, CFG_IMMUTABLE, 0, 0, "./data", C(dir), NULL, NULL, NULL, NULL},
     {"save", CFG_SPECIAL, 0, 0, 0, "\"\"", NULL, NULL, save_set, save_get, NULL},
     {"appendonly", CFG_BOOL, 0, 0, 0, "yes", C(appendonly), NULL, NULL, NULL, apply_appendonly},
@@ -262,15 +263,13 @@ const cfg_def cfg_table[] = {
     {"list-compress-depth", CFG_INT, 0, 0, INT_MAX, "0", C(list_compress_depth), NULL, NULL, NULL, apply_list},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {"set-max-intset-entries", CFG_INT, 0, 0, INT_MAX, "512", (void *)&set_max_intset_entries, NULL, NULL, NULL, NULL},
-    {"zset-max-listpack-entries", CFG_INT, 0, 0, INT_MAX, "128", C(zset_max_listpack_entries), NULL, NULL, NULL,
-     apply_zset},
-    {"zset-max-listpack-value", CFG_INT, 0, 0, INT_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
-    {"stream-node-max-bytes", CFG_MEMORY, 0, 0, LLONG_MAX, "4096", (void *)&stream_node_max_bytes, NULL, NULL, NULL,
-     NULL},
-    {"stream-node-max-entries", CFG_INT, 0, 0, LLONG_MAX, "100", (void *)&stream_node_max_entries, NULL, NULL, NULL,
-     NULL},
+    {"zset-max-listpack-entries", CFG_INT, 0, 0, INT_MAX, "128", C(zset_max_listpack_entries), NULL, NULL, NULL, apply_zset},
+    {"zset-max-listpack-value", CFG_MEMORY, 0, 0, LLONG_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
+    {"stream-node-max-bytes", CFG_MEMORY, 0, 0, LLONG_MAX, "4096", (void *)&stream_node_max_bytes, NULL, NULL, NULL, NULL},
+    {"stream-node-max-entries", CFG_INT, 0, 0, LLONG_MAX, "100", (void *)&stream_node_max_entries, NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
+/* clang-format on */
 #undef C
 
 /* Width of each INT field: all ints are int except these long long ones. */
@@ -283,12 +282,25 @@ static int is_ll_field(const cfg_def *d)
            d->field == (void *)&stream_node_max_entries || d->field == (void *)&sp_changes_max_len;
 }
 
+const cfg_alias cfg_aliases[] = {
+    {"hash-max-ziplist-entries", "hash-max-listpack-entries"},
+    {"hash-max-ziplist-value", "hash-max-listpack-value"},
+    {"list-max-ziplist-size", "list-max-listpack-size"},
+    {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
+    {"zset-max-ziplist-value", "zset-max-listpack-value"},
+    {NULL, NULL},
+};
+
 const cfg_def *cfg_find(const char *name, size_t len)
 {
     const cfg_def *d;
+    const cfg_alias *a;
     for (d = cfg_table; d->name; d++)
         if (str_eq_ci(name, len, d->name))
             return d;
+    for (a = cfg_aliases; a->alias; a++)
+        if (str_eq_ci(name, len, a->alias))
+            return cfg_find(a->name, strlen(a->name));
     return NULL;
 }
 

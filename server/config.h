@@ -32,6 +32,14 @@ typedef struct cfg_def {
 
 /* The table, ended by a row with a NULL name. */
 extern const cfg_def cfg_table[];
+/* Older names Redis 7 still accepts for some directives (the *-ziplist-* ones
+ * of the listpack thresholds): the file, the command line and CONFIG SET take
+ * either name, and CONFIG GET answers under the name or pattern asked. Ended
+ * by a row with a NULL alias. */
+typedef struct cfg_alias {
+    const char *alias, *name;
+} cfg_alias;
+extern const cfg_alias cfg_aliases[];
 
 /* Set every directive to its default. */
 void cfg_defaults(void);
@@ -45,7 +53,7 @@ int cfg_load_args(int argc, char **argv);
 int cfg_set(const cfg_def *d, int argc, char **argv, const char **err);
 /* Format the current value of d into buf. */
 void cfg_format(const cfg_def *d, char *buf, size_t cap);
-/* The row named name (case-insensitive), or NULL. */
+/* The row named name or one of its aliases (case-insensitive), or NULL. */
 const cfg_def *cfg_find(const char *name, size_t len);
 
 /* Split a line into words as redis.conf does (quotes and escapes). Returns the

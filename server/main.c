@@ -16,6 +16,7 @@
 #include "cmd/block.h"
 #include "cmd/commands.h"
 #include "config.h"
+#include "keyspace/lazyfree.h"
 #include "log.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
@@ -23,6 +24,8 @@
 #include "aof/persist.h"
 #include "server.h"
 #include "core/util.h"
+
+#define LAZYFREE_STEP_US 1000 /* freeing of deleted large values per loop iteration */
 
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
 {
@@ -121,6 +124,7 @@ int main(int argc, char **argv)
         persist_stop();
         for (i = 0; i < srv.cfg.databases; i++)
             db_release(&srv.dbs[i]);
+        lazyfree_drain();
         return 1;
     }
     if (net_listen() < 0)
@@ -150,9 +154,12 @@ int main(int argc, char **argv)
         net_free_closed();
         if (srv.shutdown_asap)
             break;
-        /* A rewrite that runs on the loop takes a step every iteration: poll
-         * for events without sleeping until it is done. */
-        event_base_loop(srv.base, persist_busy() ? EVLOOP_ONCE | EVLOOP_NONBLOCK : EVLOOP_ONCE);
+        /* Large values deleted are freed a bounded slice per iteration, after
+         * the replies went out (keyspace/lazyfree.h). A rewrite that runs on
+         * the loop takes a step every iteration too: while either has work,
+         * poll for events without sleeping. */
+        lazyfree_step(LAZYFREE_STEP_US);
+        event_base_loop(srv.base, persist_busy() || lazyfree_pending() ? EVLOOP_ONCE | EVLOOP_NONBLOCK : EVLOOP_ONCE);
     }
     server_shutdown();
     for (i = 0; i < 2; i++)

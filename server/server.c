@@ -18,6 +18,7 @@
 #include "aof/persist.h"
 #include "cmd/propagate.h"
 #include "cmd/signal.h"
+#include "keyspace/lazyfree.h"
 #include "keyspace/type.h"
 #include "types/hash/hash.h"
 #include "types/list/list.h"
@@ -227,6 +228,7 @@ void server_shutdown(void)
     persist_stop();
     for (i = 0; i < srv.cfg.databases; i++)
         db_release(&srv.dbs[i]);
+    lazyfree_drain();
     if (dict_ev)
         event_free(dict_ev);
     dict_ev = NULL;

@@ -140,9 +140,9 @@ typedef struct server_config {
     char *aof_rewrite_cpulist;     /* CPUs the rewrite child runs on; "" = the server's */
     int aof_hold_timeout;          /* ms a reply may wait for a failing log before -IOERR, 0 = no limit */
     int list_max_listpack_size;    /* a list node's cap: -1..-5 = 4..64 KB, N > 0 = N elements */
-    int list_compress_depth;       /* list nodes kept uncompressed at each end (accepted, not applied) */
+    int list_compress_depth;       /* list nodes kept uncompressed at each end; those between are LZ4-compressed */
     int zset_max_listpack_entries; /* members of a sorted set kept in the compact encoding */
-    int zset_max_listpack_value;   /* bytes, the longest member the compact encoding keeps */
+    long long zset_max_listpack_value; /* bytes, the longest member the compact encoding keeps */
 } server_config;
 
 typedef struct server {

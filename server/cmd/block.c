@@ -48,7 +48,8 @@ typedef struct blk_state {
     int nkeys;
     int rerun;             /* its command runs again now */
     int stay;              /* the re-run found nothing: keep waiting */
-    int each;              /* blk_block_each: staying does not stop the line */
+    int type;              /* OBJ_* of the values it waits for; -1: any */
+    int64_t usec;          /* us its runs took so far (INFO commandstats) */
 } blk_state;
 
 static ht table;
@@ -58,8 +59,8 @@ static blk_key **readyq;
 static int nready, capready;
 static client **resumeq;
 static int nresume, capresume;
-static blk_key *serving_key; /* the ready key whose waiters run again now */
 int blk_ready_pending;
+static blk_key *serving_key; /* the ready key whose clients are being served */
 
 static const char *bk_keyof(const ht_node *n)
 {
@@ -214,8 +215,36 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     reply_timeout(c);
+    cmd_count_call(c, c->blk->cmd, 1, c->blk->usec, 0);
     unblock(c);
     resume_later(c);
+}
+
+/* The type of value c's command waits for: its group's (a list, a sorted set). */
+static int wait_type(const cmd_def *cmd)
+{
+    if (cmd->group && strcmp(cmd->group, "list") == 0)
+        return OBJ_LIST;
+    if (cmd->group && strcmp(cmd->group, "sorted-set") == 0)
+        return OBJ_ZSET;
+    return -1;
+}
+
+int blk_not_serving(const client *c, const char *key, size_t klen)
+{
+    if (!c->blk || !c->blk->rerun || !serving_key)
+        return 0;
+    return klen != serving_key->klen || memcmp(key, serving_key->kbuf + 4, klen) != 0;
+}
+
+int blk_call_waits(client *c, int64_t dur)
+{
+    blk_state *b = c->blk;
+
+    if (!b || (b->rerun && !b->stay))
+        return 0;
+    b->usec += dur;
+    return 1;
 }
 
 int blk_can_block(const client *c)
@@ -245,6 +274,7 @@ void blk_block(client *c, int first, int nkeys, int64_t deadline)
         b->argv[i].len = c->argv[i].len;
     }
     b->deadline = deadline;
+    b->type = wait_type(c->cmd);
     b->keys = xmalloc(sizeof(blk_key *) * (size_t)nkeys);
     for (i = 0; i < nkeys; i++) {
         const sarg *k = &c->argv[first + i];
@@ -276,13 +306,6 @@ void blk_block(client *c, int first, int nkeys, int64_t deadline)
     nblocked++;
 }
 
-void blk_block_each(client *c, int first, int nkeys, int64_t deadline)
-{
-    blk_block(c, first, nkeys, deadline);
-    if (c->blk)
-        c->blk->each = 1;
-}
-
 int blk_waiting_for(const client *c, const char *key, size_t klen,
                     int (*fn)(void *ctx, const cmd_def *cmd, int argc, const sarg *argv), void *ctx)
 {
@@ -299,15 +322,8 @@ int blk_waiting_for(const client *c, const char *key, size_t klen,
     return 0;
 }
 
-void blk_key_ready(db *d, const char *key, size_t klen)
+static void note_ready(blk_key *bk)
 {
-    blk_key *bk;
-
-    if (nblocked == 0)
-        return;
-    bk = bk_find(d->id, key, klen);
-    if (!bk || bk->ready)
-        return;
     bk->ready = 1;
     if (nready == capready) {
         capready = capready ? capready * 2 : 16;
@@ -315,6 +331,35 @@ void blk_key_ready(db *d, const char *key, size_t klen)
     }
     readyq[nready++] = bk;
     blk_ready_pending = 1;
+}
+
+/* 1 if bk's key in d concerns one of its clients: it holds a value of the
+ * type the client waits for, or the client waits for any change of the key
+ * (type -1: a stream's group read, a lease, the change feed, for which a
+ * deletion matters too). */
+static int waited_value(const blk_key *bk, db *d)
+{
+    const dbent *e = db_find_raw(d, bk->kbuf + 4, bk->klen);
+    int i;
+
+    for (i = 0; i < bk->nw; i++) {
+        int t = bk->w[i]->blk->type;
+        if (t < 0 || (e && t == e->type))
+            return 1;
+    }
+    return 0;
+}
+
+void blk_key_ready(db *d, const char *key, size_t klen)
+{
+    blk_key *bk;
+
+    if (nblocked == 0)
+        return;
+    bk = bk_find(d->id, key, klen);
+    if (!bk || bk->ready || !waited_value(bk, d))
+        return;
+    note_ready(bk);
 }
 
 typedef struct swap_ctx {
@@ -326,15 +371,8 @@ static int note_swapped(void *ctx, ht_node *n)
     const swap_ctx *s = ctx;
     blk_key *bk = (blk_key *)n;
 
-    if ((bk->dbid == s->a || bk->dbid == s->b) && !bk->ready) {
-        bk->ready = 1;
-        if (nready == capready) {
-            capready = capready ? capready * 2 : 16;
-            readyq = xrealloc(readyq, sizeof(blk_key *) * (size_t)capready);
-        }
-        readyq[nready++] = bk;
-        blk_ready_pending = 1;
-    }
+    if ((bk->dbid == s->a || bk->dbid == s->b) && !bk->ready && waited_value(bk, &srv.dbs[bk->dbid]))
+        note_ready(bk);
     return 0;
 }
 
@@ -376,6 +414,7 @@ static int rerun(client *c)
     srv.current = current;
     if (b->stay)
         return 0;
+    cmd_count_call(c, b->cmd, 0, b->usec, 0); /* the runs that waited; cmd_call counted this one */
     unblock(c);
     resume_later(c);
     return 1;
@@ -384,6 +423,7 @@ static int rerun(client *c)
 void blk_handle_ready(void)
 {
     static int serving;
+    int i, gone;
 
     if (serving)
         return;
@@ -392,19 +432,21 @@ void blk_handle_ready(void)
         blk_key *bk = readyq[0];
         memmove(readyq, readyq + 1, sizeof(blk_key *) * (size_t)(nready - 1));
         nready--;
-        /* The oldest waiter first; stop at the first that finds nothing,
-         * unless each waiter waits for something of its own. */
+        /* Each waiter in line, oldest first, from this key only; one that
+         * finds nothing (it waits for another type, or for something of its
+         * own: a lease, a later change) keeps its place. Once the key is gone
+         * (emptied) only the waiters of any change run (a blocked XREADGROUP
+         * learns of the deletion; a lease waiter may take a freed lease). */
         serving_key = bk;
-        {
-            int i = 0;
-            while (i < bk->nw) {
-                client *w = bk->w[i];
-                if (rerun(w))
-                    continue;
-                if (!w->blk->each)
-                    break;
+        i = 0;
+        gone = !db_find_raw(&srv.dbs[bk->dbid], bk->kbuf + 4, bk->klen);
+        while (i < bk->nw) {
+            if (gone && bk->w[i]->blk->type >= 0)
                 i++;
-            }
+            else if (rerun(bk->w[i]))
+                gone = !db_find_raw(&srv.dbs[bk->dbid], bk->kbuf + 4, bk->klen);
+            else
+                i++;
         }
         serving_key = NULL;
         bk->ready = 0;
@@ -434,9 +476,10 @@ int blk_unblock(client *c, int error)
     if (!(c->flags & CLIENT_BLOCKED) || !c->blk)
         return 0;
     if (error)
-        reply_error(c, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        reply_error(c, "UNBLOCKED client unblocked via CLIENT UNBLOCK"); /* a failed call of c's command */
     else
         reply_timeout(c);
+    cmd_count_call(c, c->blk->cmd, 1, c->blk->usec, !error); /* Redis 7.0: failed either way */
     unblock(c);
     resume_later(c);
     return 1;

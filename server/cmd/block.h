@@ -6,10 +6,12 @@
  * blk_block; this module keeps the client, stops its connection from running
  * more requests (pipelined ones wait in its query buffer), and wakes it:
  *
- * - When a waited key changes (signal_key_changed calls blk_key_ready), the key
- *   is noted ready; once the command or EXEC that changed it has ended,
- *   blk_handle_ready re-runs the command of each client waiting on that key,
- *   first come first served. A re-run that finds data does what the command
+ * - When a waited key changes to hold a value of the type a client waits for
+ *   (signal_key_changed calls blk_key_ready), the key is noted ready; once the
+ *   command or EXEC that changed it has ended, blk_handle_ready serves the
+ *   ready keys in the order they became ready, and re-runs the command of each
+ *   client waiting on a key, first come first served, looking at that key only
+ *   (blk_not_serving). A re-run that finds data does what the command
  *   does without blocking (pops, replies, propagates the effect it had: an LPOP,
  *   never a BLPOP, so the log's replay never blocks); one that finds none calls
  *   blk_block again, which leaves the client where it was in line.
@@ -45,11 +47,6 @@ int blk_parse_timeout(client *c, int i, int64_t *deadline);
  * returns. During a re-run (blk_rerunning), keeps c blocked where it was. The
  * command must have replied nothing. */
 void blk_block(client *c, int first, int nkeys, int64_t deadline);
-/* As blk_block, for a command whose waiters on one key each wait for
- * something of their own (SP.LEASE WAIT: different resources; SP.CHANGES
- * BLOCK: different positions): a re-run that finds nothing does not stop the
- * re-runs of the clients behind it in line, which are served in order. */
-void blk_block_each(client *c, int first, int nkeys, int64_t deadline);
 /* Whether a client other than c, blocked on key of c's database, runs a
  * command for which fn(ctx, its command, argc, argv) returns non-zero. */
 int blk_waiting_for(const client *c, const char *key, size_t klen,
@@ -64,7 +61,23 @@ int blk_rerunning(const client *c);
  * command waiting on several keys serves that one (XREAD, as Redis 7.0). */
 const char *blk_rerun_key(const client *c, size_t *klen);
 
-/* A key of d changed: note it ready if clients wait on it (cheap otherwise). */
+/* 1 during a re-run if key (klen bytes) is not the ready key being served: a
+ * command waiting on several keys looks only at the key that became ready, as
+ * Redis 7.0 serves a client from that key (BLPOP a b, woken by a push to b,
+ * pops from b even if a got data meanwhile too). 0 otherwise. */
+int blk_not_serving(const client *c, const char *key, size_t klen);
+/* cmd_call's question once c's command has run for dur us: 1 if the call
+ * ended in a wait (the command blocked, or its re-run found nothing). Such a
+ * call is not counted in INFO commandstats: the command is counted once, when
+ * its wait ends (served, timed out, or CLIENT UNBLOCK: then also a failed
+ * call), with the durations of its runs, as Redis 7.0 counts it. */
+int blk_call_waits(client *c, int64_t dur);
+
+/* A key of d changed: note it ready if clients wait on it and it now holds a
+ * value of the type one of them waits for (Redis 7.0 signals a key when a
+ * list, sorted set, ... is added under it; cheap when nobody waits). Ready
+ * keys are served in the order they became ready, each key's clients first
+ * come first served. */
 void blk_key_ready(db *d, const char *key, size_t klen);
 /* Every key of d is about to go (FLUSHDB, FLUSHALL): every waited key of d
  * is ready (a blocked XREADGROUP then learns its stream is gone, as Redis's). */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd/commands.h"
 #include "config.h"
@@ -36,46 +37,56 @@ static int has_glob(const sarg *a)
     return memchr(a->p, '*', a->len) || memchr(a->p, '?', a->len) || memchr(a->p, '[', a->len);
 }
 
-/* CONFIG GET pattern...: each matching directive once, as a map. An argument
+/* Add (d, key) to the reply's pairs unless key is there already (names
+ * compare case-insensitively: an alias and its directive are two names). */
+static void get_add(const cfg_def **rows, const char **keys, int *n, const cfg_def *d, const char *key, size_t klen)
+{
+    int j;
+
+    for (j = 0; j < *n; j++)
+        if (strlen(keys[j]) == klen && str_eq_ci(key, klen, keys[j]))
+            return;
+    rows[*n] = d;
+    keys[(*n)++] = key;
+}
+
+/* CONFIG GET pattern...: each matching name once, as a map; an alias (Redis
+ * 7's *-ziplist-* names) is a name of its own, as in Redis. An argument
  * without glob characters is looked up directly and echoed as typed. */
 static void config_get(client *c)
 {
-    int nrows = 0, i, j, n = 0;
+    int nnames = 0, i, n = 0;
     const cfg_def *d;
+    const cfg_alias *al;
     const cfg_def **rows;
     const char **keys;
 
     for (d = cfg_table; d->name; d++)
-        nrows++;
-    rows = xmalloc(sizeof(*rows) * (size_t)(nrows ? nrows : 1));
-    keys = xmalloc(sizeof(*keys) * (size_t)(nrows ? nrows : 1));
+        nnames++;
+    for (al = cfg_aliases; al->alias; al++)
+        nnames++;
+    nnames *= c->argc; /* exact names typed may repeat a directive under other spellings */
+    rows = xmalloc(sizeof(*rows) * (size_t)nnames);
+    keys = xmalloc(sizeof(*keys) * (size_t)nnames);
     for (i = 2; i < c->argc; i++) {
         const sarg *a = &c->argv[i];
         if (!has_glob(a)) {
             d = cfg_find(a->p, a->len);
-            for (j = 0; d && j < n; j++)
-                if (rows[j] == d)
-                    d = NULL;
-            if (d) {
-                rows[n] = d;
-                keys[n++] = a->p;
-            }
+            if (d)
+                get_add(rows, keys, &n, d, a->p, a->len);
             continue;
         }
-        for (d = cfg_table; d->name; d++) {
-            for (j = 0; j < n; j++)
-                if (rows[j] == d)
-                    break;
-            if (j == n && glob_match(a->p, a->len, d->name, strlen(d->name), 1)) {
-                rows[n] = d;
-                keys[n++] = d->name;
-            }
-        }
+        for (d = cfg_table; d->name; d++)
+            if (glob_match(a->p, a->len, d->name, strlen(d->name), 1))
+                get_add(rows, keys, &n, d, d->name, strlen(d->name));
+        for (al = cfg_aliases; al->alias; al++)
+            if (glob_match(a->p, a->len, al->alias, strlen(al->alias), 1))
+                get_add(rows, keys, &n, cfg_find(al->name, strlen(al->name)), al->alias, strlen(al->alias));
     }
     reply_map(c, n);
-    for (j = 0; j < n; j++) {
-        char *v = cfg_value_dup(rows[j]);
-        reply_bulk_cstr(c, keys[j]);
+    for (i = 0; i < n; i++) {
+        char *v = cfg_value_dup(rows[i]);
+        reply_bulk_cstr(c, keys[i]);
         reply_bulk_cstr(c, v);
         xfree(v);
     }
@@ -131,7 +142,9 @@ static void config_set(client *c)
             continue;
         }
         for (j = 0; j < i; j++) {
-            if (rows[j] == d) {
+            const sarg *prev = &c->argv[2 + 2 * j];
+            /* A name given twice; a directive and its alias are two names (the last one wins, as in Redis). */
+            if (prev->len == name->len && strncasecmp(prev->p, name->p, name->len) == 0) {
                 err = "duplicate parameter";
                 err_arg = name->p;
                 break;
@@ -147,7 +160,7 @@ static void config_set(client *c)
         char *v = c->argv[3 + 2 * i].p;
         if (cfg_set(rows[i], 1, &v, &err) < 0) {
             config_restore(rows, old, i + 1);
-            err_arg = rows[i]->name;
+            err_arg = c->argv[2 + 2 * i].p; /* as typed: an alias is named as such */
             goto done;
         }
         nset++;
@@ -164,7 +177,7 @@ static void config_set(client *c)
     for (i = 0; i < napply; i++) {
         if (applies[i](&err) < 0) {
             const char *ignored = NULL;
-            err_arg = rows[apply_row[i]]->name;
+            err_arg = c->argv[2 + 2 * apply_row[i]].p;
             config_restore(rows, old, nset);
             for (j = 0; j < napply; j++)
                 applies[j](&ignored);

@@ -30,6 +30,7 @@
 #include "net/reply.h"
 #include "cmd/stats.h"
 #include "core/util.h"
+#include "keyspace/lazyfree.h"
 #include "keyspace/vcomp.h"
 #include "types/string/value.h"
 
@@ -300,8 +301,8 @@ static void info_memory(sbuf *b)
             "mem_aof_buffer:%zu\r\n"
             "mem_allocator:libc\r\n"
             "active_defrag_running:0\r\n"
-            "lazyfree_pending_objects:0\r\n"
-            "lazyfreed_objects:0\r\n"
+            "lazyfree_pending_objects:%zu\r\n"
+            "lazyfreed_objects:%llu\r\n"
             "arena_live_bytes:%zu\r\n"
             "arena_live_objects:%zu\r\n"
             "arena_large_bytes:%zu\r\n"
@@ -315,12 +316,12 @@ static void info_memory(sbuf *b)
             "dataset_accounted_keys:%zu\r\n"
             "dataset_accounted_at:%lld\r\n",
             used, h_used, rss, h_rss, srv.peak_memory, h_peak,
-            srv.peak_memory ? (double)used * 100 / (double)srv.peak_memory : 0.0, total_ram, h_total,
-            srv.cfg.maxmemory, h_max, policy, used ? (double)rss / (double)used : 0.0,
-            (long long)rss - (long long)used, clients_mem, (prop_admin.buffer_bytes ? prop_admin.buffer_bytes() : 0), as.live_bytes, as.live_objects, as.large_bytes,
-            as.page_bytes, as.pages, sv_compress_pending(), vc_cache_bytes(), srv.ds_logical, srv.ds_stored,
-            srv.ds_stored ? (double)srv.ds_logical / (double)srv.ds_stored : 1.0, srv.ds_keys,
-            (long long)srv.ds_when);
+            srv.peak_memory ? (double)used * 100 / (double)srv.peak_memory : 0.0, total_ram, h_total, srv.cfg.maxmemory,
+            h_max, policy, used ? (double)rss / (double)used : 0.0, (long long)rss - (long long)used, clients_mem,
+            (prop_admin.buffer_bytes ? prop_admin.buffer_bytes() : 0), lazyfree_pending(), lazyfree_freed(),
+            as.live_bytes, as.live_objects, as.large_bytes, as.page_bytes, as.pages, sv_compress_pending(),
+            vc_cache_bytes(), srv.ds_logical, srv.ds_stored,
+            srv.ds_stored ? (double)srv.ds_logical / (double)srv.ds_stored : 1.0, srv.ds_keys, (long long)srv.ds_when);
     vc_dict_stats(&ds);
     sb_catf(b,
             "lz4_dict_pending_values:%zu\r\n"

@@ -244,6 +244,21 @@ const cmd_stats *cmd_get_stats(const cmd_def *cmd)
     return stats_of(cmd);
 }
 
+void cmd_count_call(client *c, const cmd_def *cmd, int calls, int64_t usec, int failed)
+{
+    cmd_stats *st = stats_of(cmd);
+
+    if (st) {
+        st->calls += calls;
+        st->usec += usec;
+        st->failed += failed;
+    }
+    if (calls) {
+        srv.stat_commands++;
+        c->cmds++;
+    }
+}
+
 void cmd_reset_error_stats(void)
 {
     memset(errcounts, 0, sizeof(errcounts));
@@ -527,6 +542,8 @@ void cmd_call(client *c, const cmd_def *cmd)
     if (dur >= 1000)
         db_now = now_ms(); /* a slow command: later commands of the batch see the time move on */
     in_call--;
+    if (blk_call_waits(c, dur))
+        return; /* counted once, when the wait ends (blk_call_waits) */
     st = stats_of(cmd);
     if (st) {
         st->calls++;

@@ -73,6 +73,11 @@ void cmd_reset_stats(void);
  * registry), or NULL if cmd is not registered. The pointer stays valid for the
  * life of the process. */
 const cmd_stats *cmd_get_stats(const cmd_def *cmd);
+/* Count for c's command cmd, outside cmd_call, what a blocking command's wait
+ * adds to INFO commandstats when it ends (Redis 7.0 counts such a command once,
+ * when it is served, times out or is unblocked): calls (0 or 1; also the
+ * server's and c's command totals), usec and failed calls. */
+void cmd_count_call(client *c, const cmd_def *cmd, int calls, int64_t usec, int failed);
 
 /* Zero the per-error-code counts and the total of error replies
  * (INFO errorstats, total_error_replies), for CONFIG RESETSTAT. */

@@ -27,6 +27,7 @@ fvht *fvht_new(uint64_t seed)
     fvht *t = xmalloc(sizeof(*t));
     ht_init(&t->h, fv_keyof, seed);
     t->bytes = 0;
+    t->logical = 0;
     return t;
 }
 
@@ -44,6 +45,14 @@ void fvht_free(fvht *t)
     xfree(t);
 }
 
+int fvht_free_some(fvht *t, uint64_t *cursor, size_t max)
+{
+    if (!ht_clear_some(&t->h, cursor, max, free_node, NULL))
+        return 0;
+    xfree(t);
+    return 1;
+}
+
 static int dup_one(void *ctx, ht_node *hn)
 {
     fvht *d = ctx;
@@ -51,6 +60,7 @@ static int dup_one(void *ctx, ht_node *hn)
     fv_node *c = node_new(fv_field(n), fv_flen(n), fv_value(n), fv_vlen(n), n->node.hash);
     ht_insert(&d->h, &c->node);
     d->bytes += xmalloc_size(c);
+    d->logical += fv_flen(c) + fv_vlen(c);
     return 0;
 }
 
@@ -76,6 +86,11 @@ int fvht_set(fvht *t, const char *f, size_t flen, const char *v, size_t vlen)
     uint32_t h = hash_of(t, f, flen);
     fv_node *n = (fv_node *)ht_find(&t->h, f, (uint32_t)flen, h), *c;
 
+    if (n)
+        t->logical -= n->vlen;
+    else
+        t->logical += flen;
+    t->logical += vlen;
     if (n && xmalloc_size(n) >= sizeof(fv_node) + flen + vlen) {
         memcpy(n->data + flen, v, vlen);
         n->vlen = (uint32_t)vlen;
@@ -99,6 +114,7 @@ int fvht_del(fvht *t, const char *f, size_t flen)
     if (!n)
         return 0;
     t->bytes -= xmalloc_size(n);
+    t->logical -= n->klen + ((fv_node *)n)->vlen;
     xfree(n);
     return 1;
 }

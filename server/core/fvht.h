@@ -25,7 +25,8 @@ typedef struct fv_node {
 
 typedef struct fvht {
     ht h;
-    size_t bytes; /* usable bytes of the nodes */
+    size_t bytes;   /* usable bytes of the nodes */
+    size_t logical; /* bytes of the fields and values (INFO's dataset figures, in O(1)) */
 } fvht;
 
 static inline const char *fv_field(const fv_node *n)
@@ -49,6 +50,10 @@ static inline size_t fv_vlen(const fv_node *n)
 fvht *fvht_new(uint64_t seed);
 /* Free the table and every node. fvht_free(NULL) does nothing. O(count). */
 void fvht_free(fvht *t);
+/* fvht_free in bounded steps (a large hash freed from the event loop): free up
+ * to max nodes (max >= 1), resuming at *cursor (0 on the first call; t must not
+ * be used otherwise meanwhile). Returns 1 when t is freed, else 0. */
+int fvht_free_some(fvht *t, uint64_t *cursor, size_t max);
 /* An independent copy of t. */
 fvht *fvht_dup(const fvht *t);
 static inline uint64_t fvht_count(const fvht *t)

@@ -67,6 +67,36 @@ void ht_clear(ht *h, void (*freefn)(void *ctx, ht_node *n), void *ctx)
     ht_release(h);
 }
 
+int ht_clear_some(ht *h, uint64_t *cursor, size_t max, void (*freefn)(void *ctx, ht_node *n), void *ctx)
+{
+    size_t empty = max * 10 + 1;
+
+    while (*cursor < h->size[0] + h->size[1]) {
+        int t = *cursor < h->size[0] ? 0 : 1;
+        ht_node **b = &h->tab[t][t ? *cursor - h->size[0] : *cursor];
+
+        if (!*b) {
+            (*cursor)++;
+            if (--empty == 0)
+                return 0;
+            continue;
+        }
+        while (*b) {
+            ht_node *n = *b;
+            if (max == 0)
+                return 0;
+            *b = n->next;
+            h->used[t]--;
+            if (freefn)
+                freefn(ctx, n);
+            max--;
+        }
+        (*cursor)++;
+    }
+    ht_release(h);
+    return 1;
+}
+
 /* Smallest power of two >= n, within [HT_MIN_SIZE, HT_MAX_SIZE]. */
 static uint64_t ht_pow2_at_least(uint64_t n)
 {

@@ -60,6 +60,14 @@ void ht_release(ht *h);
  * then release the bucket arrays. O(size): used for FLUSHDB and shutdown. */
 void ht_clear(ht *h, void (*freefn)(void *ctx, ht_node *n), void *ctx);
 
+/* ht_clear in bounded steps, for a table nobody uses any more (a large value
+ * being freed from the event loop): unlink up to max nodes (max >= 1), calling
+ * freefn(ctx, node) on each, and visit at most 10*max + 1 empty buckets,
+ * resuming at *cursor (0 on the first call; the table must not change between
+ * calls). Returns 1 when every node is gone and the bucket arrays are released
+ * (as ht_clear), else 0: call again. */
+int ht_clear_some(ht *h, uint64_t *cursor, size_t max, void (*freefn)(void *ctx, ht_node *n), void *ctx);
+
 /* Number of nodes. */
 static inline uint64_t ht_count(const ht *h) { return h->used[0] + h->used[1]; }
 

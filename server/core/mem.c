@@ -112,6 +112,15 @@ size_t mem_used(void)
     return mem_counter + __atomic_load_n(&mem_counter_threads, __ATOMIC_RELAXED);
 }
 
+void mem_merge_freed(void)
+{
+    /* Above the per-thread cache's largest size (1032 bytes) and below the
+     * mmap threshold: served by the main heap, which merges its fastbins
+     * first. Not counted: it is released at once. */
+    void *volatile p = malloc(4096); /* volatile: the pair must not be optimised away */
+    free(p);
+}
+
 size_t mem_rss(void)
 {
     FILE *f = fopen("/proc/self/statm", "r");

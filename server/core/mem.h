@@ -39,6 +39,13 @@ size_t xmalloc_size(const void *p);
 void mem_thread_register(void);
 /* Bytes currently held by live blocks. */
 size_t mem_used(void);
+/* Merge the small blocks freed since the last call with their neighbours now.
+ * glibc keeps small freed blocks apart (its fastbins) and merges all of them
+ * at the next allocation too large for its per-thread cache: after a million
+ * small frees, that allocation (any client's) would pay for the million. A
+ * caller that frees many small blocks in steps (keyspace/lazyfree.c) calls this
+ * after each step, so each merge covers one step's blocks. */
+void mem_merge_freed(void);
 /* Resident set size of the process in bytes, from /proc (0 if unknown). */
 size_t mem_rss(void);
 

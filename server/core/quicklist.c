@@ -6,9 +6,12 @@
  * cap unless it holds a single element; q->len and q->bytes are the sums over
  * the nodes. A node that a change leaves over the cap with two or more
  * elements is split in two halves, so every change moves at most about two
- * nodes' bytes. */
+ * nodes' bytes; one that a deletion leaves under a quarter of the cap joins
+ * a neighbour when the two fit in one node. */
 #include "quicklist.h"
 
+#include <lz4.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
@@ -87,6 +90,93 @@ static qlnode *node_new(void)
     return xcalloc(1, sizeof(qlnode));
 }
 
+static int node_is_lz(const qlnode *n)
+{
+    return n->zlen != 0 && !(n->zlen & QL_TRIED);
+}
+
+/* Make n's buffer raw entries again (a no-op for a raw node). */
+static void node_raw(qlnode *n)
+{
+    unsigned char *r;
+
+    if (!node_is_lz(n))
+        return;
+    r = xmalloc(n->used);
+    if (LZ4_decompress_safe((const char *)n->buf, (char *)r, (int)n->zlen, (int)n->used) != (int)n->used)
+        abort(); /* our own block, checked when written: memory is corrupt */
+    xfree(n->buf);
+    n->buf = r;
+    n->cap = n->used;
+    n->zlen = 0;
+}
+
+/* Store n's entries as one LZ4 block if that saves an eighth or more; a node
+ * that does not shrink is marked so it is not tried again until it changes. */
+static void node_compress(qlnode *n)
+{
+    int bound, zl;
+    char *z;
+
+    if (n->zlen != 0 || n->used < 64)
+        return;
+    bound = LZ4_compressBound((int)n->used);
+    z = xmalloc((size_t)bound);
+    zl = LZ4_compress_default((const char *)n->buf, z, (int)n->used, bound);
+    if (zl <= 0 || (uint32_t)zl > n->used - n->used / 8) {
+        xfree(z);
+        n->zlen = QL_TRIED;
+        return;
+    }
+    xfree(n->buf);
+    n->buf = xrealloc(z, (size_t)zl);
+    n->cap = (uint32_t)zl;
+    n->zlen = (uint32_t)zl;
+}
+
+/* 1 if n is more than q->compress nodes from either end. */
+static int node_inner(const quicklist *q, const qlnode *n)
+{
+    const qlnode *p;
+    int k;
+
+    if (q->compress <= 0)
+        return 0;
+    for (p = n, k = 0; k < q->compress; k++)
+        if (!(p = p->prev))
+            return 0;
+    for (p = n, k = 0; k < q->compress; k++)
+        if (!(p = p->next))
+            return 0;
+    return 1;
+}
+
+/* After a change of q: compress the nodes just past each end's window (a
+ * push may have moved one out of it), and sweep two more nodes; never keep
+ * (the node of a position handed back). O(depth). */
+static void settle(quicklist *q, const qlnode *keep)
+{
+    qlnode *ends[2] = {q->head, q->tail}, *n;
+    int e, k;
+
+    if (q->compress <= 0)
+        return;
+    for (e = 0; e < 2; e++) {
+        for (n = ends[e], k = 0; n && k < q->compress; k++)
+            n = e ? n->prev : n->next;
+        if (n && n != keep && node_inner(q, n))
+            node_compress(n);
+    }
+    for (k = 0; k < 2; k++) {
+        n = q->hand ? q->hand : q->head;
+        if (!n)
+            return;
+        q->hand = n->next;
+        if (n != keep && node_inner(q, n))
+            node_compress(n);
+    }
+}
+
 static void node_free(qlnode *node)
 {
     xfree(node->buf);
@@ -111,6 +201,8 @@ static void link_after(quicklist *q, qlnode *prev, qlnode *node)
 
 static void unlink_node(quicklist *q, qlnode *node)
 {
+    if (q->hand == node)
+        q->hand = node->next;
     if (node->prev)
         node->prev->next = node->next;
     else
@@ -144,6 +236,7 @@ static void maybe_split(quicklist *q, qlnode *node)
     if (node->used <= node_cap_bytes(q->fill) && (q->fill <= 0 || node->count <= (uint32_t)q->fill))
         return;
     half = node->count / 2;
+    node->zlen = 0;
     off = node_offset(node, half);
     n2 = node_new();
     node_reserve(n2, node->used - off);
@@ -175,17 +268,35 @@ void ql_free(quicklist *q)
     xfree(q);
 }
 
+int ql_free_some(quicklist *q, size_t max)
+{
+    qlnode *node;
+
+    while ((node = q->head) != NULL) {
+        if (max-- == 0)
+            return 0;
+        q->head = node->next;
+        node_free(node);
+        q->nodes--;
+    }
+    xfree(q);
+    return 1;
+}
+
 quicklist *ql_dup(const quicklist *q)
 {
     quicklist *d = ql_new(q->fill);
     const qlnode *node;
 
+    d->compress = q->compress;
     for (node = q->head; node; node = node->next) {
         qlnode *n = node_new();
-        node_reserve(n, node->used);
-        memcpy(n->buf, node->buf, node->used);
+        size_t bytes = node_is_lz(node) ? node->zlen : node->used; /* a compressed node is copied as it is */
+        node_reserve(n, bytes);
+        memcpy(n->buf, node->buf, bytes);
         n->used = node->used;
         n->count = node->count;
+        n->zlen = node->zlen;
         link_after(d, d->tail, n);
     }
     d->len = q->len;
@@ -196,6 +307,11 @@ quicklist *ql_dup(const quicklist *q)
 void ql_set_fill(quicklist *q, int fill)
 {
     q->fill = fill == 0 ? -2 : fill;
+}
+
+void ql_set_compress(quicklist *q, int depth)
+{
+    q->compress = depth < 0 ? 0 : depth;
 }
 
 size_t ql_mem(const quicklist *q)
@@ -213,11 +329,14 @@ void ql_push(quicklist *q, int tail, const void *p, size_t n)
     size_t add = hdr_len(n) + n;
     qlnode *node = tail ? q->tail : q->head;
 
+    if (node)
+        node_raw(node);
     if (!node || !node_fits(q, node, add)) {
         qlnode *nn = node_new();
         link_after(q, tail ? q->tail : NULL, nn);
         node = nn;
     }
+    node->zlen = 0;
     node_reserve(node, node->used + add);
     if (tail) {
         write_entry(node->buf + node->used, p, n);
@@ -229,6 +348,7 @@ void ql_push(quicklist *q, int tail, const void *p, size_t n)
     node->count++;
     q->len++;
     q->bytes += n;
+    settle(q, NULL);
 }
 
 int ql_at(const quicklist *q, long long idx, ql_pos *pos)
@@ -250,6 +370,7 @@ int ql_at(const quicklist *q, long long idx, ql_pos *pos)
             back -= node->count;
         k = node->count - 1 - back;
     }
+    node_raw(node);
     pos->node = node;
     pos->i = (uint32_t)k;
     pos->off = node_offset(node, (uint32_t)k);
@@ -273,9 +394,20 @@ int ql_next(ql_pos *pos)
     if (!pos->node->next)
         return -1;
     pos->node = pos->node->next;
+    node_raw(pos->node);
     pos->i = 0;
     pos->off = 0;
     return 0;
+}
+
+int ql_next_settle(quicklist *q, ql_pos *pos)
+{
+    qlnode *left = pos->node;
+    int r = ql_next(pos);
+
+    if (r == 0 && pos->node != left && node_inner(q, left))
+        node_compress(left);
+    return r;
 }
 
 int ql_prev(ql_pos *pos)
@@ -288,16 +420,83 @@ int ql_prev(ql_pos *pos)
     if (!pos->node->prev)
         return -1;
     pos->node = pos->node->prev;
+    node_raw(pos->node);
     pos->i = pos->node->count - 1;
     pos->off = node_offset(pos->node, pos->i);
     return 0;
 }
 
+/* 1 if a and b (a's next) fit in one node. */
+static int pair_fits(const quicklist *q, const qlnode *a, const qlnode *b)
+{
+    if (q->fill > 0 && a->count + b->count > (uint32_t)q->fill)
+        return 0;
+    return a->used + b->used <= node_cap_bytes(q->fill);
+}
+
+/* After a deletion from node: a node left below a quarter of the cap joins a
+ * neighbour when the two fit in one node, so deletions in the middle (LREM,
+ * LTRIM) leave no trail of tiny nodes (a quarter, so a node is not merged and
+ * split back by every other change); a node whose buffer is more than twice
+ * what it holds gets a smaller one. pos (NULL: none) stays on its element. */
+static void maybe_merge(quicklist *q, qlnode *node, ql_pos *pos)
+{
+    qlnode *a, *b;
+
+    if (node->used >= node_cap_bytes(q->fill) / 4 ||
+        !((node->prev && pair_fits(q, node->prev, node)) || (node->next && pair_fits(q, node, node->next)))) {
+        if (node->cap > 256 && node->cap / 2 > node->used) {
+            node->cap = node->used + node->used / 4 + 16;
+            node->buf = xrealloc(node->buf, node->cap);
+        }
+        return;
+    }
+    if (node->prev && pair_fits(q, node->prev, node)) {
+        a = node->prev;
+        b = node;
+    } else if (node->next && pair_fits(q, node, node->next)) {
+        a = node;
+        b = node->next;
+    } else {
+        return;
+    }
+    node_raw(a);
+    node_raw(b);
+    a->zlen = 0;
+    node_reserve(a, a->used + b->used);
+    memcpy(a->buf + a->used, b->buf, b->used);
+    if (pos && pos->node == b) {
+        pos->node = a;
+        pos->i += a->count;
+        pos->off += a->used;
+    }
+    a->used += b->used;
+    a->count += b->count;
+    unlink_node(q, b);
+}
+
+static int delete_at(quicklist *q, ql_pos *pos, int forward);
+
 int ql_delete(quicklist *q, ql_pos *pos, int forward)
+{
+    qlnode *node = pos->node, *prev = node->prev;
+    int emptied = node->count == 1, r = delete_at(q, pos, forward);
+    qlnode *left = emptied ? prev : node; /* the node that shrank, or the one before the node that went */
+
+    if (left)
+        maybe_merge(q, left, r == 0 ? pos : NULL);
+    if (r == 0)
+        node_raw(pos->node); /* it may have moved to a compressed neighbour */
+    settle(q, r == 0 ? pos->node : NULL);
+    return r;
+}
+
+static int delete_at(quicklist *q, ql_pos *pos, int forward)
 {
     qlnode *node = pos->node;
     size_t n, elen = entry_len(node->buf + pos->off, &n);
 
+    node->zlen = 0;
     memmove(node->buf + pos->off, node->buf + pos->off + elen, node->used - pos->off - elen);
     node->used -= (uint32_t)elen;
     node->count--;
@@ -316,6 +515,7 @@ int ql_delete(quicklist *q, ql_pos *pos, int forward)
         }
         if (!prev)
             return -1;
+        node_raw(prev);
         pos->node = prev;
         pos->i = prev->count - 1;
         pos->off = node_offset(prev, pos->i);
@@ -339,6 +539,7 @@ int ql_delete(quicklist *q, ql_pos *pos, int forward)
     if (!node->prev)
         return -1;
     pos->node = node->prev;
+    node_raw(pos->node);
     pos->i = pos->node->count - 1;
     pos->off = node_offset(pos->node, pos->i);
     return 0;
@@ -352,6 +553,7 @@ void ql_insert(quicklist *q, const ql_pos *pos, int after, const void *p, size_t
 
     if (after)
         off += (uint32_t)entry_len(node->buf + off, NULL);
+    node->zlen = 0;
     node_reserve(node, node->used + add);
     memmove(node->buf + off + add, node->buf + off, node->used - off);
     write_entry(node->buf + off, p, n);
@@ -360,6 +562,7 @@ void ql_insert(quicklist *q, const ql_pos *pos, int after, const void *p, size_t
     q->len++;
     q->bytes += n;
     maybe_split(q, node);
+    settle(q, NULL);
 }
 
 void ql_replace(quicklist *q, const ql_pos *pos, const void *p, size_t n)
@@ -368,6 +571,7 @@ void ql_replace(quicklist *q, const ql_pos *pos, const void *p, size_t n)
     size_t oldn, olde = entry_len(node->buf + pos->off, &oldn);
     size_t add = hdr_len(n) + n;
 
+    node->zlen = 0;
     if (add > olde)
         node_reserve(node, node->used - olde + add);
     memmove(node->buf + pos->off + add, node->buf + pos->off + olde, node->used - pos->off - olde);
@@ -375,6 +579,7 @@ void ql_replace(quicklist *q, const ql_pos *pos, const void *p, size_t n)
     node->used = (uint32_t)(node->used - olde + add);
     q->bytes = q->bytes - oldn + n;
     maybe_split(q, node);
+    settle(q, NULL);
 }
 
 void ql_del_range(quicklist *q, size_t start, size_t count)
@@ -385,6 +590,7 @@ void ql_del_range(quicklist *q, size_t start, size_t count)
         return;
     while (count > 0) {
         qlnode *node = pos.node;
+        node_raw(node);
         if (pos.i == 0 && count >= node->count) {
             /* The whole node goes. */
             qlnode *next = node->next;
@@ -397,8 +603,10 @@ void ql_del_range(quicklist *q, size_t start, size_t count)
             q->len -= node->count;
             count -= node->count;
             unlink_node(q, node);
-            if (!next)
+            if (!next) {
+                settle(q, NULL);
                 return;
+            }
             pos.node = next;
             pos.i = 0;
             pos.off = 0;
@@ -408,4 +616,7 @@ void ql_del_range(quicklist *q, size_t start, size_t count)
             return;
         count--;
     }
+    if (pos.node->prev)
+        maybe_merge(q, pos.node->prev, NULL); /* the nodes on either side of whole nodes gone */
+    settle(q, NULL);
 }

@@ -12,6 +12,11 @@
  * element count (and its buffer at 8 KB, as Redis's safety limit). An element
  * larger than the cap sits alone in a node of its own.
  *
+ * Compression (ql_set_compress): inner nodes may hold an LZ4 block instead of
+ * their entries; every function that reads a node decompresses it first, and
+ * only the functions that change the list compress nodes (never the node of a
+ * position they return), so a position always points into a raw node.
+ *
  * Positions: ql_at finds an element by index (walking from the nearer end);
  * a ql_pos stays valid until the list is changed other than through the
  * function it is passed to. Element pointers (ql_get) point into a node's
@@ -31,8 +36,11 @@ typedef struct qlnode {
     uint32_t count;           /* elements in buf */
     uint32_t used;            /* bytes of buf in use */
     uint32_t cap;             /* bytes allocated for buf */
-    unsigned char *buf;       /* count entries: prefix (1 or 5 bytes), then the bytes */
+    uint32_t zlen;            /* 0: buf is raw; else the bytes of buf's LZ4 block (QL_TRIED: raw, did not compress) */
+    unsigned char *buf;       /* count entries: prefix (1 or 5 bytes), then the bytes; or their LZ4 block */
 } qlnode;
+
+#define QL_TRIED 0x80000000u /* zlen of a raw node that compression did not shrink */
 
 typedef struct quicklist {
     qlnode *head, *tail;
@@ -40,6 +48,8 @@ typedef struct quicklist {
     size_t nodes;
     size_t bytes;             /* bytes of the elements (logical size) */
     int fill;                 /* list-max-listpack-size */
+    int compress;             /* list-compress-depth: raw nodes at each end (0: none compressed) */
+    qlnode *hand;             /* the next node the compression sweep looks at (NULL: the head) */
 } quicklist;
 
 /* A position: an element of a node. */
@@ -52,10 +62,22 @@ typedef struct ql_pos {
 /* A new empty list whose nodes follow fill. Free with ql_free. */
 quicklist *ql_new(int fill);
 void ql_free(quicklist *q);
+/* ql_free in bounded steps (a large list freed from the event loop): free up
+ * to max nodes (max >= 1) from the head (a node is one buffer, whatever its
+ * elements); q must not be used otherwise meanwhile. Returns 1 when q is
+ * freed, else 0: call again. */
+int ql_free_some(quicklist *q, size_t max);
 /* An independent copy of q. */
 quicklist *ql_dup(const quicklist *q);
 /* Change the fill used for nodes created or grown from now on. */
 void ql_set_fill(quicklist *q, int fill);
+/* Keep depth nodes at each end raw and store the nodes between LZ4-compressed
+ * (Redis's list-compress-depth; 0: compress none). A node is decompressed when
+ * it is read or changed; the changes of the list compress the nodes that have
+ * left the ends' windows and, sweeping, two more nodes each (so nodes read stay
+ * raw until later changes of the list come round to them, unless read through
+ * ql_next_settle). */
+void ql_set_compress(quicklist *q, int depth);
 static inline size_t ql_len(const quicklist *q) { return q->len; }
 /* Bytes of memory q holds (its struct, nodes and buffers). */
 size_t ql_mem(const quicklist *q);
@@ -70,6 +92,10 @@ void ql_get(const ql_pos *pos, const char **p, size_t *n);
 /* Move pos to the next / previous element: 0, or -1 at the end. */
 int ql_next(ql_pos *pos);
 int ql_prev(ql_pos *pos);
+/* ql_next for a reader of q that holds no other position or element pointer
+ * into q (LRANGE, the log's rewrite): the node it leaves is compressed again
+ * if it is an inner one, so reading a whole list leaves it compressed. */
+int ql_next_settle(quicklist *q, ql_pos *pos);
 /* Remove the element at pos. Afterwards pos is the element that followed it
  * (forward 1) or preceded it (forward 0): 0, or -1 if there is none. */
 int ql_delete(quicklist *q, ql_pos *pos, int forward);

@@ -5,6 +5,7 @@
  * array-backed binary min-heap; each entry stores its heap index so that a TTL
  * can be changed or removed in O(log n). */
 #include "keyspace/db.h"
+#include "keyspace/lazyfree.h"
 #include "keyspace/type.h"
 
 #include <stddef.h>
@@ -213,8 +214,15 @@ void db_free_value(db *d, dbent *e)
 {
     if (has_subexpiry(e))
         heap_del(heap_of(d, 1), e);
-    if (e->enc != ENC_INLINE)
-        type_of(e)->free_value(e);
+    if (e->enc != ENC_INLINE) {
+        const type_def *t = type_of(e);
+        /* Not while the log is replayed: no client waits then, and a log
+         * that builds and deletes large values must not pile them up. */
+        if (t->free_some && !db_expiry_paused && t->free_effort(e) > LAZYFREE_THRESHOLD)
+            lazyfree_push(t, dbent_ptr(e), e->enc);
+        else
+            t->free_value(e);
+    }
     e->enc = ENC_INLINE;
     e->vlen = 0;
 }
@@ -281,17 +289,15 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
     return e;
 }
 
-dbent *db_resize_entry(db *d, dbent *e, size_t room)
+/* Move e to a new entry of room bytes of room, keeping its first keep bytes of
+ * room (the value or its pointer); returns the new address. */
+static dbent *relocate(db *d, dbent *e, size_t room, size_t keep)
 {
-    dbent *n;
-    size_t keep;
+    dbent *n = dbent_alloc(d, e->data, e->node.klen, room);
+    uint32_t icap = n->icap;
 
-    if (room <= e->icap)
-        return e;
-    n = dbent_alloc(d, e->data, e->node.klen, room);
-    keep = e->icap;
     memcpy(n, e, DBENT_HDR);
-    n->icap = (uint32_t)(arena_class_size(DBENT_HDR + e->node.klen + (room < 8 ? 8 : room)) - DBENT_HDR - e->node.klen);
+    n->icap = icap;
     memcpy(n->data + n->node.klen, e->data + e->node.klen, keep);
     ht_replace(&d->keys, &e->node, &n->node);
     if (n->xidx != DB_NOEXPIRE)
@@ -300,6 +306,22 @@ dbent *db_resize_entry(db *d, dbent *e, size_t room)
         d->sheap[*idx_of(n, 1)].e = n;
     arena_free(d->arena, e, dbent_size(e));
     return n;
+}
+
+dbent *db_resize_entry(db *d, dbent *e, size_t room)
+{
+    if (room <= e->icap)
+        return e;
+    return relocate(d, e, room, e->icap);
+}
+
+dbent *db_shrink_entry(db *d, dbent *e, size_t room)
+{
+    if (room < sizeof(void *))
+        room = sizeof(void *);
+    if (e->icap <= 128 || room > e->icap / 2)
+        return e;
+    return relocate(d, e, room, room);
 }
 
 void db_delete_entry(db *d, dbent *e)

@@ -133,6 +133,11 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room);
 /* Give e at least room bytes of room, moving it if needed; returns its address
  * (the old one is invalid if different). The value bytes/pointer are kept. */
 dbent *db_resize_entry(db *d, dbent *e, size_t room);
+/* Give memory back: move e to an entry of about room bytes of room (keeping
+ * the first room bytes) when its room is more than twice that and over 128
+ * bytes; returns its address (the old one is invalid if different). For a
+ * value kept in the entry that shrank (a compact hash after HDEL). */
+dbent *db_shrink_entry(db *d, dbent *e, size_t room);
 
 /* Unlink e, free its value and the entry. */
 void db_delete_entry(db *d, dbent *e);
@@ -155,7 +160,8 @@ int db_is_expired(const db *d, const dbent *e);
  * Returns the number deleted. */
 long long db_active_expire(db *d, int64_t now, int64_t budget_us);
 
-/* Free the value held by e (not the entry); leaves e as an empty INLINE value. */
+/* Free the value held by e (not the entry); leaves e as an empty INLINE value.
+ * A large value is detached and freed in steps from the loop (lazyfree.h). */
 void db_free_value(db *d, dbent *e);
 
 /* Bytes of memory held by e's out-of-line value (0 for inline). */

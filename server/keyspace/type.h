@@ -118,6 +118,14 @@ typedef struct type_def {
     const char *(*encoding)(const dbent *e);
     /* Release what e holds out of line (called only when e->enc != ENC_INLINE). */
     void (*free_value)(dbent *e);
+    /* Large values are freed in bounded steps from the event loop
+     * (keyspace/lazyfree.h). free_effort: about the allocations freeing e's
+     * out-of-line value takes (its elements, or 1 for one buffer). free_some:
+     * free up to max (>= 1) of them from value v of encoding enc, detached from
+     * its entry, resuming at *cursor (0 on the first call): 1 when v is wholly
+     * freed, else 0. NULL, NULL: this type's values are freed at once. */
+    size_t (*free_effort)(const dbent *e);
+    int (*free_some)(void *v, uint8_t enc, uint64_t *cursor, size_t max);
     /* An independent copy of e's out-of-line value (COPY; called only when
      * e->enc != ENC_INLINE); the new entry gets it with e's enc and vlen. NULL:
      * values of this type cannot be copied. */

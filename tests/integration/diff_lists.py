@@ -10,7 +10,7 @@ the blocking commands' non-blocking paths (data present; no data with a
 timeout of 0.01 s: nil after the timeout on both), their timeout errors, TYPE,
 OBJECT ENCODING (quicklist), COPY/RENAME of lists, and COMMAND INFO of every
 list command. list-max-listpack-size is set small on both at the start so
-that lists span many nodes. Every reply must be redis-server's, byte for byte.
+that lists span many nodes; a second stream runs with list-compress-depth 1. Every reply must be redis-server's, byte for byte.
 SEED=N replays a stream; DIFF_COUNT=N runs longer.
 """
 import os
@@ -146,8 +146,8 @@ def encoding_check(r, s):
     return "encodings differ"
 
 
-def generate(rng, count):
-    yield Req("CONFIG", "SET", "list-max-listpack-size", "4")
+def generate(rng, count, fill="4"):
+    yield Req("CONFIG", "SET", "list-max-listpack-size", fill)
     yield Req("CONFIG", "GET", "list-max-listpack-size")
     yield Req("CONFIG", "GET", "list-compress-depth")
     for cmd in COMMANDS:
@@ -182,6 +182,14 @@ def generate(rng, count):
         yield Req("LRANGE", k, "0", "-1")
 
 
+def generate_compressed(rng, count):
+    """The same stream with list-compress-depth 1 and nodes of 32 elements, so
+    that the inner nodes of the longer lists are stored compressed."""
+    yield Req("CONFIG", "SET", "list-compress-depth", "1")
+    yield from generate(rng, count, fill="32")
+
+
 if __name__ == "__main__":
     ok = difftest.run("lists", generate, 3000)
+    ok = difftest.run("lists with list-compress-depth 1", generate_compressed, 2000) and ok
     sys.exit(0 if ok else 1)

@@ -51,7 +51,7 @@ static void mark(void *ctx, const fv_node *n)
 static void test_random_against_model(void)
 {
     fvht *t = fvht_new(42), *d;
-    size_t count = 0;
+    size_t count = 0, logical = 0;
     uint64_t cur = 0, r = 99;
     int ok = 1;
 
@@ -63,6 +63,8 @@ static void test_random_against_model(void)
         size_t flen = field_of(id, f), vlen = rng_below(80);
         for (size_t i = 0; i < vlen; i++)
             v[i] = (char)rng();
+        if (model[id].in)
+            logical -= flen + model[id].vlen;
         if (rng_below(3) == 0) {
             if (fvht_del(t, f, flen) != model[id].in)
                 ok = 0;
@@ -76,7 +78,9 @@ static void test_random_against_model(void)
             model[id].vlen = vlen;
             memcpy(model[id].v, v, vlen);
         }
-        if (fvht_count(t) != count)
+        if (model[id].in)
+            logical += flen + model[id].vlen;
+        if (fvht_count(t) != count || t->logical != logical)
             ok = 0;
     }
     CHECK(ok);
@@ -99,7 +103,7 @@ static void test_random_against_model(void)
     CHECK(ok);
     CHECK(count == 0 || model[id_of(fvht_random(t, &r))].in);
     d = fvht_dup(t);
-    CHECK(fvht_count(d) == count && fvht_foreach(d, check_one, NULL) == 0);
+    CHECK(fvht_count(d) == count && fvht_foreach(d, check_one, NULL) == 0 && d->logical == logical);
     CHECK(fvht_mem(d) >= count * (sizeof(fv_node) + 4));
     fvht_free(d);
     fvht_free(t);
@@ -119,10 +123,36 @@ static void test_free_returns_memory(void)
     CHECK(mem_used() == before);
 }
 
+static void test_free_in_steps(void)
+{
+    size_t before = mem_used(), last;
+    fvht *t = fvht_new(3);
+    uint64_t cursor = 0, left = 5000;
+    int steps = 0, ok = 1;
+
+    for (unsigned i = 0; i < 5000; i++) {
+        char f[8];
+        fvht_set(t, f, field_of(i, f), "value", 5);
+    }
+    last = mem_used();
+    while (!fvht_free_some(t, &cursor, 64)) {
+        uint64_t now = fvht_count(t);
+        if (now > left || left - now > 64 || mem_used() > last)
+            ok = 0;
+        left = now;
+        last = mem_used();
+        steps++;
+    }
+    CHECK(ok);
+    CHECK(steps >= 5000 / 64 && steps < 5000);
+    CHECK(mem_used() == before);
+}
+
 int main(void)
 {
     RUN(test_random_against_model,
-        "60,000 random sets, replacements and deletes agree with the model (find, foreach, a full SCAN, random, a copy)");
+        "60,000 random sets, replacements and deletes agree with the model (find, foreach, a full SCAN, random, a copy, the logical bytes)");
     RUN(test_free_returns_memory, "freeing a table gives back every byte it held");
+    RUN(test_free_in_steps, "freeing 5,000 fields 64 at a time frees at most 64 per step, then every byte");
     return TEST_DONE();
 }

@@ -698,6 +698,40 @@ static void test_clear(void)
     CHECK(mem_used() == base);
 }
 
+static void test_clear_some(void)
+{
+    struct clear_ctx c = {arena_new(), 0};
+    arena_stats st;
+    ht h;
+    item *its[5000];
+    uint64_t linked = 0, cursor = 0, before;
+    int ok = 1, steps = 0;
+
+    ht_init(&h, item_key, 13);
+    for (uint32_t i = 0; i < 5000; i++) {
+        its[i] = arena_alloc(c.a, sizeof(item));
+        item_setup(&h, its[i], i);
+        insert_item(&h, its[i]);
+        linked++;
+        if (i > 4000 && ht_is_rehashing(&h) && h.used[1] > 10)
+            break;
+    }
+    CHECK(ht_is_rehashing(&h));
+    before = c.freed;
+    while (!ht_clear_some(&h, &cursor, 50, free_item, &c)) {
+        if (c.freed - before > 50 || ht_count(&h) != linked - c.freed)
+            ok = 0;
+        before = c.freed;
+        steps++;
+    }
+    CHECK(ok);
+    CHECK(c.freed == linked && steps >= (int)(linked / 50));
+    CHECK(ht_count(&h) == 0 && ht_buckets(&h) == 0 && !ht_is_rehashing(&h));
+    arena_get_stats(c.a, &st);
+    CHECK(st.live_objects == 0);
+    arena_destroy(c.a);
+}
+
 int main(void)
 {
     RUN(test_basic, "inserted nodes are found, removed ones are not, and counts follow");
@@ -713,5 +747,7 @@ int main(void)
     RUN(test_foreach_stop, "ht_foreach stops at the first non-zero return and returns it");
     RUN(test_replace, "ht_replace swaps a node in either array while rehashing");
     RUN(test_clear, "ht_clear hands every node to freefn and memory returns to the baseline");
+    RUN(test_clear_some,
+        "ht_clear_some frees at most max nodes a step, in both arrays of a rehash, then releases the table");
     return TEST_DONE();
 }

@@ -43,10 +43,28 @@ static void m_clear(void)
 
 /* A random element: mostly short, sometimes past the one-byte prefix, rarely
  * larger than a node's cap. */
+static int model_compress; /* list-compress-depth of run_model's lists */
+static int model_max_lz;   /* the most compressed nodes seen at once */
+
+static int count_lz(const quicklist *q)
+{
+    const qlnode *n;
+    int k = 0;
+    for (n = q->head; n; n = n->next)
+        k += n->zlen != 0 && !(n->zlen & QL_TRIED);
+    return k;
+}
+
 static size_t rand_elem(char *buf)
 {
     size_t r = rng_below(100), n, k;
     n = r < 70 ? rng_below(20) : r < 97 ? 100 + rng_below(200) : 5000 + rng_below(20000);
+    if (model_compress && rng_below(2)) { /* a repeated pattern: nodes that compress */
+        char pat = (char)('a' + rng_below(4));
+        for (k = 0; k < n; k++)
+            buf[k] = (char)(pat + (char)(k % 3));
+        return n;
+    }
     for (k = 0; k < n; k++)
         buf[k] = (char)('a' + rng_below(26));
     return n;
@@ -87,9 +105,18 @@ static void run_model(int fill, int steps)
     quicklist *q = ql_new(fill);
     int s, ok = 1;
 
+    ql_set_compress(q, model_compress);
+    for (s = 0; model_compress && s < 3000; s++) { /* a list long enough to have inner nodes */
+        size_t n = (size_t)snprintf(buf, sizeof(buf), "prefilled element %d, compressible", s);
+        ql_push(q, 1, buf, n);
+        m_insert(mlen, buf, n);
+    }
+
     for (s = 0; s < steps && ok; s++) {
         size_t op = rng_below(11), n;
         ql_pos pos;
+        if (model_compress && count_lz(q) > model_max_lz)
+            model_max_lz = count_lz(q);
         switch (op) {
         case 0:
         case 1:
@@ -173,8 +200,8 @@ static void run_model(int fill, int steps)
                 break;
             start = rng_below(mlen);
             cnt = rng_below(mlen - start + 1);
-            if (rng_below(4) == 0)
-                cnt = rng_below(3);
+            if (rng_below(4) == 0 || (model_compress && cnt > 40))
+                cnt = rng_below(model_compress ? 40 : 3);
             if (cnt > mlen - start)
                 cnt = mlen - start;
             ql_del_range(q, start, cnt);
@@ -269,11 +296,162 @@ static void test_memory_released(void)
     CHECK(mem_used() == base);
 }
 
+static void test_merge_after_deletes(void)
+{
+    size_t base = mem_used(), i, left = 0;
+    quicklist *q = ql_new(-2); /* 8 KB nodes */
+    ql_pos pos;
+    char buf[32];
+    int ok = 1, k = 0;
+
+    for (i = 0; i < 20000; i++) {
+        snprintf(buf, sizeof(buf), "element-%011zu", i); /* 20 bytes: 21 with its prefix */
+        ql_push(q, 1, buf, 20);
+    }
+    CHECK(q->nodes >= 50);
+    /* LREM-like: keep one element of ten, walking forward. */
+    ql_at(q, 0, &pos);
+    for (i = 0; i < 20000; i++) {
+        if (i % 10 == 0) {
+            left++;
+            if (ql_next(&pos) < 0)
+                break;
+        } else if (ql_delete(q, &pos, 1) < 0) {
+            break;
+        }
+    }
+    CHECK(ql_len(q) == left && left == 2000);
+    /* 42,000 bytes: nodes at least a quarter full (2 KB) would be 21 or fewer. */
+    CHECK(q->nodes <= 22);
+    ql_at(q, 0, &pos);
+    do {
+        const char *p;
+        size_t n;
+        ql_get(&pos, &p, &n);
+        snprintf(buf, sizeof(buf), "element-%011d", k * 10);
+        if (n != 20 || memcmp(p, buf, 20) != 0)
+            ok = 0;
+        k++;
+    } while (ql_next(&pos) == 0);
+    CHECK(ok && k == 2000);
+    /* LTRIM-like: a range from the middle. */
+    ql_del_range(q, 100, 1800);
+    CHECK(ql_len(q) == 200 && q->nodes <= 2);
+    ql_free(q);
+    CHECK(mem_used() == base);
+}
+
+static void test_compress_model(void)
+{
+    size_t base = mem_used();
+    model_compress = 1;
+    rng_seed(71);
+    run_model(-2, 12000);
+    model_compress = 2;
+    rng_seed(72);
+    run_model(4, 9000);
+    model_compress = 0;
+    CHECK(model_max_lz >= 20); /* the operations ran on compressed nodes */
+    CHECK(mem_used() == base);
+}
+
+static void test_compress_depth(void)
+{
+    size_t base = mem_used(), raw, i;
+    quicklist *q = ql_new(-2), *d;
+    ql_pos pos;
+    char buf[32];
+    int ok = 1, lz;
+
+    ql_set_compress(q, 1);
+    for (i = 0; i < 100000; i++) {
+        snprintf(buf, sizeof(buf), "element:%09zu", i); /* 17 bytes */
+        ql_push(q, 1, buf, 17);
+    }
+    raw = q->nodes * 8192;
+    lz = count_lz(q);
+    CHECK(lz == (int)q->nodes - 2); /* every node but the head and the tail */
+    CHECK(q->head->zlen == 0 && q->tail->zlen == 0);
+    CHECK(ql_mem(q) < raw / 2);
+    d = ql_dup(q);
+    CHECK(count_lz(d) == lz);
+    /* Read every element (each node decompressed on the way), then in the middle. */
+    ql_at(q, 0, &pos);
+    i = 0;
+    do {
+        const char *p;
+        size_t n;
+        ql_get(&pos, &p, &n);
+        snprintf(buf, sizeof(buf), "element:%09zu", i++);
+        if (n != 17 || memcmp(p, buf, 17) != 0)
+            ok = 0;
+    } while (ql_next(&pos) == 0);
+    CHECK(ok && i == 100000);
+    CHECK(count_lz(q) == 0);
+    /* A reader that holds nothing else (LRANGE) leaves the nodes compressed. */
+    ql_at(q, 0, &pos);
+    while (ql_next_settle(q, &pos) == 0)
+        ;
+    CHECK(count_lz(q) == lz);
+    ql_at(q, 0, &pos);
+    while (ql_next(&pos) == 0)
+        ;
+    /* Changes sweep the nodes read back into compression, two a change. */
+    for (i = 0; i < q->nodes; i++) {
+        ql_push(q, 0, "x", 1);
+        ql_at(q, 0, &pos);
+        ql_delete(q, &pos, 1);
+    }
+    CHECK(count_lz(q) == (int)q->nodes - 2);
+    /* The copy is independent and reads the same. */
+    ok = ql_at(d, 50000, &pos) == 0;
+    {
+        const char *p;
+        size_t n;
+        ql_get(&pos, &p, &n);
+        ok &= n == 17 && memcmp(p, "element:000050000", 17) == 0;
+    }
+    CHECK(ok);
+    ql_del_range(d, 10, 99980);
+    CHECK(ql_len(d) == 20);
+    ql_free(d);
+    ql_free(q);
+    CHECK(mem_used() == base);
+}
+
+static void test_free_in_steps(void)
+{
+    size_t base = mem_used(), nodes;
+    quicklist *q = ql_new(16); /* 16 elements a node */
+    int i, steps = 0, ok = 1;
+
+    for (i = 0; i < 16000; i++)
+        ql_push(q, 1, "element", 7);
+    nodes = q->nodes;
+    CHECK(nodes == 1000);
+    while (!ql_free_some(q, 3)) {
+        if (nodes - q->nodes != 3)
+            ok = 0;
+        nodes = q->nodes;
+        steps++;
+    }
+    CHECK(ok);
+    CHECK(steps == 333);
+    CHECK(mem_used() == base);
+}
+
 int main(void)
 {
     RUN(test_model_bytes, "12000 random pushes, pops, inserts, replaces, deletes and walks under byte fills match a model");
     RUN(test_model_count, "9000 random operations under count fills (4 and 1 element per node) match a model");
     RUN(test_nodes_bounded, "100000 pushes at both ends keep every node within 8 KB, and popping them all frees every node");
     RUN(test_memory_released, "a list and its copy release every byte they held");
+    RUN(test_merge_after_deletes,
+        "deleting 9 elements of 10 across a list, then a range, leaves nodes at least a quarter full (merged), in order");
+    RUN(test_compress_model, "21000 random operations with list-compress-depth 1 and 2 match a model");
+    RUN(test_compress_depth,
+        "with depth 1, 100000 pushes leave every node but the ends compressed (under half the raw bytes); reads decompress, "
+        "later changes recompress, a copy stays compressed");
+    RUN(test_free_in_steps, "freeing a list of 1,000 nodes 3 nodes at a time takes 334 steps, then every byte is back");
     return TEST_DONE();
 }

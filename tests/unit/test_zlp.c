@@ -105,10 +105,36 @@ static void test_dup(void)
     zlp_free(d);
 }
 
+static void test_shrink(void)
+{
+    zlp *z = zlp_new();
+    char buf[32];
+    size_t i, len, big;
+    double sc;
+
+    for (i = 0; i < 200; i++) {
+        int n = snprintf(buf, sizeof(buf), "member-%03zu", i);
+        z = zlp_insert(z, buf, (size_t)n, (double)i);
+    }
+    big = z->cap;
+    z = zlp_shrink(z);
+    CHECK(z->cap == big); /* full enough: kept */
+    zlp_delete(z, zlp_at(z, 0), 190);
+    z = zlp_shrink(z);
+    CHECK(z->cap < big / 4 && z->cap >= z->used);
+    CHECK(zlp_count(z) == 10 && memcmp(zlp_get(z, zlp_first(z), &len, &sc), "member-190", 10) == 0 && sc == 190);
+    zlp_delete(z, 0, 10);
+    z = zlp_shrink(z);
+    CHECK(z->cap == 64 && zlp_count(z) == 0);
+    zlp_free(z);
+}
+
 int main(void)
 {
     RUN(test_random_ops,
         "20,000 random inserts, rescores, deletes, range deletes and lower bounds agree with the model, walked both ways");
     RUN(test_dup, "equal scores order by member bytes, and a copy is independent of its original");
+    RUN(test_shrink,
+        "a set left holding under half its buffer shrinks to what it holds (64 bytes at least), members intact");
     return TEST_DONE();
 }

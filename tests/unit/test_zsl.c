@@ -104,11 +104,36 @@ static void test_memory_returns(void)
     CHECK(mem_used() == before);
 }
 
+static void test_free_in_steps(void)
+{
+    size_t before = mem_used(), last, i;
+    zsl *z = zsl_new(9);
+    char buf[32];
+    int steps = 0, ok = 1;
+
+    for (i = 0; i < 5000; i++) {
+        size_t n = (size_t)snprintf(buf, sizeof(buf), "member:%zu", i);
+        zsl_insert(z, buf, n, (double)(i % 100));
+    }
+    last = mem_used();
+    while (!zsl_free_some(z, 100)) {
+        if (mem_used() >= last)
+            ok = 0;
+        last = mem_used();
+        steps++;
+    }
+    CHECK(ok);
+    CHECK(steps == 49); /* 50 steps of 100 nodes: the last one also frees the set */
+    CHECK(mem_used() == before);
+}
+
 int main(void)
 {
     RUN(test_random_ops,
         "30,000 random inserts, rescores, deletes, rank lookups and lower bounds agree with the model, ranks and the index included");
     RUN(test_memory_returns,
         "5,000 members inserted and freed give back every byte, and ranks stay right after deleting the first half");
+    RUN(test_free_in_steps,
+        "freeing 5,000 members 100 at a time takes 50 steps, each giving memory back, then every byte");
     return TEST_DONE();
 }

@@ -222,3 +222,16 @@ void zlp_delete(zlp *z, size_t off, size_t count)
     memmove(z->buf + off, z->buf + end, z->used - end);
     z->used -= (uint32_t)(end - off);
 }
+
+zlp *zlp_shrink(zlp *z)
+{
+    size_t want = (size_t)z->used + z->used / 4;
+
+    if (want < 64)
+        want = 64;
+    if (z->cap <= 64 || want > z->cap / 2)
+        return z;
+    z = xrealloc(z, sizeof(zlp) + want);
+    z->cap = (uint32_t)want;
+    return z;
+}

@@ -68,5 +68,8 @@ size_t zlp_lower_bound(const zlp *z, zlp_pred pred, void *ctx, size_t *off);
 zlp *zlp_insert(zlp *z, const char *m, size_t len, double score);
 /* Delete count entries from off (count may go past the end: stops there). */
 void zlp_delete(zlp *z, size_t off, size_t count);
+/* Give back the buffer z no longer uses: when its capacity is over 64 bytes
+ * and more than twice what it holds, shrink it. Returns z's new address. */
+zlp *zlp_shrink(zlp *z);
 
 #endif

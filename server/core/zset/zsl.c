@@ -58,6 +58,22 @@ void zsl_free(zsl *z)
     xfree(z);
 }
 
+int zsl_free_some(zsl *z, size_t max)
+{
+    zsl_node *n;
+
+    ht_release(&z->idx); /* one array; the nodes it indexes are the list's */
+    while ((n = z->header->lv[0].forward) != NULL) {
+        if (max-- == 0)
+            return 0;
+        z->header->lv[0].forward = n->lv[0].forward;
+        xfree(n);
+    }
+    xfree(z->header);
+    xfree(z);
+    return 1;
+}
+
 size_t zsl_bytes(const zsl *z)
 {
     return xmalloc_size(z) + xmalloc_size(z->header) + z->bytes + ht_buckets(&z->idx) * sizeof(void *);

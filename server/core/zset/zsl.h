@@ -81,6 +81,11 @@ static inline size_t zsl_count(const zsl *z)
  * zsl_free (NULL does nothing): O(n). */
 zsl *zsl_new(uint64_t seed);
 void zsl_free(zsl *z);
+/* zsl_free in bounded steps (a large sorted set freed from the event loop):
+ * free up to max nodes (max >= 1) from the front; z must not be used otherwise
+ * from the first call on (its index is released at once). Returns 1 when z is
+ * freed, else 0: call again. */
+int zsl_free_some(zsl *z, size_t max);
 /* Bytes of memory the set holds (nodes, index, header). */
 size_t zsl_bytes(const zsl *z);
 

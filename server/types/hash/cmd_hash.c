@@ -230,9 +230,12 @@ static void cmd_hdel(client *c)
         deleted += hash_del(c->db, e, c->argv[i].p, c->argv[i].len);
         if (hash_len(e) == 0) {
             db_delete_entry(c->db, e);
+            e = NULL;
             break;
         }
     }
+    if (e && deleted)
+        hash_compact(c->db, e);
     if (deleted)
         signal_key_changed(c->db, key->p, key->len);
     reply_int(c, deleted);

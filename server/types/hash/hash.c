@@ -132,6 +132,13 @@ int hash_del(db *d, dbent *e, const char *f, size_t flen)
     return 1;
 }
 
+dbent *hash_compact(db *d, dbent *e)
+{
+    if (e->enc != ENC_INLINE)
+        return e;
+    return db_shrink_entry(d, e, e->vlen + e->vlen / 4);
+}
+
 typedef struct each_ctx {
     int (*fn)(void *ctx, const hash_pair *p);
     void *ctx;
@@ -251,6 +258,17 @@ static void type_free_value(dbent *e)
     fvht_free(tab(e));
 }
 
+static size_t type_free_effort(const dbent *e)
+{
+    return fvht_count(tab(e));
+}
+
+static int type_free_some(void *v, uint8_t enc, uint64_t *cursor, size_t max)
+{
+    (void)enc;
+    return fvht_free_some(v, cursor, max);
+}
+
 static void *type_dup_value(const dbent *e)
 {
     return fvht_dup(tab(e));
@@ -261,19 +279,11 @@ static size_t type_stored(const dbent *e)
     return e->enc == ENC_INLINE ? 0 : fvht_mem(tab(e));
 }
 
-static int add_logical(void *ctx, const hash_pair *p)
-{
-    *(size_t *)ctx += p->flen + p->vlen;
-    return 0;
-}
-
 static size_t type_logical(const dbent *e)
 {
-    size_t n = 0;
     if (e->enc == ENC_INLINE)
         return e->vlen;
-    hash_foreach(e, add_logical, &n);
-    return n;
+    return tab(e)->logical; /* O(1): the dataset scan of the cron asks for every key */
 }
 
 typedef struct rw_ctx {
@@ -343,6 +353,8 @@ static const type_def hash_type = {
     .name = "hash",
     .encoding = type_encoding,
     .free_value = type_free_value,
+    .free_effort = type_free_effort,
+    .free_some = type_free_some,
     .dup_value = type_dup_value,
     .stored = type_stored,
     .logical = type_logical,

@@ -51,6 +51,9 @@ void hash_fit(db *d, dbent **ep, size_t longest);
 int hash_set(db *d, dbent **ep, const char *f, size_t flen, const char *v, size_t vlen);
 /* Remove f: 1 if it was there, else 0. */
 int hash_del(db *d, dbent *e, const char *f, size_t flen);
+/* After deletions: give back the room a compact hash no longer uses (its
+ * bytes live in the entry). Returns e's address, which may have changed. */
+dbent *hash_compact(db *d, dbent *e);
 /* fn on every pair, in the hash's order (insertion order for the compact
  * encoding), until fn returns non-zero (returned). fn must not change it. */
 int hash_foreach(const dbent *e, int (*fn)(void *ctx, const hash_pair *p), void *ctx);

@@ -135,6 +135,7 @@ static void push_generic(client *c, int where, int only_existing)
         e = list_create(c->db, c->argv[1].p, c->argv[1].len);
     }
     ql_set_fill(list_ql(e), list_fill);
+    ql_set_compress(list_ql(e), list_compress_depth);
     for (i = 2; i < c->argc; i++)
         ql_push(list_ql(e), where, c->argv[i].p, c->argv[i].len);
     reply_int(c, (long long)ql_len(list_ql(e)));
@@ -256,7 +257,7 @@ static void cmd_lrange(client *c)
     ql_at(list_ql(e), s, &pos);
     for (i = s; i <= t; i++) {
         reply_pos(c, &pos);
-        ql_next(&pos);
+        ql_next_settle(list_ql(e), &pos); /* the reply holds a copy of every element */
     }
 }
 
@@ -363,6 +364,7 @@ static void cmd_lset(client *c)
         return;
     }
     ql_set_fill(list_ql(e), list_fill);
+    ql_set_compress(list_ql(e), list_compress_depth);
     ql_replace(list_ql(e), &pos, c->argv[3].p, c->argv[3].len);
     reply_ok(c);
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
@@ -396,6 +398,7 @@ static void cmd_linsert(client *c)
         ql_get(&pos, &p, &n);
         if (n == c->argv[3].len && memcmp(p, c->argv[3].p, n) == 0) {
             ql_set_fill(list_ql(e), list_fill);
+            ql_set_compress(list_ql(e), list_compress_depth);
             ql_insert(list_ql(e), &pos, after, c->argv[4].p, c->argv[4].len);
             reply_int(c, (long long)ql_len(list_ql(e)));
             signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
@@ -497,6 +500,7 @@ static void move_one(client *c, dbent *src, const sarg *skey, const sarg *dkey, 
     if (!dst)
         dst = list_create(c->db, dkey->p, dkey->len);
     ql_set_fill(list_ql(dst), list_fill);
+    ql_set_compress(list_ql(dst), list_compress_depth);
     ql_push(list_ql(dst), whereto, copy, n);
     if (dst != src)
         list_drop_if_empty(c->db, src);
@@ -606,8 +610,11 @@ static int pop_first(client *c, int first, int nkeys, int where, long long count
 
     for (j = first; j < first + nkeys; j++) {
         const sarg *key = &c->argv[j];
-        dbent *e = db_lookup_write(c->db, key->p, key->len);
+        dbent *e;
         long long n;
+        if (blk_not_serving(c, key->p, key->len))
+            continue; /* woken: served from the key that became ready */
+        e = db_lookup_write(c->db, key->p, key->len);
         if (!e)
             continue;
         if (e->type != OBJ_LIST) {

@@ -22,6 +22,7 @@ dbent *list_create(db *d, const char *key, size_t klen)
 {
     dbent *e = db_add(d, key, klen, OBJ_LIST, sizeof(void *));
     dbent_set_ptr(e, ql_new(list_fill));
+    ql_set_compress(list_ql(e), list_compress_depth);
     e->enc = ENC_PTR;
     return e;
 }
@@ -45,6 +46,18 @@ static const char *type_encoding(const dbent *e)
 static void type_free_value(dbent *e)
 {
     ql_free(list_ql(e));
+}
+
+static size_t type_free_effort(const dbent *e)
+{
+    return list_ql(e)->nodes;
+}
+
+static int type_free_some(void *v, uint8_t enc, uint64_t *cursor, size_t max)
+{
+    (void)enc;
+    (void)cursor;
+    return ql_free_some(v, max);
 }
 
 static void *type_dup_value(const dbent *e)
@@ -86,7 +99,9 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
             eo_bytes(o, p, len);
             n++;
             bytes += len;
-            more = ql_next(&pos) == 0;
+            /* eo_bytes copied the element; the list changes only in how its
+             * nodes are stored (they are compressed back as they were). */
+            more = ql_next_settle((quicklist *)q, &pos) == 0;
         }
         eo_end(o);
         if (more)
@@ -110,6 +125,8 @@ static const type_def list_type = {
     .name = "list",
     .encoding = type_encoding,
     .free_value = type_free_value,
+    .free_effort = type_free_effort,
+    .free_some = type_free_some,
     .dup_value = type_dup_value,
     .stored = type_stored,
     .logical = type_logical,

@@ -8,8 +8,10 @@
  *
  * The settings: list_fill is list-max-listpack-size (a negative value -1..-5
  * caps a node at 4..64 KB, a positive one its element count), applied to new
- * nodes of every list; list_compress_depth is list-compress-depth, accepted
- * and reported (nodes are not compressed). */
+ * nodes of every list; list_compress_depth is list-compress-depth, the nodes
+ * kept raw at each end of a list (the others are stored LZ4-compressed, 0:
+ * none; quicklist.h, ql_set_compress). Both apply to a list when a command
+ * changes it. */
 #ifndef SP_LIST_H
 #define SP_LIST_H
 

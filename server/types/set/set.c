@@ -369,6 +369,23 @@ static void type_free_value(dbent *e)
         sht_free(dbent_ptr(e));
 }
 
+static size_t type_free_effort(const dbent *e)
+{
+    return e->enc == SET_ENC_INTSET ? 1 : ht_count(&((set_ht *)dbent_ptr(e))->h);
+}
+
+static int type_free_some(void *v, uint8_t enc, uint64_t *cursor, size_t max)
+{
+    if (enc == SET_ENC_INTSET) {
+        is_free(v);
+        return 1;
+    }
+    if (!ht_clear_some(&((set_ht *)v)->h, cursor, max, sht_free_member, NULL))
+        return 0;
+    xfree(v);
+    return 1;
+}
+
 static void *type_dup_value(const dbent *e)
 {
     set_ht *s;
@@ -473,6 +490,8 @@ static const type_def set_type = {
     .name = "set",
     .encoding = set_encoding,
     .free_value = type_free_value,
+    .free_effort = type_free_effort,
+    .free_some = type_free_some,
     .dup_value = type_dup_value,
     .stored = type_stored,
     .logical = type_logical,

@@ -9,8 +9,8 @@
  * types/sp/sptype.c's.
  *
  * Waiting: SP.LEASE WAIT and SP.CHANGES BLOCK wait through cmd/block.h
- * (blk_block_each: waiters on one scratchpad each wait for something of their
- * own). A release or any change of the scratchpad wakes them; a lease that
+ * (waiters on one scratchpad each wait for something of their own: a waiter
+ * that finds nothing keeps its place and the ones behind it still run). A release or any change of the scratchpad wakes them; a lease that
  * expires wakes its waiters from a timer armed at its expiry (wake_at), so
  * they are served within a millisecond of it rather than at the next cron
  * tick. First come, first served: a client that finds a lease free while
@@ -146,7 +146,7 @@ void cmd_sp_lease(client *c)
         blk_waiting_for(c, c->argv[1].p, c->argv[1].len, waits_for_resource, (void *)res)) {
         /* Free, but promised to a client already waiting for it. */
         if (wait >= 0)
-            blk_block_each(c, 1, 1, deadline);
+            blk_block(c, 1, 1, deadline);
         else
             reply_error(c, "LEASED free, but other clients wait for it first (use WAIT to stand in line)");
         return;
@@ -157,7 +157,7 @@ void cmd_sp_lease(client *c)
     if (r == SPCO_HELD) {
         if (wait >= 0) {
             wake_at(c->dbid, c->argv[1].p, c->argv[1].len, l->expire);
-            blk_block_each(c, 1, 1, deadline);
+            blk_block(c, 1, 1, deadline);
         } else {
             reply_errorf(c, "LEASED held by %.*s for %lld more ms", (int)l->hlen, sp_lease_holder(l),
                          (long long)(l->expire - db_now));
@@ -306,7 +306,7 @@ void cmd_sp_changes(client *c)
     if (!gap && block >= 0 && (!co || spco_change_after(co, (uint64_t)since) == co->nchanges) && count != 0) {
         if (block > 0)
             deadline = block > INT64_MAX - now_ms() ? INT64_MAX : now_ms() + block;
-        blk_block_each(c, 1, 1, deadline);
+        blk_block(c, 1, 1, deadline);
         return;
     }
     reply_changes(c, co, (uint64_t)since, count, gap);

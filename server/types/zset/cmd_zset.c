@@ -746,6 +746,8 @@ static int zpop_generic(client *c, const sarg *keys, int nkeys, const zpop_how *
     int i;
 
     for (i = 0; i < nkeys; i++) {
+        if (blk_not_serving(c, keys[i].p, keys[i].len))
+            continue; /* woken: served from the key that became ready */
         e = db_lookup_write(c->db, keys[i].p, keys[i].len);
         if (e && e->type != OBJ_ZSET) {
             e = NULL;

@@ -164,6 +164,7 @@ int zs_del(dbent *e, const char *m, size_t len)
         if (off == ZLP_END)
             return 0;
         zlp_delete(z, off, 1);
+        dbent_set_ptr(e, zlp_shrink(z));
     } else {
         zsl *s = dbent_ptr(e);
         zsl_node *n = zsl_find(s, m, len);
@@ -211,6 +212,7 @@ void zs_delete_range(dbent *e, size_t start, size_t end)
     if (is_lp(e)) {
         zlp *z = dbent_ptr(e);
         zlp_delete(z, zlp_at(z, start), end - start);
+        dbent_set_ptr(e, zlp_shrink(z));
     } else {
         zsl *s = dbent_ptr(e);
         zsl_node *n = zsl_at(s, start), *next;
@@ -412,6 +414,21 @@ static void type_free_value(dbent *e)
         zsl_free(dbent_ptr(e));
 }
 
+static size_t type_free_effort(const dbent *e)
+{
+    return is_lp(e) ? 1 : zsl_count(dbent_ptr(e));
+}
+
+static int type_free_some(void *v, uint8_t enc, uint64_t *cursor, size_t max)
+{
+    (void)cursor;
+    if (enc == ZENC_LP) {
+        zlp_free(v);
+        return 1;
+    }
+    return zsl_free_some(v, max);
+}
+
 static void *type_dup_value(const dbent *e)
 {
     zsl *s, *d;
@@ -529,6 +546,8 @@ static const type_def zset_type = {
     .name = "zset",
     .encoding = zs_encoding,
     .free_value = type_free_value,
+    .free_effort = type_free_effort,
+    .free_some = type_free_some,
     .dup_value = type_dup_value,
     .stored = type_stored,
     .logical = type_logical,
