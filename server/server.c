@@ -181,6 +181,8 @@ int server_init_keyspace(void)
     for (i = 0; i < srv.cfg.databases; i++)
         db_init(&srv.dbs[i], i, srv.arena, srv.hash_seed);
     db_on_expired = signal_key_expired;
+    db_on_new = signal_key_new;
+    db_on_miss = signal_key_miss;
     sv_type_register();
     sp_type_register();
     set_type_register(srv.hash_seed);

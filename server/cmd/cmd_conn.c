@@ -9,6 +9,7 @@
 #include "cmd/commands.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
+#include "cmd/pubsub.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "core/util.h"
@@ -19,7 +20,12 @@ static void cmd_ping(client *c)
         reply_arity_error(c);
         return;
     }
-    if (c->argc == 2)
+    if ((c->flags & CLIENT_PUBSUB) && c->resp == 2) {
+        /* Subscribed mode: a message-shaped reply, as Redis gives. */
+        reply_array(c, 2);
+        reply_bulk(c, "pong", 4);
+        reply_bulk(c, c->argc == 2 ? c->argv[1].p : "", c->argc == 2 ? c->argv[1].len : 0);
+    } else if (c->argc == 2)
         reply_bulk(c, c->argv[1].p, c->argv[1].len);
     else
         reply_raw(c, "+PONG\r\n", 7);
@@ -172,6 +178,7 @@ static void cmd_reset(client *c)
 {
     multi_discard(c);
     multi_unwatch_all(c);
+    ps_client_release(c);
     c->dbid = 0;
     c->db = &srv.dbs[0];
     c->resp = 2;
@@ -214,26 +221,39 @@ static void client_info(client *c)
     xfree(buf);
 }
 
+/* CLIENT LIST / KILL TYPE: the class of client_type (normal, pubsub, or
+ * master/replica, of which none exist here), or -1 if unknown. */
+enum { CTYPE_NORMAL, CTYPE_PUBSUB, CTYPE_REPLICA };
+
+static int parse_client_type(const sarg *a)
+{
+    if (str_eq_ci(a->p, a->len, "normal"))
+        return CTYPE_NORMAL;
+    if (str_eq_ci(a->p, a->len, "pubsub"))
+        return CTYPE_PUBSUB;
+    if (str_eq_ci(a->p, a->len, "master") || str_eq_ci(a->p, a->len, "replica") || str_eq_ci(a->p, a->len, "slave"))
+        return CTYPE_REPLICA;
+    return -1;
+}
+
+static int client_type(const client *x)
+{
+    return (x->flags & CLIENT_PUBSUB) ? CTYPE_PUBSUB : CTYPE_NORMAL;
+}
+
 static void client_list(client *c)
 {
     size_t cap = 4096, len = 0;
     char *out = xmalloc(cap);
     client *x;
-    int i, ids = 0;
+    int i, ids = 0, type = -1;
     long long *idlist = NULL;
 
     for (i = 2; i < c->argc; i++) {
         if (str_eq_ci(c->argv[i].p, c->argv[i].len, "type") && i + 1 < c->argc) {
-            const char *t = c->argv[i + 1].p;
-            if (strcasecmp(t, "normal") && strcasecmp(t, "master") && strcasecmp(t, "replica") &&
-                strcasecmp(t, "slave") && strcasecmp(t, "pubsub")) {
-                reply_errorf(c, "ERR Unknown client type '%s'", t);
-                xfree(out);
-                return;
-            }
-            if (strcasecmp(t, "normal") != 0) {
-                /* No replica, master or pubsub clients exist here. */
-                reply_verbatim(c, "", 0);
+            type = parse_client_type(&c->argv[i + 1]);
+            if (type < 0) {
+                reply_errorf(c, "ERR Unknown client type '%s'", c->argv[i + 1].p);
                 xfree(out);
                 return;
             }
@@ -260,6 +280,8 @@ static void client_list(client *c)
     for (x = srv.clients; x; x = x->next) {
         size_t n;
         if (x->flags & CLIENT_FAKE)
+            continue;
+        if (type >= 0 && client_type(x) != type)
             continue;
         if (ids) {
             int k, hit = 0;
@@ -295,7 +317,7 @@ static void client_kill(client *c)
 {
     client *x;
     long long killed = 0;
-    int i, skipme = 1;
+    int i, skipme = 1, type = -1;
     const char *addr = NULL, *laddr = NULL;
     long long id = 0;
 
@@ -335,14 +357,9 @@ static void client_kill(client *c)
                 return;
             }
         } else if (str_eq_ci(k->p, k->len, "type")) {
-            if (!str_eq_ci(v->p, v->len, "normal") && !str_eq_ci(v->p, v->len, "master") &&
-                !str_eq_ci(v->p, v->len, "replica") && !str_eq_ci(v->p, v->len, "slave") &&
-                !str_eq_ci(v->p, v->len, "pubsub")) {
+            type = parse_client_type(v);
+            if (type < 0) {
                 reply_errorf(c, "ERR Unknown client type '%s'", v->p);
-                return;
-            }
-            if (!str_eq_ci(v->p, v->len, "normal")) {
-                reply_int(c, 0);
                 return;
             }
         } else if (str_eq_ci(k->p, k->len, "user")) {
@@ -359,6 +376,8 @@ static void client_kill(client *c)
         if (x->flags & (CLIENT_FAKE | CLIENT_CLOSE_ASAP))
             continue;
         if (id && x->id != (uint64_t)id)
+            continue;
+        if (type >= 0 && client_type(x) != type)
             continue;
         if (addr && strcmp(x->addr, addr) != 0)
             continue;

@@ -26,6 +26,7 @@
 #include "core/lz/lzidle.h"
 #include "core/mem.h"
 #include "cmd/propagate.h"
+#include "cmd/pubsub.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
@@ -422,9 +423,9 @@ static void info_stats(sbuf *b)
             "evicted_clients:0\r\n"
             "keyspace_hits:%lld\r\n"
             "keyspace_misses:%lld\r\n"
-            "pubsub_channels:0\r\n"
-            "pubsub_patterns:0\r\n"
-            "pubsubshard_channels:0\r\n"
+            "pubsub_channels:%lld\r\n"
+            "pubsub_patterns:%lld\r\n"
+            "pubsubshard_channels:%lld\r\n"
             "latest_fork_usec:0\r\n"
             "total_forks:0\r\n"
             "tracking_total_keys:0\r\n"
@@ -440,8 +441,9 @@ static void info_stats(sbuf *b)
             "oom_rejected_commands:%lld\r\n",
             srv.stat_conns, srv.stat_commands, metric_mean(METRIC_OPS), srv.stat_net_in, srv.stat_net_out,
             (double)metric_mean(METRIC_NET_IN) / 1024, (double)metric_mean(METRIC_NET_OUT) / 1024,
-            srv.stat_rejected_conns, srv.stat_expired_keys, db_stat_hits, db_stat_misses, cmd_total_errors(),
-            srv.stat_obuf_disconnects, srv.stat_proto_errors, srv.stat_oom_rejections);
+            srv.stat_rejected_conns, srv.stat_expired_keys, db_stat_hits, db_stat_misses, ps_count(PS_CHANNEL),
+            ps_count(PS_PATTERN), ps_count(PS_SHARD), cmd_total_errors(), srv.stat_obuf_disconnects,
+            srv.stat_proto_errors, srv.stat_oom_rejections);
 }
 
 static void info_replication(sbuf *b)

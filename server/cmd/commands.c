@@ -13,6 +13,7 @@
 #include "cmd/block.h"
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
+#include "cmd/pubsub.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
@@ -23,11 +24,9 @@
 
 /* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
 static const cmd_def *table_list[] = {
-    cmd_table_conn, cmd_table_string, cmd_table_list, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
-    cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
-    cmd_table_set,
-    cmd_table_hash,
-    cmd_table_zset,
+    cmd_table_conn,    cmd_table_string, cmd_table_list,    cmd_table_keys,  cmd_table_info,   cmd_table_server,
+    cmd_table_command, cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp,     cmd_table_lcs,
+    cmd_table_memory,  cmd_table_set,    cmd_table_hash,    cmd_table_zset,  cmd_table_pubsub,
 };
 
 typedef struct reg_slot {
@@ -449,6 +448,20 @@ static void dispatch(client *c)
             return;
         }
     }
+    if (!ps_allowed_in_context(c, cmd)) {
+        char msg[256];
+        snprintf(msg, sizeof(msg),
+                 "Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+                 "this context",
+                 cmd_fullname(cmd));
+        if (cmd == srv.cmd_exec) { /* EXECABORT even outside MULTI, as Redis */
+            multi_exec_abort(c, msg);
+            return;
+        }
+        reply_errorf(c, "ERR %s", msg);
+        multi_flag_error(c);
+        return;
+    }
     if ((c->flags & CLIENT_MULTI) && !is_multi_control(cmd)) {
         multi_queue(c, cmd);
         return;
@@ -637,6 +650,7 @@ void cmd_client_release(client *c)
     blk_client_release(c);
     multi_unwatch_all(c);
     multi_discard(c);
+    ps_client_release(c);
 }
 
 /* ---- the log's replay ---- */

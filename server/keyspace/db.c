@@ -18,6 +18,8 @@
 int64_t db_now;
 uint8_t db_epoch;
 void (*db_on_expired)(db *d, const char *key, size_t klen);
+void (*db_on_new)(db *d, const char *key, size_t klen);
+void (*db_on_miss)(db *d, const char *key, size_t klen);
 
 static const char *dbent_keyof(const ht_node *n)
 {
@@ -265,8 +267,11 @@ dbent *db_lookup(db *d, const char *key, size_t klen)
     dbent *e = db_lookup_write(d, key, klen);
     if (e)
         db_stat_hits++;
-    else
+    else {
         db_stat_misses++;
+        if (db_on_miss)
+            db_on_miss(d, key, klen);
+    }
     return e;
 }
 
@@ -277,6 +282,8 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
     e->type = (uint8_t)type;
     dbent_set_epoch(e, db_epoch);
     ht_insert(&d->keys, &e->node);
+    if (db_on_new)
+        db_on_new(d, key, klen);
     return e;
 }
 

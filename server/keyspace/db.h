@@ -163,6 +163,11 @@ size_t db_value_stored(const dbent *e);
 /* Called when a key expires (lazily or actively), after its deletion: set at
  * start-up to cmd/signal.c's signal_key_expired. */
 extern void (*db_on_expired)(db *d, const char *key, size_t klen);
+/* Called by db_add for every key created (Redis's dbAdd: the "new" keyspace
+ * event), NULL for none; set at start-up to cmd/signal.c's signal_key_new. */
+extern void (*db_on_new)(db *d, const char *key, size_t klen);
+/* Called by db_lookup when the key is missing (the "keymiss" event), NULL for none. */
+extern void (*db_on_miss)(db *d, const char *key, size_t klen);
 /* Sub-expiry: a type whose values hold parts with lifetimes of their own (the
  * entries of a scratchpad) keeps, per key, the earliest time one of them is due
  * in the database's second heap, so the active cycle reclaims them without

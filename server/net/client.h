@@ -36,6 +36,7 @@
 #define CLIENT_PROTECTED_WRITE   (1u << 13) /* write event armed */
 #define CLIENT_AOF_HELD          (1u << 14) /* replies wait until the log is written up to aof_need */
 #define CLIENT_BLOCKED           (1u << 15) /* waits for keys (cmd/block.h): runs no request meanwhile */
+#define CLIENT_PUBSUB (1u << 16)            /* has subscriptions (cmd/pubsub.h): the pubsub output class */
 
 /* A command queued by MULTI: owned copies of its arguments. */
 typedef struct mcmd {
@@ -102,6 +103,10 @@ struct client {
     int mcount, mcap;
     struct watched_key *watched; /* list of keys this client WATCHes */
     struct blk_state *blk;   /* the wait of a blocked client (cmd/block.c), NULL if none */
+
+    /* Pub/sub (cmd/pubsub.c): the subscriptions, NULL if none ever made. */
+    struct ps_client *ps;
+    int nsub, npsub, nssub; /* channels, patterns and shard channels subscribed */
 
     /* Identity and stats. */
     char *name;              /* CLIENT SETNAME, NULL if none */

@@ -874,6 +874,8 @@ size_t client_describe(const client *c, char *buf, size_t cap)
     int n;
     const char *cmdname = c->lastcmd ? net_up.cmd_name(c->lastcmd) : "NULL";
 
+    if (c->flags & CLIENT_PUBSUB)
+        flags[f++] = 'P';
     if (c->flags & CLIENT_MULTI)
         flags[f++] = 'x';
     if (c->flags & CLIENT_BLOCKED)
@@ -890,15 +892,15 @@ size_t client_describe(const client *c, char *buf, size_t cap)
         flags[f++] = 'N';
     flags[f] = '\0';
     n = snprintf(buf, cap,
-                 "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
+                 "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
                  "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
                  "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
                  (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
-                 (long long)(now - c->ctime) / 1000, (long long)(now - c->last_interaction) / 1000, flags,
-                 c->dbid, (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen,
-                 (size_t)0, c->qcap, c->qlen, c->olen - c->osent, (size_t)0, c->olist_bytes,
+                 (long long)(now - c->ctime) / 1000, (long long)(now - c->last_interaction) / 1000, flags, c->dbid,
+                 c->nsub, c->npsub, c->nssub, (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos,
+                 c->qcap - c->qlen, (size_t)0, c->qcap, c->qlen, c->olen - c->osent, (size_t)0, c->olist_bytes,
                  sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
-                 (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname, c->resp,
-                 c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+                 (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname, c->resp, c->lib_name ? c->lib_name : "",
+                 c->lib_ver ? c->lib_ver : "");
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }

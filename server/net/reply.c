@@ -30,7 +30,10 @@ size_t reply_pending(const client *c)
 void reply_check_limits(client *c)
 {
     size_t pending = reply_pending(c);
-    long long hard = srv.cfg.obuf_hard, soft = srv.cfg.obuf_soft;
+    int pubsub = (c->flags & CLIENT_PUBSUB) != 0;
+    long long hard = pubsub ? srv.cfg.obuf_pubsub_hard : srv.cfg.obuf_hard;
+    long long soft = pubsub ? srv.cfg.obuf_pubsub_soft : srv.cfg.obuf_soft;
+    int soft_seconds = pubsub ? srv.cfg.obuf_pubsub_soft_seconds : srv.cfg.obuf_soft_seconds;
 
     if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_FAKE))
         return;
@@ -44,7 +47,7 @@ void reply_check_limits(client *c)
         int64_t now = now_ms();
         if (!c->soft_limit_since)
             c->soft_limit_since = now;
-        else if (now - c->soft_limit_since > (int64_t)srv.cfg.obuf_soft_seconds * 1000) {
+        else if (now - c->soft_limit_since > (int64_t)soft_seconds * 1000) {
             srv.stat_obuf_disconnects++;
             log_client_limit(c, "soft", pending);
             client_close_async(c);
