@@ -129,3 +129,8 @@ void signal_key_miss(db *d, const char *key, size_t klen)
 {
     signal_event(d, NOTIFY_KEY_MISS, "keymiss", key, klen);
 }
+
+void signal_entries_expired(db *d, const char *key, size_t klen)
+{
+    signal_event(d, NOTIFY_SCRATCHPAD, "sp.expired", key, klen);
+}

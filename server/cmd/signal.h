@@ -53,6 +53,9 @@ void signal_event(db *d, int cls, const char *event, const char *key, size_t kle
 void signal_key_new(db *d, const char *key, size_t klen);
 /* A read found no key (keyspace/db.c's hook): the "keymiss" event. */
 void signal_key_miss(db *d, const char *key, size_t klen);
+/* Entries of the value at key expired on their own (keyspace/db.c's hook: a
+ * scratchpad's, the "sp.expired" event of class p). */
+void signal_entries_expired(db *d, const char *key, size_t klen);
 /* notify-keyspace-events: parse Redis's letters (0, or -1 on an unknown
  * letter), and print flags as Redis does (A for the whole of NOTIFY_ALL, then
  * p, then K, E and m) into buf of at least 32 bytes. */

@@ -20,6 +20,7 @@ uint8_t db_epoch;
 void (*db_on_expired)(db *d, const char *key, size_t klen);
 void (*db_on_new)(db *d, const char *key, size_t klen);
 void (*db_on_miss)(db *d, const char *key, size_t klen);
+void (*db_on_subexpired)(db *d, const char *key, size_t klen);
 
 static const char *dbent_keyof(const ht_node *n)
 {
@@ -287,6 +288,18 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
     return e;
 }
 
+dbent *db_set_entry(db *d, const char *key, size_t klen, int type, size_t room)
+{
+    dbent *e = db_lookup_write(d, key, klen);
+
+    if (!e)
+        return db_add(d, key, klen, type, room);
+    db_persist(d, e);
+    db_free_value(d, e);
+    e->type = (uint8_t)type;
+    return db_resize_entry(d, e, room);
+}
+
 dbent *db_resize_entry(db *d, dbent *e, size_t room)
 {
     dbent *n;
@@ -410,6 +423,8 @@ long long db_active_expire(db *d, int64_t now, int64_t budget_us)
         while (d->nsheap > 0 && d->sheap[0].when <= now) {
             dbent *e = d->sheap[0].e;
             int64_t next = type_of(e)->subexpire(d, e, now);
+            if (db_on_subexpired)
+                db_on_subexpired(d, dbent_key(e), dbent_klen(e));
             if (next == -2) {
                 db_expire_entry(d, e);
                 n++;
@@ -441,6 +456,8 @@ int db_subexpire_due(db *d, dbent *e)
         d->sheap[i].when > db_now)
         return 0;
     next = type_of(e)->subexpire(d, e, db_now);
+    if (db_on_subexpired)
+        db_on_subexpired(d, dbent_key(e), dbent_klen(e));
     if (next == -2) {
         db_expire_entry(d, e);
         return 1;

@@ -46,14 +46,20 @@ static sp *ns_create(client *c, dbent **out)
 }
 
 /* After a change to scratchpad s at key e: keep the sub-expiry heap exact, drop
- * the key if it has no entries left, and signal the change. */
-static void ns_changed(client *c, dbent *e, sp *s)
+ * the key if it has no entries left, and signal the change and its keyspace
+ * event (class p: "sp.write", ...; then "del" if the key went). */
+static void ns_changed(client *c, dbent *e, sp *s, const char *event)
 {
-    if (s->n == 0)
+    int dropped = s->n == 0;
+
+    if (dropped)
         db_delete_entry(c->db, e);
     else
         db_set_subexpire(c->db, e, sp_next_expire(s));
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_SCRATCHPAD, event, c->argv[1].p, c->argv[1].len);
+    if (dropped)
+        signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
 }
 
 /* Log the full state of entry e (WRITE, OFFLOAD, EDIT, INSERT, a new entry of
@@ -190,7 +196,7 @@ static void cmd_sp_write(client *c)
         sp_set_expire(s, e, o.expire);
     else if (!(o.flags & W_KEEPTTL))
         sp_set_expire(s, e, default_expire());
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, "sp.write");
     log_entry(c, s, e);
     reply_int(c, (long long)e->version);
 }
@@ -245,7 +251,7 @@ static void cmd_sp_append(client *c)
     }
     e->version++;
     e->updated = db_now;
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, "sp.append");
     if (created) {
         log_entry(c, s, e);
     } else if (prop_on) {
@@ -385,7 +391,7 @@ static void cmd_sp_edit(client *c)
         memcpy(out + pos, from, e->size - (size_t)(from - content));
     }
     if (commit_content(c, s, e, out, outlen) == 0) {
-        ns_changed(c, ke, s);
+        ns_changed(c, ke, s, "sp.edit");
         log_entry(c, s, e);
         reply_array(c, 2);
         reply_int(c, (long long)count);
@@ -445,7 +451,7 @@ static void cmd_sp_insert(client *c)
         out[pos++] = '\n';
     memcpy(out + pos, content + at, e->size - at);
     if (commit_content(c, s, e, out, outlen) == 0) {
-        ns_changed(c, ke, s);
+        ns_changed(c, ke, s, "sp.insert");
         log_entry(c, s, e);
         reply_int(c, (long long)e->version);
     }
@@ -477,7 +483,7 @@ static void cmd_sp_del(client *c)
             }
         }
         if (deleted)
-            ns_changed(c, ke, s);
+            ns_changed(c, ke, s, "sp.del");
     }
     reply_int(c, deleted);
 }
@@ -554,7 +560,7 @@ static void cmd_sp_offload(client *c)
     sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
     e->version = 1;
     sp_set_expire(s, e, o.expire >= 0 ? o.expire : default_expire());
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, "sp.offload");
     log_entry(c, s, e);
     reply_map(c, 6);
     reply_bulk_cstr(c, "stored");
@@ -605,7 +611,7 @@ static void expire_generic(client *c, int seconds)
         sp_remove(s, e);
     else
         sp_set_expire(s, e, db_now + v);
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, v <= 0 ? "sp.del" : "sp.expire");
     reply_int(c, 1);
 }
 
@@ -633,7 +639,7 @@ static void cmd_sp_persist(client *c)
         return;
     }
     sp_set_expire(s, e, -1);
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, "sp.persist");
     reply_int(c, 1);
 }
 
