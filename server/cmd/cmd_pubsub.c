@@ -89,7 +89,7 @@ static void list_names(client *c, int kind)
     void *slot;
 
     if (c->argc > 3) {
-        reply_arity_error(c);
+        reply_subcommand_syntax(c);
         return;
     }
     slot = reply_defer(c);
