@@ -9,6 +9,7 @@
 #include "cmd/commands.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
+#include "cmd/monitor.h"
 #include "cmd/pubsub.h"
 #include "net/net.h"
 #include "net/reply.h"
@@ -179,6 +180,7 @@ static void cmd_reset(client *c)
     multi_discard(c);
     multi_unwatch_all(c);
     ps_client_release(c);
+    monitor_remove(c);
     c->dbid = 0;
     c->db = &srv.dbs[0];
     c->resp = 2;

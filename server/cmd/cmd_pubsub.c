@@ -195,7 +195,8 @@ const cmd_def cmd_table_pubsub[] = {
      .since = "2.0.0",
      .complexity = "O(N+M) where N is the number of patterns the client is already subscribed and M is the number "
                    "of total patterns subscribed in the system (by any client).", .acl = "pubsub slow"},
-    {.name = "publish", .proc = cmd_publish, .arity = 3, .flags = PS_FLAGS | CMD_FAST, .group = "pubsub",
+    {.name = "publish", .proc = cmd_publish, .arity = 3, .flags = PS_FLAGS | CMD_FAST | CMD_MAY_REPLICATE,
+     .group = "pubsub",
      .summary = "Post a message to a channel", .since = "2.0.0",
      .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total "
                    "number of subscribed patterns (by any client).", .acl = "pubsub fast"},
@@ -210,7 +211,8 @@ const cmd_def cmd_table_pubsub[] = {
      KEYS(1, -1, 1), .group = "pubsub", .summary = "Stop listening for messages posted to the given shard channels",
      .since = "7.0.0", .complexity = "O(N) where N is the number of clients already subscribed to a shard channel.",
      .acl = "pubsub slow", .key_specs = "not_key"},
-    {.name = "spublish", .proc = cmd_spublish, .arity = 3, .flags = PS_FLAGS | CMD_FAST, KEYS(1, 1, 1),
+    {.name = "spublish", .proc = cmd_spublish, .arity = 3, .flags = PS_FLAGS | CMD_FAST | CMD_MAY_REPLICATE,
+     KEYS(1, 1, 1),
      .group = "pubsub", .summary = "Post a message to a shard channel", .since = "7.0.0",
      .complexity = "O(N) where N is the number of clients subscribed to the receiving shard channel.",
      .acl = "pubsub fast", .key_specs = "not_key"},

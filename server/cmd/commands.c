@@ -13,6 +13,7 @@
 #include "cmd/block.h"
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
+#include "cmd/monitor.h"
 #include "cmd/pubsub.h"
 #include "net/net.h"
 #include "net/reply.h"
@@ -23,11 +24,17 @@
 #define NAME_MAX_LEN 64
 
 /* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
+/* clang-format off */
 static const cmd_def *table_list[] = {
-    cmd_table_conn,    cmd_table_string, cmd_table_list,    cmd_table_keys,  cmd_table_info,   cmd_table_server,
-    cmd_table_command, cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp,     cmd_table_lcs,
-    cmd_table_memory,  cmd_table_set,    cmd_table_hash,    cmd_table_zset,  cmd_table_pubsub,
+    cmd_table_conn, cmd_table_string, cmd_table_list, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
+    cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
+    cmd_table_set,
+    cmd_table_hash,
+    cmd_table_zset,
+    cmd_table_pubsub,
+    cmd_table_monitor,
 };
+/* clang-format on */
 
 typedef struct reg_slot {
     const cmd_def *cmd;
@@ -417,6 +424,12 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
+    if ((c->flags & CLIENT_MONITOR) && (cmd->flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
+        /* A monitor is a replica to Redis, kept out of the keyspace. */
+        reply_error(c, "ERR Replica can't interact with the keyspace");
+        multi_flag_error(c);
+        return;
+    }
     if (srv.loading && !(cmd->flags & CMD_LOADING)) {
         reply_error(c, "LOADING Scratchpad is loading the dataset in memory");
         multi_flag_error(c);
@@ -528,6 +541,8 @@ void cmd_call(client *c, const cmd_def *cmd)
     if (dur >= 1000)
         db_now = now_ms(); /* a slow command: later commands of the batch see the time move on */
     in_call--;
+    if (monitor_count > 0)
+        monitor_feed_call(c, cmd);
     st = stats_of(cmd);
     if (st) {
         st->calls++;
@@ -651,6 +666,7 @@ void cmd_client_release(client *c)
     multi_unwatch_all(c);
     multi_discard(c);
     ps_client_release(c);
+    monitor_remove(c);
 }
 
 /* ---- the log's replay ---- */

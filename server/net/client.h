@@ -36,7 +36,10 @@
 #define CLIENT_PROTECTED_WRITE   (1u << 13) /* write event armed */
 #define CLIENT_AOF_HELD          (1u << 14) /* replies wait until the log is written up to aof_need */
 #define CLIENT_BLOCKED           (1u << 15) /* waits for keys (cmd/block.h): runs no request meanwhile */
-#define CLIENT_PUBSUB (1u << 16)            /* has subscriptions (cmd/pubsub.h): the pubsub output class */
+/* clang-format off */
+#define CLIENT_PUBSUB            (1u << 16) /* has subscriptions (cmd/pubsub.h): the pubsub output class */
+#define CLIENT_MONITOR           (1u << 17) /* gets every command run (cmd/monitor.h) */
+/* clang-format on */
 
 /* A command queued by MULTI: owned copies of its arguments. */
 typedef struct mcmd {

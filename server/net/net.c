@@ -874,6 +874,8 @@ size_t client_describe(const client *c, char *buf, size_t cap)
     int n;
     const char *cmdname = c->lastcmd ? net_up.cmd_name(c->lastcmd) : "NULL";
 
+    if (c->flags & CLIENT_MONITOR)
+        flags[f++] = 'O';
     if (c->flags & CLIENT_PUBSUB)
         flags[f++] = 'P';
     if (c->flags & CLIENT_MULTI)
