@@ -11,6 +11,7 @@
 #include "cmd/multi.h"
 #include "cmd/monitor.h"
 #include "cmd/pubsub.h"
+#include "cmd/tracking.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "core/util.h"
@@ -181,6 +182,7 @@ static void cmd_reset(client *c)
     multi_unwatch_all(c);
     ps_client_release(c);
     monitor_remove(c);
+    tracking_client_release(c);
     c->dbid = 0;
     c->db = &srv.dbs[0];
     c->resp = 2;
@@ -460,6 +462,10 @@ static void client_reply(client *c)
 static void client_help(client *c)
 {
     static const char *const lines[] = {
+        "CACHING (YES|NO)",
+        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR",
+        "    Return the client ID we are redirecting to when tracking is enabled.",
         "GETNAME",
         "    Return the name of the current connection.",
         "ID",
@@ -496,6 +502,11 @@ static void client_help(client *c)
         "    Set client meta attr. Options are:",
         "    * LIB-NAME: the client lib name.",
         "    * LIB-VER: the client lib version.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO",
+        "    Report tracking status for the current connection.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
         "    Unblock the specified blocked client.",
         NULL,
@@ -533,6 +544,20 @@ static const cmd_def client_subcommands[] = {
      .complexity = "O(1)", .acl = "slow connection"},
     {.name = "reply", .proc = client_reply, .arity = 3, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .summary = "Instructs the server whether to reply to commands.", .since = "3.2.0",
+     .complexity = "O(1)", .acl = "slow connection"},
+    {.name = "tracking", .proc = client_tracking, .arity = -3, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Enable or disable server assisted client side caching support",
+     .since = "6.0.0", .complexity = "O(1). Some options may introduce additional complexity.",
+     .acl = "slow connection"},
+    {.name = "caching", .proc = client_caching, .arity = 3, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Instruct the server about tracking or not keys in the next request",
+     .since = "6.0.0", .complexity = "O(1)", .acl = "slow connection"},
+    {.name = "trackinginfo", .proc = client_trackinginfo, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection",
+     .summary = "Return information about server assisted client side caching for the current connection",
+     .since = "6.2.0", .complexity = "O(1)", .acl = "slow connection"},
+    {.name = "getredir", .proc = client_getredir, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Get tracking notifications redirection client ID if any", .since = "6.0.0",
      .complexity = "O(1)", .acl = "slow connection"},
     {.name = "help", .proc = client_help, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "connection",
      .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0", .complexity = "O(1)",

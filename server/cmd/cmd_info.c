@@ -27,6 +27,7 @@
 #include "core/mem.h"
 #include "cmd/propagate.h"
 #include "cmd/pubsub.h"
+#include "cmd/tracking.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
@@ -402,6 +403,9 @@ static void info_persistence(sbuf *b)
 
 static void info_stats(sbuf *b)
 {
+    long long trk_keys, trk_items, trk_prefixes;
+
+    tracking_stats(&trk_keys, &trk_items, &trk_prefixes);
     sb_catf(b,
             "total_connections_received:%lld\r\n"
             "total_commands_processed:%lld\r\n"
@@ -428,9 +432,9 @@ static void info_stats(sbuf *b)
             "pubsubshard_channels:%lld\r\n"
             "latest_fork_usec:0\r\n"
             "total_forks:0\r\n"
-            "tracking_total_keys:0\r\n"
-            "tracking_total_items:0\r\n"
-            "tracking_total_prefixes:0\r\n"
+            "tracking_total_keys:%lld\r\n"
+            "tracking_total_items:%lld\r\n"
+            "tracking_total_prefixes:%lld\r\n"
             "unexpected_error_replies:0\r\n"
             "total_error_replies:%lld\r\n"
             "dump_payload_sanitizations:0\r\n"
@@ -442,8 +446,8 @@ static void info_stats(sbuf *b)
             srv.stat_conns, srv.stat_commands, metric_mean(METRIC_OPS), srv.stat_net_in, srv.stat_net_out,
             (double)metric_mean(METRIC_NET_IN) / 1024, (double)metric_mean(METRIC_NET_OUT) / 1024,
             srv.stat_rejected_conns, srv.stat_expired_keys, db_stat_hits, db_stat_misses, ps_count(PS_CHANNEL),
-            ps_count(PS_PATTERN), ps_count(PS_SHARD), cmd_total_errors(), srv.stat_obuf_disconnects,
-            srv.stat_proto_errors, srv.stat_oom_rejections);
+            ps_count(PS_PATTERN), ps_count(PS_SHARD), trk_keys, trk_items, trk_prefixes, cmd_total_errors(),
+            srv.stat_obuf_disconnects, srv.stat_proto_errors, srv.stat_oom_rejections);
 }
 
 static void info_replication(sbuf *b)

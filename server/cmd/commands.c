@@ -15,6 +15,7 @@
 #include "cmd/propagate.h"
 #include "cmd/monitor.h"
 #include "cmd/pubsub.h"
+#include "cmd/tracking.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
@@ -482,9 +483,7 @@ static void dispatch(client *c)
     cmd_call(c, cmd);
 }
 
-/* Tell the sinks that want it which keys the write cmd is about to change
- * (its key positions from the table), or that it changes whole databases. */
-static void announce_keys(client *c, const cmd_def *cmd)
+int cmd_foreach_key(client *c, const cmd_def *cmd, void (*fn)(client *c, const sarg *key))
 {
     int i, last, step, index, numidx, first;
     const char *spec;
@@ -497,17 +496,29 @@ static void announce_keys(client *c, const cmd_def *cmd)
         numidx += index;
         if (numidx < c->argc && str_to_ll(c->argv[numidx].p, c->argv[numidx].len, &nk) == 0)
             for (i = index + first; nk > 0 && i < c->argc; i += step > 0 ? step : 1, nk--)
-                prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
-        return;
+                fn(c, &c->argv[i]);
+        return 1;
     }
-    if (cmd->first_key <= 0) {
-        prop_keyless(cmd->name);
-        return;
-    }
+    if (cmd->first_key <= 0)
+        return 0;
     last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
     step = cmd->key_step > 0 ? cmd->key_step : 1;
     for (i = cmd->first_key; i <= last && i < c->argc; i += step)
-        prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
+        fn(c, &c->argv[i]);
+    return 1;
+}
+
+static void announce_key(client *c, const sarg *key)
+{
+    prop_key(c->dbid, key->p, key->len);
+}
+
+/* Tell the sinks that want it which keys the write cmd is about to change
+ * (its key positions from the table), or that it changes whole databases. */
+static void announce_keys(client *c, const cmd_def *cmd)
+{
+    if (!cmd_foreach_key(c, cmd, announce_key))
+        prop_keyless(cmd->name);
 }
 
 void cmd_call(client *c, const cmd_def *cmd)
@@ -543,6 +554,11 @@ void cmd_call(client *c, const cmd_def *cmd)
     in_call--;
     if (monitor_count > 0)
         monitor_feed_call(c, cmd);
+    if (c->trk) {
+        tracking_after_read(c, cmd);
+        if (in_call == 0)
+            tracking_after_command(c, cmd);
+    }
     st = stats_of(cmd);
     if (st) {
         st->calls++;
@@ -667,6 +683,7 @@ void cmd_client_release(client *c)
     multi_discard(c);
     ps_client_release(c);
     monitor_remove(c);
+    tracking_client_release(c);
 }
 
 /* ---- the log's replay ---- */

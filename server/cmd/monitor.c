@@ -15,7 +15,7 @@
 int monitor_count;
 static client **monitors; /* in the order they started */
 static int monitors_cap;
-static char *line;        /* the line being built */
+static char *line;                /* the line being built */
 static size_t line_len, line_cap; /* bytes */
 
 void monitor_add(client *c)

@@ -5,6 +5,7 @@
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
 #include "cmd/pubsub.h"
+#include "cmd/tracking.h"
 #include "core/mem.h"
 #include "core/util.h"
 #include "server.h"
@@ -17,6 +18,8 @@ void signal_key_changed(db *d, const char *key, size_t klen)
     srv.dirty++;
     multi_touch_key(d, key, klen);
     blk_key_ready(d, key, klen);
+    if (tracking_clients > 0)
+        tracking_invalidate(key, klen, srv.current);
 }
 
 void signal_key_expired(db *d, const char *key, size_t klen)
@@ -24,13 +27,21 @@ void signal_key_expired(db *d, const char *key, size_t klen)
     srv.stat_expired_keys++;
     multi_touch_key(d, key, klen);
     signal_event(d, NOTIFY_EXPIRED, "expired", key, klen);
+    if (tracking_clients > 0)
+        tracking_invalidate(key, klen, NULL);
     if (prop_on)
         prop_del(d->id, key, klen);
 }
 
 void signal_db_flushed(db *d)
 {
+    static long long flush_cmd = -1; /* FLUSHALL flushes every database: one null invalidation */
+
     multi_touch_db(d);
+    if (tracking_clients > 0 && flush_cmd != srv.stat_commands) {
+        flush_cmd = srv.stat_commands;
+        tracking_flush();
+    }
 }
 
 void signal_db_swapped(db *a, db *b)

@@ -39,6 +39,9 @@
 /* clang-format off */
 #define CLIENT_PUBSUB            (1u << 16) /* has subscriptions (cmd/pubsub.h): the pubsub output class */
 #define CLIENT_MONITOR           (1u << 17) /* gets every command run (cmd/monitor.h) */
+#define CLIENT_TRACKING          (1u << 18) /* CLIENT TRACKING ON (cmd/tracking.h) */
+#define CLIENT_TRACKING_BROKEN   (1u << 19) /* its REDIRECT client went away */
+#define CLIENT_TRACKING_BCAST    (1u << 20) /* tracking in BCAST mode */
 /* clang-format on */
 
 /* A command queued by MULTI: owned copies of its arguments. */
@@ -110,6 +113,8 @@ struct client {
     /* Pub/sub (cmd/pubsub.c): the subscriptions, NULL if none ever made. */
     struct ps_client *ps;
     int nsub, npsub, nssub; /* channels, patterns and shard channels subscribed */
+    struct trk_state *trk;  /* client-side caching (cmd/tracking.c), NULL if never on */
+    long long trk_redir;    /* CLIENT TRACKING REDIRECT id, 0 none (valid with CLIENT_TRACKING) */
 
     /* Identity and stats. */
     char *name;              /* CLIENT SETNAME, NULL if none */

@@ -882,6 +882,12 @@ size_t client_describe(const client *c, char *buf, size_t cap)
         flags[f++] = 'x';
     if (c->flags & CLIENT_BLOCKED)
         flags[f++] = 'b';
+    if (c->flags & CLIENT_TRACKING)
+        flags[f++] = 't';
+    if (c->flags & CLIENT_TRACKING_BROKEN)
+        flags[f++] = 'R';
+    if (c->flags & CLIENT_TRACKING_BCAST)
+        flags[f++] = 'B';
     if (c->flags & CLIENT_DIRTY_CAS)
         flags[f++] = 'd';
     if (c->flags & CLIENT_CLOSE_ASAP)
@@ -893,16 +899,16 @@ size_t client_describe(const client *c, char *buf, size_t cap)
     if (f == 0)
         flags[f++] = 'N';
     flags[f] = '\0';
-    n = snprintf(buf, cap,
-                 "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
-                 "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
-                 "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
-                 (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
-                 (long long)(now - c->ctime) / 1000, (long long)(now - c->last_interaction) / 1000, flags, c->dbid,
-                 c->nsub, c->npsub, c->nssub, (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos,
-                 c->qcap - c->qlen, (size_t)0, c->qcap, c->qlen, c->olen - c->osent, (size_t)0, c->olist_bytes,
-                 sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
-                 (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname, c->resp, c->lib_name ? c->lib_name : "",
-                 c->lib_ver ? c->lib_ver : "");
+    n = snprintf(
+        buf, cap,
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
+        "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
+        "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=default redir=%lld resp=%d lib-name=%s lib-ver=%s",
+        (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (long long)(now - c->ctime) / 1000,
+        (long long)(now - c->last_interaction) / 1000, flags, c->dbid, c->nsub, c->npsub, c->nssub,
+        (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, (size_t)0, c->qcap, c->qlen,
+        c->olen - c->osent, (size_t)0, c->olist_bytes, sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
+        (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname, (c->flags & CLIENT_TRACKING) ? c->trk_redir : -1LL,
+        c->resp, c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }

@@ -260,6 +260,146 @@ set after 1
 """
 
 
+TRACKING_CONNS = ["t3", "t2", "r", "w", "o"]
+TRACKING = [
+    ("t3", "HELLO", "3", {"ignore": True}),
+    ("o", "HELLO", "3", {"ignore": True}),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+    ("t3", "CLIENT", "GETREDIR"),
+    ("t2", "CLIENT", "TRACKINGINFO"),
+    ("t3", "CLIENT", "TRACKING"),
+    ("t3", "CLIENT", "TRACKING", "maybe"),
+    ("t3", "CLIENT", "TRACKING", "on", "foo"),
+    ("t3", "CLIENT", "TRACKING", "maybe", "redirect", "999999"),
+    ("t3", "CLIENT", "TRACKING", "on", "redirect", "999999"),
+    ("t3", "CLIENT", "TRACKING", "on", "redirect", "abc"),
+    ("t3", "CLIENT", "TRACKING", "on", "optin", "optout"),
+    ("t3", "CLIENT", "TRACKING", "on", "bcast", "optin"),
+    ("t3", "CLIENT", "TRACKING", "on", "prefix", "x"),
+    ("t3", "CLIENT", "TRACKING", "on", "bcast", "prefix", "ab", "prefix", "a"),
+    ("t3", "CLIENT", "CACHING", "yes"),
+    ("t3", "CLIENT", "TRACKING", "on"),
+    ("t3", "CLIENT", "CACHING", "yes"),
+    ("t3", "CLIENT", "CACHING", "maybe"),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+    ("t3", "CLIENT", "GETREDIR"),
+    ("t3", "GET", "k"),
+    ("w", "SET", "k", "1"),
+    ("w", "SET", "k", "2"),
+    ("t3", "GET", "k"),
+    ("t3", "SET", "k", "3"),
+    ("t3", "MGET", "k", "k2", "k3"),
+    ("w", "MSET", "k", "4", "k2", "5"),
+    ("w", "DEL", "k3"),
+    ("t3", "HGET", "h", "f"),
+    ("t3", "SMEMBERS", "s"),
+    ("t3", "ZRANGE", "z", "0", "-1"),
+    ("t3", "LRANGE", "l", "0", "-1"),
+    ("w", "HSET", "h", "f", "v"),
+    ("w", "SADD", "s", "m"),
+    ("w", "ZADD", "z", "1", "m"),
+    ("w", "RPUSH", "l", "x"),
+    ("t3", "GET", "exp"),
+    ("w", "SET", "exp", "1", "PX", "50"),
+    ("t3", "GET", "exp"),
+    ("w", "PING", {"sleep": 0.3}),
+    ("t3", "GET", "k"),
+    ("w", "SELECT", "1"),
+    ("w", "SET", "k", "other-db"),
+    ("w", "SELECT", "0"),
+    ("t3", "GET", "k"),
+    ("t3", "MULTI", {"one": True}),
+    ("t3", "GET", "k", {"one": True}),
+    ("t3", "SET", "k", "in-multi", {"one": True}),
+    ("t3", "EXEC"),
+    ("t3", "GET", "k"),
+    ("w", "FLUSHALL"),
+    ("t3", "GET", "k"),
+    ("w", "FLUSHDB"),
+    ("t3", "CLIENT", "TRACKING", "on", "bcast"),
+    ("t3", "CLIENT", "TRACKING", "off"),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+    ("t3", "CLIENT", "GETREDIR"),
+    ("t3", "CLIENT", "TRACKING", "on", "optin"),
+    ("t3", "CLIENT", "TRACKING", "on", "optout"),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+    ("t3", "GET", "x"),
+    ("w", "SET", "x", "1"),
+    ("t3", "CLIENT", "CACHING", "yes"),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+    ("t3", "GET", "x"),
+    ("w", "SET", "x", "2"),
+    ("t3", "CLIENT", "CACHING", "no"),
+    ("t3", "CLIENT", "CACHING", "yes"),
+    ("t3", "PING"),
+    ("t3", "GET", "x"),
+    ("w", "SET", "x", "3"),
+    ("t3", "CLIENT", "TRACKING", "off"),
+    ("t3", "CLIENT", "TRACKING", "on", "optout", "noloop"),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+    ("t3", "GET", "y"),
+    ("t3", "SET", "y", "1"),
+    ("t3", "GET", "y"),
+    ("w", "SET", "y", "2"),
+    ("t3", "CLIENT", "CACHING", "no"),
+    ("t3", "GET", "z"),
+    ("w", "SET", "z", "2"),
+    ("t3", "GET", "z"),
+    ("w", "SET", "z", "3"),
+    ("t3", "CLIENT", "TRACKING", "off"),
+    ("t3", "CLIENT", "TRACKING", "on", "bcast", "prefix", "p:", "prefix", "q:"),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+    ("t3", "CLIENT", "TRACKING", "on", "bcast", "prefix", "p:x"),
+    ("w", "SET", "p:1", "x"),
+    ("w", "MSET", "q:1", "x", "p:2", "y", "zz", "1", "p:0", "z"),
+    ("t3", "SET", "p:3", "1"),
+    ("w", "DEL", "p:1", "p:2"),
+    ("w", "FLUSHALL"),
+    ("t3", "CLIENT", "TRACKING", "off"),
+    ("t3", "CLIENT", "TRACKING", "on", "bcast", "noloop"),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+    ("t3", "SET", "own", "1"),
+    ("w", "SET", "theirs", "1"),
+    ("t3", "CLIENT", "TRACKING", "off"),
+    ("r", "SUBSCRIBE", "__redis__:invalidate"),
+    ("t2", "CLIENT", "TRACKING", "on", "redirect", "$ID:r"),
+    ("t2", "CLIENT", "GETREDIR", {"mask_ids": True}),
+    ("t2", "CLIENT", "TRACKINGINFO", {"mask_ids": True}),
+    ("t2", "GET", "rk"),
+    ("t2", "GET", "rk2"),
+    ("w", "SET", "rk", "1"),
+    ("w", "FLUSHALL"),
+    ("t2", "GET", "rk"),
+    ("t2", "SET", "rk", "mine"),
+    ("t2", "CLIENT", "TRACKING", "on", "redirect", "$ID:o"),
+    ("t2", "GET", "rk"),
+    ("w", "SET", "rk", "2"),
+    ("t2", "GET", "rk"),
+    ("t3", "CLIENT", "TRACKING", "on", "redirect", "$ID:o"),
+    ("t3", "GET", "rk"),
+    ("o", "QUIT"),
+    ("w", "SET", "rk", "3", {"mask_ids": True}),
+    ("t2", "CLIENT", "TRACKINGINFO", {"mask_ids": True}),
+    ("t3", "CLIENT", "TRACKINGINFO", {"mask_ids": True}),
+    ("w", "CLIENT", "LIST", "ID", "$ID:t2", "$ID:t3", {"ignore": True}),
+    ("t2", "CLIENT", "TRACKING", "off"),
+    ("t3", "CLIENT", "TRACKING", "off"),
+    ("t2", "CLIENT", "TRACKING", "on"),
+    ("t2", "GET", "nowhere"),
+    ("w", "SET", "nowhere", "1"),
+    ("t2", "CLIENT", "TRACKINGINFO"),
+    ("t2", "CLIENT", "TRACKING", "off"),
+    ("t3", "CLIENT", "TRACKING", "on", "redirect", "$ID:r"),
+    ("t3", "GET", "rk"),
+    ("r", "UNSUBSCRIBE"),
+    ("w", "SET", "rk", "3"),
+    ("t3", "CLIENT", "TRACKING", "off"),
+    ("r", "RESET"),
+    ("t3", "RESET"),
+    ("t3", "CLIENT", "TRACKINGINFO"),
+]
+
+
 def write_steps():
     steps = []
     for line in WRITES.strip().splitlines():
@@ -314,20 +454,32 @@ def canon_sorted(raw):
     return raw
 
 
-def run_script(ports):
-    """Run SCRIPT on each server (ports: name -> port); returns the list of
-    differences."""
-    conns = {name: {c: Conn(port, read_timeout=5.0) for c in CONNS} for name, port in ports.items()}
-    for per in conns.values():
-        for c in per.values():  # a step and its barrier are two small writes: no Nagle delay between them
+def mask_ids(raw, ids, name):
+    for (server, cn), cid in ids.items():
+        if server == name:
+            raw = raw.replace(b":%s\r\n" % cid, b":<id %s>\r\n" % cn.encode())
+            raw = raw.replace(b"redir=%s " % cid, b"redir=<id %s> " % cn.encode())
+    return raw
+
+
+def run_script(ports, script, conn_names):
+    """Run script on each server (ports: name -> port) with the connections
+    conn_names; returns the list of differences. A word "$ID:<conn>" is that
+    connection's id on each server; with {"mask_ids": True} the ids in the
+    replies are masked."""
+    conns = {name: {c: Conn(port, read_timeout=5.0) for c in conn_names} for name, port in ports.items()}
+    ids = {}
+    for name, per in conns.items():
+        for cn, c in per.items():  # a step and its barrier are two small writes: no Nagle delay between them
             c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            ids[name, cn] = c.call("CLIENT", "ID")[1]
     diffs = []
-    for n, step in enumerate(SCRIPT):
+    for n, step in enumerate(script):
         opts = step[-1] if isinstance(step[-1], dict) else {}
         words = [w for w in step[1:] if not isinstance(w, dict)]
-        data = encode([w.encode("latin-1") if isinstance(w, str) else w for w in words])
         for name in ports:
-            conns[name][step[0]].send(data)
+            sub = [ids[name, w[4:]] if isinstance(w, str) and w.startswith("$ID:") else w for w in words]
+            conns[name][step[0]].send(encode([w.encode("latin-1") if isinstance(w, str) else w for w in sub]))
         if opts.get("sleep"):
             time.sleep(opts["sleep"])
         token = b"~sync%d" % n
@@ -336,7 +488,7 @@ def run_script(ports):
         for name in ports:
             got[name] = {}
             # The stepping connection first (its reply may deliver to others).
-            for c in [step[0]] + [x for x in CONNS if x != step[0]]:
+            for c in [step[0]] + [x for x in conn_names if x != step[0]]:
                 if c == step[0] and opts.get("one"):
                     got[name][c] = [conns[name][c].read_reply()[0]]  # inside MULTI: a PING would be queued
                     continue
@@ -345,8 +497,10 @@ def run_script(ports):
         if os.environ.get("DIFF_TRACE") and time.monotonic() - t_step > 0.3:
             print("# step %d %s took %.1f s" % (n, " ".join(words), time.monotonic() - t_step))
         names = list(ports)
-        for c in CONNS if not opts.get("ignore") else []:
+        for c in conn_names if not opts.get("ignore") else []:
             a, b = got[names[0]][c], got[names[1]][c]
+            if opts.get("mask_ids"):
+                a, b = [[mask_ids(x, ids, name) for x in v] for v, name in ((a, names[0]), (b, names[1]))]
             if opts.get("sort"):
                 a, b = [canon_sorted(x) for x in a], [canon_sorted(x) for x in b]
             if a != b:
@@ -367,8 +521,11 @@ def main():
     sp.start()
     try:
         t0 = time.monotonic()
-        diffs = run_script({"redis": redis.port, "scratchpad": sp.port})
+        diffs = run_script({"redis": redis.port, "scratchpad": sp.port}, SCRIPT, CONNS)
         secs = time.monotonic() - t0
+        t1 = time.monotonic()
+        tdiffs = run_script({"redis": redis.port, "scratchpad": sp.port}, TRACKING, TRACKING_CONNS)
+        tsecs = time.monotonic() - t1
 
         def same():
             if diffs:
@@ -376,6 +533,13 @@ def main():
         r.case("a script of %d steps on 6 connections (RESP2 and RESP3 subscribers, patterns, shard channels, "
                "subscribed-mode errors, RESET, keyspace notifications of every command family) gets redis-server's "
                "bytes on every connection (%.1f s)" % (len(SCRIPT), secs), same)
+        def same_tracking():
+            if tdiffs:
+                raise AssertionError("\n".join(tdiffs))
+        r.case("client-side caching, a script of %d steps (RESP3 pushes, a RESP2 REDIRECT to __redis__:invalidate, "
+               "OPTIN, OPTOUT, NOLOOP, BCAST prefixes, flushes, a broken redirect, TRACKINGINFO, GETREDIR, the "
+               "errors) gets redis-server's bytes on every connection (%.1f s)" % (len(TRACKING), tsecs),
+               same_tracking)
         r.case("scratchpad-server is still alive after the script", lambda: sp.alive() or (_ for _ in ()).throw(
             AssertionError("server died: " + sp.log_tail())))
     finally:
