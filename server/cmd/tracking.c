@@ -30,7 +30,7 @@ typedef struct trk_prefix {
     size_t len;
     client **clients;
     int nclients, ccap;
-    ht pending;             /* trk_pend nodes */
+    ht pending; /* trk_pend nodes */
 } trk_prefix;
 
 /* A key changed under a prefix, and who changed it (NULL: several, or an
@@ -42,14 +42,14 @@ typedef struct trk_pend {
 } trk_pend;
 
 typedef struct trk_state {
-    int mode;               /* TRK_* */
-    char **prefixes;        /* BCAST prefixes of this client */
+    int mode;        /* TRK_* */
+    char **prefixes; /* BCAST prefixes of this client */
     size_t *plens;
     int nprefixes;
-    char **self_keys;       /* keys it changed itself, sent after its reply */
+    char **self_keys; /* keys it changed itself, sent after its reply */
     size_t *self_lens;
     int nself, selfcap;
-    int self_null;          /* a flush during its command: a null invalidation after its reply */
+    int self_null; /* a flush during its command: a null invalidation after its reply */
 } trk_state;
 
 int tracking_clients;
@@ -57,7 +57,7 @@ static ht table;
 static int table_ready;
 static trk_prefix **prefixes;
 static int nprefixes_all;
-static long long items;     /* (key, client) pairs in the table */
+static long long items; /* (key, client) pairs in the table */
 
 static const char *key_of(const ht_node *n)
 {
