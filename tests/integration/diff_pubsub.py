@@ -414,6 +414,11 @@ def write_steps():
 SCRIPT = (PUBSUB + KEYSPACE_SETUP + write_steps() +
           [("w", "CONFIG", "SET", "notify-keyspace-events", "KEAnm"),
            ("w", "CONFIG", "GET", "notify-keyspace-events")] + write_steps()[:12] +
+          [("w", "ZADD", "za", "1", "a"), ("w", "ZINTERSTORE", "zc", "2", "za", "nokey"),
+           ("w", "ZUNIONSTORE", "zc", "2", "za", "nokey"), ("w", "GET", "nokey"), ("w", "SINTERSTORE", "sc", "nokey"),
+           ("w", "SADD", "sx", "1"), ("w", "SADD", "sy", "1"), ("w", "SUNIONSTORE", "sz", "sx", "sy"),
+           ("w", "SUNIONSTORE", "sz", "sx", "sy"), ("w", "EXPIRE", "sz", "100"), ("w", "SINTERSTORE", "sz", "sx"),
+           ("w", "TTL", "sz"), ("w", "ZUNIONSTORE", "zc", "1", "za"), ("w", "ZUNIONSTORE", "zc", "1", "za")] +
           [("w", "CONFIG", "SET", "notify-keyspace-events", "Eg"),
            ("w", "CONFIG", "GET", "notify-keyspace-events"),
            ("w", "SET", "only-event", "1"), ("w", "DEL", "only-event"),
