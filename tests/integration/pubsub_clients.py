@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""pubsub_clients.py -- pub/sub and keyspace notifications through redis-py, as
+"""pubsub_clients.py -- pub/sub, keyspace notifications and tracking through redis-py, as
 agents use them, and the pubsub output limit.
 
 redis-py's pubsub(): subscribe, psubscribe, listen(), get_message() with a
@@ -7,7 +7,8 @@ timeout, handlers run by run_in_thread, RESP2 subscribed mode seen by the
 client (PING's reply); keyspace notifications of a string, a list and a
 scratchpad (class p: sp.write, sp.append, sp.edit, sp.insert, sp.del and
 sp.expired, the last from the server's own expiry); CLIENT LIST's flags and
-counts, CLIENT KILL TYPE pubsub, INFO stats; and a slow subscriber (one that
+counts, CLIENT KILL TYPE pubsub, INFO stats; client-side caching redirected
+to a RESP2 __redis__:invalidate subscriber; and a slow subscriber (one that
 never reads) disconnected by client-output-buffer-limit pubsub while 50 other
 subscribers receive every message and the publisher is never refused.
 """
@@ -211,6 +212,35 @@ def t_slow_subscriber(port):
     r.config_set("client-output-buffer-limit", "pubsub 32mb 8mb 60")
 
 
+def t_tracking_redirect(port):
+    r = redis.Redis(port=port)
+    inval = r.pubsub()
+    inval.subscribe("__redis__:invalidate")
+    assert inval.get_message(timeout=2)["type"] == "subscribe"
+    rid = [int(x.split()[0][3:]) for x in r.execute_command("CLIENT", "LIST").decode().splitlines() if
+           "cmd=subscribe" in x][0]
+    cache = redis.Redis(port=port, single_connection_client=True)
+    assert cache.execute_command("CLIENT", "TRACKING", "ON", "REDIRECT", rid) == b"OK"
+    assert cache.execute_command("CLIENT", "GETREDIR") == rid
+    info = cache.execute_command("CLIENT", "INFO").decode()
+    assert " flags=t " in info and " redir=%d " % rid in info, info
+    r.set("shared:plan", "v1")
+    assert cache.get("shared:plan") == b"v1"
+    assert r.info("stats")["tracking_total_keys"] >= 1
+    r.set("shared:plan", "v2")
+    m = inval.get_message(timeout=2)
+    assert m == {"type": "message", "pattern": None, "channel": b"__redis__:invalidate", "data": [b"shared:plan"]}, m
+    r.set("shared:plan", "v3")
+    assert inval.get_message(timeout=0.2) is None, "invalidated once, until read again"
+    assert cache.execute_command("CLIENT", "TRACKING", "OFF") == b"OK"
+    assert cache.execute_command("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "team:") == b"OK"
+    info = cache.execute_command("CLIENT", "INFO").decode()
+    assert " flags=tB " in info and " redir=0 " in info, info
+    assert r.info("stats")["tracking_total_prefixes"] == 1
+    cache.close()
+    inval.close()
+
+
 def main():
     rep = Reporter()
     with Server() as srv:
@@ -223,6 +253,9 @@ def main():
         rep.case("keyspace notifications (KEA) reach a pattern subscriber in command order", t_keyspace, srv.port)
         rep.case("scratchpad events (class p) on __keyspace@0__:team-*: sp.write, sp.append, sp.edit, sp.insert, "
                  "sp.del and sp.expired from the server's own expiry", t_scratchpad_events, srv.port)
+        rep.case("client-side caching through redis-py: a RESP2 cache connection redirects its invalidations to a "
+                 "__redis__:invalidate subscriber, once per read; CLIENT INFO shows flags=t redir=<id>, then "
+                 "flags=tB redir=0 in BCAST mode; INFO stats counts keys and prefixes", t_tracking_redirect, srv.port)
         rep.case("a subscriber that never reads is disconnected by the pubsub output limit while 50 others receive "
                  "all 4000 messages byte for byte and every PUBLISH is answered", t_slow_subscriber, srv.port)
     rep.finish()
