@@ -84,7 +84,8 @@ int main(int argc, char **argv)
         char sub[128];
         int n = snprintf(sub, sizeof(sub), "*2\r\n$9\r\nSUBSCRIBE\r\n$%zu\r\n%s\r\n", strlen(chan), chan);
         size_t want_conf = (size_t)snprintf(buf, sizeof(buf), "*3\r\n$9\r\nsubscribe\r\n$%zu\r\n%s\r\n:1\r\n",
-                                            strlen(chan), chan), have = 0;
+                                            strlen(chan), chan),
+               have = 0;
         pf[i].fd = conn(port);
         pf[i].events = POLLIN;
         send_all(pf[i].fd, sub, (size_t)n);
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
             delivered += got[i] / msglen;
     }
     t1 = now();
-    printf("subscribers=%d publishes=%lld delivered=%lld seconds=%.3f delivered_per_sec=%.0f\n", nsubs, npub,
-           delivered, t1 - t0, (double)delivered / (t1 - t0));
+    printf("subscribers=%d publishes=%lld delivered=%lld seconds=%.3f delivered_per_sec=%.0f\n", nsubs, npub, delivered,
+           t1 - t0, (double)delivered / (t1 - t0));
     return 0;
 }

@@ -20,7 +20,7 @@ typedef struct sub_state {
     int confirmations;       /* subscribe + psubscribe + the keyevent psubscribe */
     int messages, pmessages; /* of the NMSG sent on each */
     int out_of_order;
-    int keyevents;           /* set, del */
+    int keyevents; /* set, del */
     int keyevent_wrong;
     int unsubscribed;
     int disconnected;
