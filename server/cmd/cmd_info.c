@@ -250,10 +250,10 @@ static void info_clients(sbuf *b)
             "client_recent_max_input_buffer:%zu\r\n"
             "client_recent_max_output_buffer:%zu\r\n"
             "blocked_clients:%lld\r\n"
-            "tracking_clients:0\r\n"
+            "tracking_clients:%d\r\n"
             "clients_in_timeout_table:0\r\n"
             "watching_clients:%d\r\n",
-            srv.nclients, srv.cfg.maxclients, max_in, max_out, blk_count(), srv.watching_clients);
+            srv.nclients, srv.cfg.maxclients, max_in, max_out, blk_count(), tracking_clients, srv.watching_clients);
 }
 
 static void info_memory(sbuf *b)

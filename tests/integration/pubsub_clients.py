@@ -227,6 +227,7 @@ def t_tracking_redirect(port):
     r.set("shared:plan", "v1")
     assert cache.get("shared:plan") == b"v1"
     assert r.info("stats")["tracking_total_keys"] >= 1
+    assert r.info("clients")["tracking_clients"] == 1
     r.set("shared:plan", "v2")
     m = inval.get_message(timeout=2)
     assert m == {"type": "message", "pattern": None, "channel": b"__redis__:invalidate", "data": [b"shared:plan"]}, m
