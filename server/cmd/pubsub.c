@@ -284,14 +284,55 @@ static size_t encode(const char *word, const char *pat, size_t plen, const char 
     return k;
 }
 
-static void deliver(client *c, const char *buf, size_t len)
+/* A message of SHARE_MIN bytes or more, for several receivers, is kept once
+ * (net/reply.h's shared buffers: one copy per protocol, each receiver's output
+ * references it); a smaller one is copied into each output, which costs less
+ * than a block per receiver. */
+#define SHARE_MIN (16 * 1024)
+
+typedef struct delivery {
+    const char *buf;  /* the RESP2 encoding (scratch) */
+    size_t len;       /* bytes */
+    int share;        /* use shared buffers */
+    oshared *s2, *s3; /* the RESP2 and RESP3 copies, made on first use */
+} delivery;
+
+static void deliver(delivery *d, client *c)
 {
-    if (c->resp >= 3) {
-        reply_raw(c, ">", 1);
-        reply_raw(c, buf + 1, len - 1);
-    } else {
-        reply_raw(c, buf, len);
+    if (!d->share) {
+        if (c->resp >= 3) {
+            reply_raw(c, ">", 1);
+            reply_raw(c, d->buf + 1, d->len - 1);
+        } else {
+            reply_raw(c, d->buf, d->len);
+        }
+        return;
     }
+    if (c->resp >= 3) {
+        if (!d->s3) {
+            d->s3 = reply_shared_new(d->buf, d->len);
+            d->s3->data[0] = '>';
+        }
+        reply_shared(c, d->s3);
+    } else {
+        if (!d->s2)
+            d->s2 = reply_shared_new(d->buf, d->len);
+        reply_shared(c, d->s2);
+    }
+}
+
+static void delivery_start(delivery *d, size_t len, int receivers)
+{
+    d->buf = scratch;
+    d->len = len;
+    d->share = len >= SHARE_MIN && receivers > 1;
+    d->s2 = d->s3 = NULL;
+}
+
+static void delivery_end(delivery *d)
+{
+    reply_shared_release(d->s2);
+    reply_shared_release(d->s3);
 }
 
 typedef struct pat_ctx {
@@ -322,9 +363,11 @@ long long ps_publish(int kind, const char *chan, size_t clen, const char *msg, s
     int i, j;
 
     if (n) {
-        size_t len = encode(kind == PS_SHARD ? "smessage" : "message", NULL, 0, chan, clen, msg, mlen);
+        delivery d;
+        delivery_start(&d, encode(kind == PS_SHARD ? "smessage" : "message", NULL, 0, chan, clen, msg, mlen), n->nsubs);
         for (i = 0; i < n->nsubs; i++)
-            deliver(n->subs[i], scratch, len);
+            deliver(&d, n->subs[i]);
+        delivery_end(&d);
         receivers += n->nsubs;
     }
     if (kind == PS_CHANNEL && ht_count(global(PS_PATTERN)) > 0) {
@@ -335,9 +378,11 @@ long long ps_publish(int kind, const char *chan, size_t clen, const char *msg, s
         ht_foreach(global(PS_PATTERN), collect_pattern, &x);
         for (i = 0; i < x.nhits; i++) {
             ps_name *p = x.hits[i];
-            size_t len = encode("pmessage", p->name, p->len, chan, clen, msg, mlen);
+            delivery d;
+            delivery_start(&d, encode("pmessage", p->name, p->len, chan, clen, msg, mlen), p->nsubs);
             for (j = 0; j < p->nsubs; j++)
-                deliver(p->subs[j], scratch, len);
+                deliver(&d, p->subs[j]);
+            delivery_end(&d);
             receivers += p->nsubs;
         }
         xfree(x.hits);

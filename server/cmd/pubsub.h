@@ -16,8 +16,11 @@
  *
  * Delivery encodes a message once per publish (and once per matching pattern)
  * and appends those bytes to each receiver's output; a RESP3 receiver gets the
- * same bytes with the push type byte. A receiver past its output limit is
- * closed by the reply layer; the publisher and the other receivers go on. */
+ * same bytes with the push type byte. A message of 16 KB or more for several
+ * receivers is not copied into each output: one reference-counted copy per
+ * protocol, which every receiver's output references (net/reply.h). A
+ * receiver past its output limit is closed by the reply layer; the publisher
+ * and the other receivers go on. */
 #ifndef SP_PUBSUB_H
 #define SP_PUBSUB_H
 

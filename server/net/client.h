@@ -60,13 +60,29 @@ typedef struct omark {
     uint64_t count;          /* replies (commands) in [start, end) */
 } omark;
 
-/* A block of pending reply bytes beyond the static buffer. */
+/* Reply bytes several clients send (a large published message): one copy,
+ * counted references (net/reply.h: reply_shared). */
+typedef struct oshared {
+    long refs;  /* blocks pointing here, plus the creator's until released */
+    size_t len; /* bytes */
+    char data[];
+} oshared;
+
+/* A block of pending reply bytes beyond the static buffer: its own bytes in
+ * buf, or (shared non-NULL) len bytes of a shared buffer, cap == len so that
+ * nothing is ever appended to it. */
 typedef struct oblock {
     struct oblock *next;
     size_t len;              /* bytes used */
     size_t cap;              /* bytes available in buf */
+    oshared *shared;         /* NULL, or the shared bytes this block sends */
     char buf[];
 } oblock;
+
+static inline const char *oblock_data(const oblock *b)
+{
+    return b->shared ? b->shared->data : b->buf;
+}
 
 struct client {
     uint64_t id;

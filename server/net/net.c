@@ -332,7 +332,7 @@ static void free_blocks(client *c)
     oblock *b = c->ohead;
     while (b) {
         oblock *n = b->next;
-        xfree(b);
+        oblock_free(b);
         b = n;
     }
     c->ohead = c->otail = NULL;
@@ -559,7 +559,7 @@ static int client_write(client *c)
     for (b = c->ohead; b && n < 64; b = b->next) {
         size_t off = b == c->ohead ? c->ohead_sent : 0;
         if (b->len > off) {
-            iov[n].iov_base = b->buf + off;
+            iov[n].iov_base = (char *)oblock_data(b) + off;
             iov[n].iov_len = b->len - off;
             n++;
         }
@@ -597,7 +597,7 @@ static int client_write(client *c)
             if (!c->ohead)
                 c->otail = NULL;
             c->ohead_sent = 0;
-            xfree(h);
+            oblock_free(h);
         } else {
             c->ohead_sent += left;
             left = 0;
@@ -611,7 +611,7 @@ static int client_write(client *c)
         if (!c->ohead)
             c->otail = NULL;
         c->ohead_sent = 0;
-        xfree(h);
+        oblock_free(h);
     }
     if (c->olen == c->osent)
         c->olen = c->osent = 0;
@@ -761,7 +761,7 @@ static void copy_out(const client *c, uint64_t from, uint64_t to, char *dst)
         n = b->len - off;
         if (from < pos + n && to > pos) {
             uint64_t a = from > pos ? from : pos, z = to < pos + n ? to : pos + n;
-            memcpy(dst + (a - from), b->buf + off + (a - pos), (size_t)(z - a));
+            memcpy(dst + (a - from), oblock_data(b) + off + (a - pos), (size_t)(z - a));
         }
         pos += n;
     }
@@ -793,6 +793,7 @@ static void answer_unlogged(client *c)
     old = xmalloc((size_t)(to - from) + 1);
     copy_out(c, from, to, old);
     b = xmalloc(sizeof(oblock) + cap);
+    b->shared = NULL;
     for (i = 0; i < c->nomarks; i++) {
         omark *m = &c->omarks[i];
         if (net_up.acked(m->need) || m->start < from)

@@ -61,6 +61,7 @@ static oblock *block_new(client *c, size_t cap)
 {
     oblock *b = xmalloc(sizeof(oblock) + cap);
     b->next = NULL;
+    b->shared = NULL;
     b->len = 0;
     b->cap = xmalloc_size(b) - sizeof(oblock);
     if (c->otail)
@@ -366,4 +367,48 @@ void reply_defer_map(client *c, void *slot, long n)
 void reply_defer_set(client *c, void *slot, long n)
 {
     defer_fill(c, slot, c->resp >= 3 ? '~' : '*', n);
+}
+
+oshared *reply_shared_new(const char *p, size_t n)
+{
+    oshared *s = xmalloc(sizeof(oshared) + n);
+    s->refs = 1;
+    s->len = n;
+    memcpy(s->data, p, n);
+    return s;
+}
+
+void reply_shared_release(oshared *s)
+{
+    if (s && --s->refs == 0)
+        xfree(s);
+}
+
+void oblock_free(oblock *b)
+{
+    if (!b)
+        return;
+    reply_shared_release(b->shared);
+    xfree(b);
+}
+
+void reply_shared(client *c, oshared *s)
+{
+    oblock *b;
+
+    if (dropped(c))
+        return;
+    net_mark_pending(c);
+    b = xmalloc(sizeof(oblock));
+    b->next = NULL;
+    b->shared = s;
+    s->refs++;
+    b->len = b->cap = s->len;
+    if (c->otail)
+        c->otail->next = b;
+    else
+        c->ohead = b;
+    c->otail = b;
+    c->olist_bytes += s->len;
+    reply_check_limits(c);
 }

@@ -242,6 +242,57 @@ def t_tracking_redirect(port):
     inval.close()
 
 
+def t_large_shared(port):
+    r = redis.Redis(port=port)
+    r.config_set("client-output-buffer-limit", "pubsub 4mb 0 0")
+    subs = []
+    for k in range(12):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        if k % 3 == 1:
+            s.sendall(encode([b"HELLO", b"3"]))
+            buf = b""
+            while not buf.endswith(b"*0\r\n"):
+                buf += s.recv(4096)
+        s.sendall(encode([b"PSUBSCRIBE", b"big*"] if k % 3 == 2 else [b"SUBSCRIBE", b"big"]))
+        buf = b""
+        while not buf.endswith(b":1\r\n"):
+            buf += s.recv(4096)
+        subs.append(s)
+    slow = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    slow.connect(("127.0.0.1", port))
+    slow.sendall(encode([b"SUBSCRIBE", b"big"]))
+    wait_for(lambda: r.pubsub_numsub("big") == [(b"big", 9)], what="9 channel subscribers")
+    before = r.info("stats")["client_output_buffer_limit_disconnections"]
+    msgs = []
+    for i in range(60):
+        size = 100000 + i if i % 2 == 0 else 10 + i  # shared and copied messages in turn
+        m = bytes([65 + i % 26]) * size
+        msgs.append(m)
+        assert r.publish("big", m) in (12, 13)
+
+    def frame(k, m):
+        if k % 3 == 2:
+            return b"%s4\r\n$8\r\npmessage\r\n$4\r\nbig*\r\n$3\r\nbig\r\n$%d\r\n%s\r\n" % (b"*", len(m), m)
+        return b"%s3\r\n$7\r\nmessage\r\n$3\r\nbig\r\n$%d\r\n%s\r\n" % (b">" if k % 3 == 1 else b"*", len(m), m)
+    for k, s in enumerate(subs):
+        want = b"".join(frame(k, m) for m in msgs)
+        got = bytearray()
+        while len(got) < len(want):
+            chunk = s.recv(1 << 20)
+            assert chunk, "subscriber %d closed after %d bytes" % (k, len(got))
+            got += chunk
+        assert bytes(got) == want, "subscriber %d: the bytes differ" % k
+        s.close()
+    wait_for(lambda: r.pubsub_numsub("big") == [(b"big", 1)], what="the readers to go")
+    for i in range(80):  # 8 MB more for the one that never reads (shared only with itself: copied)
+        r.publish("big", b"z" * 100000)
+    wait_for(lambda: r.pubsub_numsub("big") == [(b"big", 0)], what="the slow subscriber to be cut")
+    assert r.info("stats")["client_output_buffer_limit_disconnections"] == before + 1
+    slow.close()
+    r.config_set("client-output-buffer-limit", "pubsub 32mb 8mb 60")
+
+
 def main():
     rep = Reporter()
     with Server() as srv:
@@ -257,6 +308,9 @@ def main():
         rep.case("client-side caching through redis-py: a RESP2 cache connection redirects its invalidations to a "
                  "__redis__:invalidate subscriber, once per read; CLIENT INFO shows flags=t redir=<id>, then "
                  "flags=tB redir=0 in BCAST mode; INFO stats counts keys and prefixes", t_tracking_redirect, srv.port)
+        rep.case("messages of 100 KB (kept once, referenced by every output) and small ones (copied) in turn "
+                 "reach 12 RESP2, RESP3 and pattern subscribers byte for byte while a 13th never reads, and it is "
+                 "cut once past its limit", t_large_shared, srv.port)
         rep.case("a subscriber that never reads is disconnected by the pubsub output limit while 50 others receive "
                  "all 4000 messages byte for byte and every PUBLISH is answered", t_slow_subscriber, srv.port)
     rep.finish()
