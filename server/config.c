@@ -16,6 +16,7 @@
 #include "log.h"
 #include "core/mem.h"
 #include "aof/persist.h"
+#include "cmd/signal.h"
 #include "server.h"
 #include "core/util.h"
 #include "types/list/list.h"
@@ -56,21 +57,24 @@ static int apply_cpulist(const char **err)
     return 0;
 }
 
-/* client-output-buffer-limit: "<class> <hard> <soft> <soft-seconds>" groups. Only
- * the normal class has clients here; the replica and pubsub classes are accepted
- * (so stock redis.conf lines load) and kept, applying to no client. */
-static long long obuf_other[2][3] = {{256LL << 20, 64LL << 20, 60}, {32LL << 20, 8LL << 20, 60}};
+/* client-output-buffer-limit: "<class> <hard> <soft> <soft-seconds>" groups.
+ * The normal class holds every client without subscriptions, the pubsub class
+ * the clients with some (reply.c picks by CLIENT_PUBSUB); the replica class has
+ * no clients here and is accepted (so stock redis.conf lines load) and kept. */
+static long long obuf_replica[3] = {256LL << 20, 64LL << 20, 60};
 
 static int obuf_set(int argc, char **argv, const char **err)
 {
     long long vals[3][3];
     int i, j;
 
-    memcpy(vals[1], obuf_other[0], sizeof(vals[1]));
-    memcpy(vals[2], obuf_other[1], sizeof(vals[2]));
+    memcpy(vals[1], obuf_replica, sizeof(vals[1]));
     vals[0][0] = srv.cfg.obuf_hard;
     vals[0][1] = srv.cfg.obuf_soft;
     vals[0][2] = srv.cfg.obuf_soft_seconds;
+    vals[2][0] = srv.cfg.obuf_pubsub_hard;
+    vals[2][1] = srv.cfg.obuf_pubsub_soft;
+    vals[2][2] = srv.cfg.obuf_pubsub_soft_seconds;
     if (argc == 0 || argc % 4 != 0) {
         *err = "Wrong number of arguments in buffer limit configuration.";
         return -1;
@@ -99,17 +103,40 @@ static int obuf_set(int argc, char **argv, const char **err)
     srv.cfg.obuf_hard = vals[0][0];
     srv.cfg.obuf_soft = vals[0][1];
     srv.cfg.obuf_soft_seconds = (int)vals[0][2];
-    memcpy(obuf_other[0], vals[1], sizeof(vals[1]));
-    memcpy(obuf_other[1], vals[2], sizeof(vals[2]));
+    memcpy(obuf_replica, vals[1], sizeof(vals[1]));
+    srv.cfg.obuf_pubsub_hard = vals[2][0];
+    srv.cfg.obuf_pubsub_soft = vals[2][1];
+    srv.cfg.obuf_pubsub_soft_seconds = (int)vals[2][2];
     return 0;
 }
 
 static void obuf_get(char *buf, size_t cap)
 {
-    snprintf(buf, cap, "normal %lld %lld %d slave %lld %lld %lld pubsub %lld %lld %lld",
-             srv.cfg.obuf_hard, srv.cfg.obuf_soft, srv.cfg.obuf_soft_seconds,
-             obuf_other[0][0], obuf_other[0][1], obuf_other[0][2],
-             obuf_other[1][0], obuf_other[1][1], obuf_other[1][2]);
+    snprintf(buf, cap, "normal %lld %lld %d slave %lld %lld %lld pubsub %lld %lld %d", srv.cfg.obuf_hard,
+             srv.cfg.obuf_soft, srv.cfg.obuf_soft_seconds, obuf_replica[0], obuf_replica[1], obuf_replica[2],
+             srv.cfg.obuf_pubsub_hard, srv.cfg.obuf_pubsub_soft, srv.cfg.obuf_pubsub_soft_seconds);
+}
+
+/* notify-keyspace-events: Redis's class letters (cmd/signal.h). */
+static int notify_set(int argc, char **argv, const char **err)
+{
+    int flags;
+
+    if (argc == 0)
+        flags = 0;
+    else if (argc != 1 || notify_flags_parse(argv[0], &flags) < 0) {
+        *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+        return -1;
+    }
+    srv.cfg.notify_keyspace_events = flags;
+    return 0;
+}
+
+static void notify_get(char *buf, size_t cap)
+{
+    char flags[32];
+    notify_flags_format(srv.cfg.notify_keyspace_events, flags);
+    snprintf(buf, cap, "%s", flags);
 }
 
 /* save: Redis's RDB snapshot schedule. Scratchpad keeps no snapshots (the
@@ -227,7 +254,9 @@ const cfg_def cfg_table[] = {
      NULL, NULL},
     {"client-query-buffer-limit", CFG_MEMORY, 0, 1024 * 1024, LLONG_MAX, "1gb", C(client_query_buffer_limit), NULL,
      NULL, NULL, NULL},
-    {"client-output-buffer-limit", CFG_SPECIAL, 0, 0, 0, "normal 1gb 256mb 60", NULL, NULL, obuf_set, obuf_get, NULL},
+    {"client-output-buffer-limit", CFG_SPECIAL, 0, 0, 0, "normal 1gb 256mb 60 replica 256mb 64mb 60 pubsub 32mb 8mb 60",
+     NULL, NULL, obuf_set, obuf_get, NULL},
+    {"notify-keyspace-events", CFG_SPECIAL, 0, 0, 0, "\"\"", NULL, NULL, notify_set, notify_get, NULL},
     {"hz", CFG_INT, 0, 1, 500, "10", C(hz), NULL, NULL, NULL, apply_hz},
     {"slowlog-log-slower-than", CFG_INT, 0, -1, LLONG_MAX, "10000", C(slowlog_slower_than), NULL, NULL, NULL, NULL},
     {"slowlog-max-len", CFG_INT, 0, 0, 1000000, "128", C(slowlog_max_len), NULL, NULL, NULL, apply_slowlog},
@@ -425,10 +454,10 @@ void cfg_format(const cfg_def *d, char *buf, size_t cap)
 
 void cfg_defaults(void)
 {
-    static const long long obuf_other_default[2][3] = {{256LL << 20, 64LL << 20, 60}, {32LL << 20, 8LL << 20, 60}};
+    static const long long obuf_replica_default[3] = {256LL << 20, 64LL << 20, 60};
     const cfg_def *d;
 
-    memcpy(obuf_other, obuf_other_default, sizeof(obuf_other));
+    memcpy(obuf_replica, obuf_replica_default, sizeof(obuf_replica));
     for (d = cfg_table; d->name; d++) {
         char *words[16], buf[512];
         const char *err = NULL;

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
+#include "cmd/tracking.h"
 #include "net/net.h"
 #include "aof/persist.h"
 #include "server.h"
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
 
     while (!srv.shutdown_asap) {
         blk_resume();
+        tracking_broadcast();
         persist_before_replies();
         if (net_holding)
             net_release_held();

@@ -187,6 +187,9 @@ int server_init_keyspace(void)
         db_init(&srv.dbs[i], i, srv.arena, srv.hash_seed);
     db_on_expired = signal_key_expired;
     db_on_changed = signal_key_changed;
+    db_on_new = signal_key_new;
+    db_on_miss = signal_key_miss;
+    db_on_subexpired = signal_entries_expired;
     sv_type_register();
     sp_type_register();
     set_type_register(srv.hash_seed);

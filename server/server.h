@@ -115,6 +115,10 @@ typedef struct server_config {
     long long obuf_hard;      /* bytes, client-output-buffer-limit normal hard, 0 = none */
     long long obuf_soft;      /* bytes */
     int obuf_soft_seconds;    /* s */
+    long long obuf_pubsub_hard;   /* bytes, client-output-buffer-limit pubsub (clients with subscriptions) */
+    long long obuf_pubsub_soft;   /* bytes */
+    int obuf_pubsub_soft_seconds; /* s */
+    int notify_keyspace_events;   /* NOTIFY_* classes (cmd/signal.h) */
     int hz;
     long long slowlog_slower_than; /* microseconds, <0 disables */
     int slowlog_max_len;

@@ -9,6 +9,9 @@
 #include "cmd/commands.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
+#include "cmd/monitor.h"
+#include "cmd/pubsub.h"
+#include "cmd/tracking.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "core/util.h"
@@ -19,7 +22,12 @@ static void cmd_ping(client *c)
         reply_arity_error(c);
         return;
     }
-    if (c->argc == 2)
+    if ((c->flags & CLIENT_PUBSUB) && c->resp == 2) {
+        /* Subscribed mode: a message-shaped reply, as Redis gives. */
+        reply_array(c, 2);
+        reply_bulk(c, "pong", 4);
+        reply_bulk(c, c->argc == 2 ? c->argv[1].p : "", c->argc == 2 ? c->argv[1].len : 0);
+    } else if (c->argc == 2)
         reply_bulk(c, c->argv[1].p, c->argv[1].len);
     else
         reply_raw(c, "+PONG\r\n", 7);
@@ -172,6 +180,9 @@ static void cmd_reset(client *c)
 {
     multi_discard(c);
     multi_unwatch_all(c);
+    ps_client_release(c);
+    monitor_remove(c);
+    tracking_client_release(c);
     c->dbid = 0;
     c->db = &srv.dbs[0];
     c->resp = 2;
@@ -214,26 +225,39 @@ static void client_info(client *c)
     xfree(buf);
 }
 
+/* CLIENT LIST / KILL TYPE: the class of client_type (normal, pubsub, or
+ * master/replica, of which none exist here), or -1 if unknown. */
+enum { CTYPE_NORMAL, CTYPE_PUBSUB, CTYPE_REPLICA };
+
+static int parse_client_type(const sarg *a)
+{
+    if (str_eq_ci(a->p, a->len, "normal"))
+        return CTYPE_NORMAL;
+    if (str_eq_ci(a->p, a->len, "pubsub"))
+        return CTYPE_PUBSUB;
+    if (str_eq_ci(a->p, a->len, "master") || str_eq_ci(a->p, a->len, "replica") || str_eq_ci(a->p, a->len, "slave"))
+        return CTYPE_REPLICA;
+    return -1;
+}
+
+static int client_type(const client *x)
+{
+    return (x->flags & CLIENT_PUBSUB) ? CTYPE_PUBSUB : CTYPE_NORMAL;
+}
+
 static void client_list(client *c)
 {
     size_t cap = 4096, len = 0;
     char *out = xmalloc(cap);
     client *x;
-    int i, ids = 0;
+    int i, ids = 0, type = -1;
     long long *idlist = NULL;
 
     for (i = 2; i < c->argc; i++) {
         if (str_eq_ci(c->argv[i].p, c->argv[i].len, "type") && i + 1 < c->argc) {
-            const char *t = c->argv[i + 1].p;
-            if (strcasecmp(t, "normal") && strcasecmp(t, "master") && strcasecmp(t, "replica") &&
-                strcasecmp(t, "slave") && strcasecmp(t, "pubsub")) {
-                reply_errorf(c, "ERR Unknown client type '%s'", t);
-                xfree(out);
-                return;
-            }
-            if (strcasecmp(t, "normal") != 0) {
-                /* No replica, master or pubsub clients exist here. */
-                reply_verbatim(c, "", 0);
+            type = parse_client_type(&c->argv[i + 1]);
+            if (type < 0) {
+                reply_errorf(c, "ERR Unknown client type '%s'", c->argv[i + 1].p);
                 xfree(out);
                 return;
             }
@@ -260,6 +284,8 @@ static void client_list(client *c)
     for (x = srv.clients; x; x = x->next) {
         size_t n;
         if (x->flags & CLIENT_FAKE)
+            continue;
+        if (type >= 0 && client_type(x) != type)
             continue;
         if (ids) {
             int k, hit = 0;
@@ -295,7 +321,7 @@ static void client_kill(client *c)
 {
     client *x;
     long long killed = 0;
-    int i, skipme = 1;
+    int i, skipme = 1, type = -1;
     const char *addr = NULL, *laddr = NULL;
     long long id = 0;
 
@@ -335,14 +361,9 @@ static void client_kill(client *c)
                 return;
             }
         } else if (str_eq_ci(k->p, k->len, "type")) {
-            if (!str_eq_ci(v->p, v->len, "normal") && !str_eq_ci(v->p, v->len, "master") &&
-                !str_eq_ci(v->p, v->len, "replica") && !str_eq_ci(v->p, v->len, "slave") &&
-                !str_eq_ci(v->p, v->len, "pubsub")) {
+            type = parse_client_type(v);
+            if (type < 0) {
                 reply_errorf(c, "ERR Unknown client type '%s'", v->p);
-                return;
-            }
-            if (!str_eq_ci(v->p, v->len, "normal")) {
-                reply_int(c, 0);
                 return;
             }
         } else if (str_eq_ci(k->p, k->len, "user")) {
@@ -359,6 +380,8 @@ static void client_kill(client *c)
         if (x->flags & (CLIENT_FAKE | CLIENT_CLOSE_ASAP))
             continue;
         if (id && x->id != (uint64_t)id)
+            continue;
+        if (type >= 0 && client_type(x) != type)
             continue;
         if (addr && strcmp(x->addr, addr) != 0)
             continue;
@@ -439,6 +462,10 @@ static void client_reply(client *c)
 static void client_help(client *c)
 {
     static const char *const lines[] = {
+        "CACHING (YES|NO)",
+        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR",
+        "    Return the client ID we are redirecting to when tracking is enabled.",
         "GETNAME",
         "    Return the name of the current connection.",
         "ID",
@@ -475,6 +502,11 @@ static void client_help(client *c)
         "    Set client meta attr. Options are:",
         "    * LIB-NAME: the client lib name.",
         "    * LIB-VER: the client lib version.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO",
+        "    Report tracking status for the current connection.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
         "    Unblock the specified blocked client.",
         NULL,
@@ -512,6 +544,20 @@ static const cmd_def client_subcommands[] = {
      .complexity = "O(1)", .acl = "slow connection"},
     {.name = "reply", .proc = client_reply, .arity = 3, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .summary = "Instructs the server whether to reply to commands.", .since = "3.2.0",
+     .complexity = "O(1)", .acl = "slow connection"},
+    {.name = "tracking", .proc = client_tracking, .arity = -3, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Enable or disable server assisted client side caching support",
+     .since = "6.0.0", .complexity = "O(1). Some options may introduce additional complexity.",
+     .acl = "slow connection"},
+    {.name = "caching", .proc = client_caching, .arity = 3, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Instruct the server about tracking or not keys in the next request",
+     .since = "6.0.0", .complexity = "O(1)", .acl = "slow connection"},
+    {.name = "trackinginfo", .proc = client_trackinginfo, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection",
+     .summary = "Return information about server assisted client side caching for the current connection",
+     .since = "6.2.0", .complexity = "O(1)", .acl = "slow connection"},
+    {.name = "getredir", .proc = client_getredir, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Get tracking notifications redirection client ID if any", .since = "6.0.0",
      .complexity = "O(1)", .acl = "slow connection"},
     {.name = "help", .proc = client_help, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "connection",
      .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0", .complexity = "O(1)",

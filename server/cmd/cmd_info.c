@@ -26,6 +26,8 @@
 #include "core/lz/lzidle.h"
 #include "core/mem.h"
 #include "cmd/propagate.h"
+#include "cmd/pubsub.h"
+#include "cmd/tracking.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
@@ -249,10 +251,10 @@ static void info_clients(sbuf *b)
             "client_recent_max_input_buffer:%zu\r\n"
             "client_recent_max_output_buffer:%zu\r\n"
             "blocked_clients:%lld\r\n"
-            "tracking_clients:0\r\n"
+            "tracking_clients:%d\r\n"
             "clients_in_timeout_table:0\r\n"
             "watching_clients:%d\r\n",
-            srv.nclients, srv.cfg.maxclients, max_in, max_out, blk_count(), srv.watching_clients);
+            srv.nclients, srv.cfg.maxclients, max_in, max_out, blk_count(), tracking_clients, srv.watching_clients);
 }
 
 static void info_memory(sbuf *b)
@@ -402,6 +404,9 @@ static void info_persistence(sbuf *b)
 
 static void info_stats(sbuf *b)
 {
+    long long trk_keys, trk_items, trk_prefixes;
+
+    tracking_stats(&trk_keys, &trk_items, &trk_prefixes);
     sb_catf(b,
             "total_connections_received:%lld\r\n"
             "total_commands_processed:%lld\r\n"
@@ -423,14 +428,14 @@ static void info_stats(sbuf *b)
             "evicted_clients:0\r\n"
             "keyspace_hits:%lld\r\n"
             "keyspace_misses:%lld\r\n"
-            "pubsub_channels:0\r\n"
-            "pubsub_patterns:0\r\n"
-            "pubsubshard_channels:0\r\n"
+            "pubsub_channels:%lld\r\n"
+            "pubsub_patterns:%lld\r\n"
+            "pubsubshard_channels:%lld\r\n"
             "latest_fork_usec:0\r\n"
             "total_forks:0\r\n"
-            "tracking_total_keys:0\r\n"
-            "tracking_total_items:0\r\n"
-            "tracking_total_prefixes:0\r\n"
+            "tracking_total_keys:%lld\r\n"
+            "tracking_total_items:%lld\r\n"
+            "tracking_total_prefixes:%lld\r\n"
             "unexpected_error_replies:0\r\n"
             "total_error_replies:%lld\r\n"
             "dump_payload_sanitizations:0\r\n"
@@ -441,7 +446,8 @@ static void info_stats(sbuf *b)
             "oom_rejected_commands:%lld\r\n",
             srv.stat_conns, srv.stat_commands, metric_mean(METRIC_OPS), srv.stat_net_in, srv.stat_net_out,
             (double)metric_mean(METRIC_NET_IN) / 1024, (double)metric_mean(METRIC_NET_OUT) / 1024,
-            srv.stat_rejected_conns, srv.stat_expired_keys, db_stat_hits, db_stat_misses, cmd_total_errors(),
+            srv.stat_rejected_conns, srv.stat_expired_keys, db_stat_hits, db_stat_misses, ps_count(PS_CHANNEL),
+            ps_count(PS_PATTERN), ps_count(PS_SHARD), trk_keys, trk_items, trk_prefixes, cmd_total_errors(),
             srv.stat_obuf_disconnects, srv.stat_proto_errors, srv.stat_oom_rejections);
 }
 

@@ -155,6 +155,7 @@ static void cmd_del(client *c)
         if (e) {
             db_delete_entry(c->db, e);
             signal_key_changed(c->db, c->argv[i].p, c->argv[i].len);
+            signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[i].p, c->argv[i].len);
             n++;
         }
     }
@@ -208,6 +209,8 @@ static void rename_generic(client *c, int nx)
     note_moved(c->db, db_move_entry(c->db, e, c->db, dst->p, dst->len));
     signal_key_changed(c->db, src->p, src->len);
     signal_key_changed(c->db, dst->p, dst->len);
+    signal_event(c->db, NOTIFY_GENERIC, "rename_from", src->p, src->len);
+    signal_event(c->db, NOTIFY_GENERIC, "rename_to", dst->p, dst->len);
     if (nx)
         reply_int(c, 1);
     else
@@ -244,6 +247,8 @@ static void cmd_move(client *c)
     note_moved(dst, db_move_entry(c->db, e, dst, key->p, key->len));
     signal_key_changed(c->db, key->p, key->len);
     signal_key_changed(dst, key->p, key->len);
+    signal_event(c->db, NOTIFY_GENERIC, "move_from", key->p, key->len);
+    signal_event(dst, NOTIFY_GENERIC, "move_to", key->p, key->len);
     reply_int(c, 1);
 }
 
@@ -299,6 +304,7 @@ static void cmd_copy(client *c)
     if (swhen >= 0)
         db_set_subexpire(dst, n, swhen);
     signal_key_changed(dst, dstkey->p, dstkey->len);
+    signal_event(dst, NOTIFY_GENERIC, "copy_to", dstkey->p, dstkey->len);
     reply_int(c, 1);
 }
 
@@ -592,6 +598,7 @@ static void expire_generic(client *c, int64_t basetime, int seconds)
     else
         db_set_expire(c->db, e, when);
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_GENERIC, when <= db_now && !db_expiry_paused ? "del" : "expire", key->p, key->len);
     if (prop_on) {
         prop_begin(c->dbid);
         if (when <= db_now && !db_expiry_paused) {
@@ -679,6 +686,7 @@ static void cmd_persist(client *c)
 
     if (e && db_persist(c->db, e)) {
         signal_key_changed(c->db, key->p, key->len);
+        signal_event(c->db, NOTIFY_GENERIC, "persist", key->p, key->len);
         reply_int(c, 1);
         return;
     }

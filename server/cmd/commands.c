@@ -13,6 +13,9 @@
 #include "cmd/block.h"
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
+#include "cmd/monitor.h"
+#include "cmd/pubsub.h"
+#include "cmd/tracking.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
@@ -22,11 +25,18 @@
 #define NAME_MAX_LEN 64
 
 /* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
+/* clang-format off */
 static const cmd_def *table_list[] = {
-    cmd_table_conn,    cmd_table_string, cmd_table_list,    cmd_table_keys,  cmd_table_info,   cmd_table_server,
-    cmd_table_command, cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp,     cmd_table_lcs,
-    cmd_table_memory,  cmd_table_set,    cmd_table_hash,    cmd_table_zset,  cmd_table_stream,
+    cmd_table_conn, cmd_table_string, cmd_table_list, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
+    cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
+    cmd_table_set,
+    cmd_table_hash,
+    cmd_table_zset,
+    cmd_table_stream,
+    cmd_table_pubsub,
+    cmd_table_monitor,
 };
+/* clang-format on */
 
 typedef struct reg_slot {
     const cmd_def *cmd;
@@ -431,6 +441,12 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
+    if ((c->flags & CLIENT_MONITOR) && (cmd->flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
+        /* A monitor is a replica to Redis, kept out of the keyspace. */
+        reply_error(c, "ERR Replica can't interact with the keyspace");
+        multi_flag_error(c);
+        return;
+    }
     if (srv.loading && !(cmd->flags & CMD_LOADING)) {
         reply_error(c, "LOADING Scratchpad is loading the dataset in memory");
         multi_flag_error(c);
@@ -462,6 +478,20 @@ static void dispatch(client *c)
             return;
         }
     }
+    if (!ps_allowed_in_context(c, cmd)) {
+        char msg[256];
+        snprintf(msg, sizeof(msg),
+                 "Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+                 "this context",
+                 cmd_fullname(cmd));
+        if (cmd == srv.cmd_exec) { /* EXECABORT even outside MULTI, as Redis */
+            multi_exec_abort(c, msg);
+            return;
+        }
+        reply_errorf(c, "ERR %s", msg);
+        multi_flag_error(c);
+        return;
+    }
     if ((c->flags & CLIENT_MULTI) && !is_multi_control(cmd)) {
         multi_queue(c, cmd);
         return;
@@ -469,9 +499,7 @@ static void dispatch(client *c)
     cmd_call(c, cmd);
 }
 
-/* Tell the sinks that want it which keys the write cmd is about to change
- * (its key positions from the table), or that it changes whole databases. */
-static void announce_keys(client *c, const cmd_def *cmd)
+int cmd_foreach_key(client *c, const cmd_def *cmd, void (*fn)(client *c, const sarg *key))
 {
     int i, last, step, index, numidx, first;
     const char *spec;
@@ -484,8 +512,8 @@ static void announce_keys(client *c, const cmd_def *cmd)
         numidx += index;
         if (numidx < c->argc && str_to_ll(c->argv[numidx].p, c->argv[numidx].len, &nk) == 0)
             for (i = index + first; nk > 0 && i < c->argc; i += step > 0 ? step : 1, nk--)
-                prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
-        return;
+                fn(c, &c->argv[i]);
+        return 1;
     }
     if (cmd->key_specs && (spec = strstr(cmd->key_specs, "@w:"))) {
         /* Keys after a keyword (XREADGROUP ... STREAMS k1 k2 id1 id2): the
@@ -497,18 +525,30 @@ static void announce_keys(client *c, const cmd_def *cmd)
                 ;
             n = (c->argc - i - 1) / (limit > 1 ? limit : 1);
             for (i = i + 1; n > 0 && i < c->argc; i++, n--)
-                prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
+                fn(c, &c->argv[i]);
         }
-        return;
+        return 1;
     }
-    if (cmd->first_key <= 0) {
-        prop_keyless(cmd->name);
-        return;
-    }
+    if (cmd->first_key <= 0)
+        return 0;
     last = cmd->last_key < 0 ? c->argc + cmd->last_key : cmd->last_key;
     step = cmd->key_step > 0 ? cmd->key_step : 1;
     for (i = cmd->first_key; i <= last && i < c->argc; i += step)
-        prop_key(c->dbid, c->argv[i].p, c->argv[i].len);
+        fn(c, &c->argv[i]);
+    return 1;
+}
+
+static void announce_key(client *c, const sarg *key)
+{
+    prop_key(c->dbid, key->p, key->len);
+}
+
+/* Tell the sinks that want it which keys the write cmd is about to change
+ * (its key positions from the table), or that it changes whole databases. */
+static void announce_keys(client *c, const cmd_def *cmd)
+{
+    if (!cmd_foreach_key(c, cmd, announce_key))
+        prop_keyless(cmd->name);
 }
 
 void cmd_call(client *c, const cmd_def *cmd)
@@ -542,6 +582,13 @@ void cmd_call(client *c, const cmd_def *cmd)
     if (dur >= 1000)
         db_now = now_ms(); /* a slow command: later commands of the batch see the time move on */
     in_call--;
+    if (monitor_count > 0)
+        monitor_feed_call(c, cmd);
+    if (c->trk) {
+        tracking_after_read(c, cmd);
+        if (in_call == 0)
+            tracking_after_command(c, cmd);
+    }
     if (blk_call_waits(c, dur))
         return; /* counted once, when the wait ends (blk_call_waits) */
     st = stats_of(cmd);
@@ -666,6 +713,9 @@ void cmd_client_release(client *c)
     blk_client_release(c);
     multi_unwatch_all(c);
     multi_discard(c);
+    ps_client_release(c);
+    monitor_remove(c);
+    tracking_client_release(c);
 }
 
 /* ---- the log's replay ---- */

@@ -37,6 +37,8 @@ extern const cmd_def cmd_table_set[];
 extern const cmd_def cmd_table_hash[];
 extern const cmd_def cmd_table_zset[];
 extern const cmd_def cmd_table_stream[];
+extern const cmd_def cmd_table_pubsub[];
+extern const cmd_def cmd_table_monitor[];
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */
@@ -88,6 +90,10 @@ void srv_note_error(client *c, const char *msg);
 /* Visit error codes and counts (INFO errorstats). */
 void cmd_foreach_error(void (*fn)(const char *code, long long count, void *ctx), void *ctx);
 long long cmd_total_errors(void);
+
+/* Call fn on each key argument of cmd in c->argv (its key positions, or its
+ * counted-keys spec); 0 if cmd names no keys (fn never called), else 1. */
+int cmd_foreach_key(client *c, const cmd_def *cmd, void (*fn)(client *c, const sarg *key));
 
 /* Reply the standard arity error for c's command. */
 void reply_arity_error(client *c);

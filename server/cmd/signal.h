@@ -25,6 +25,47 @@ void signal_key_changed(db *d, const char *key, size_t klen);
  * write counts (dirty: it is logged and saved), WATCH and the key's waiters
  * are not told. */
 void signal_key_written(db *d, const char *key, size_t klen);
+
+/* Keyspace notification classes (notify-keyspace-events): Redis's letters,
+ * plus p for the scratchpads' own events. */
+#define NOTIFY_KEYSPACE (1 << 0)    /* K: __keyspace@<db>__:<key> gets the event */
+#define NOTIFY_KEYEVENT (1 << 1)    /* E: __keyevent@<db>__:<event> gets the key */
+#define NOTIFY_GENERIC (1 << 2)     /* g: del, expire, rename_*, copy_to, move_*, persist, ... */
+#define NOTIFY_STRING (1 << 3)      /* $ */
+#define NOTIFY_LIST (1 << 4)        /* l */
+#define NOTIFY_SET (1 << 5)         /* s */
+#define NOTIFY_HASH (1 << 6)        /* h */
+#define NOTIFY_ZSET (1 << 7)        /* z */
+#define NOTIFY_EXPIRED (1 << 8)     /* x: expired */
+#define NOTIFY_EVICTED (1 << 9)     /* e: evicted (noeviction only here: never fired) */
+#define NOTIFY_STREAM (1 << 10)     /* t */
+#define NOTIFY_KEY_MISS (1 << 11)   /* m: keymiss (not in A) */
+#define NOTIFY_MODULE (1 << 12)     /* d: accepted, no modules here */
+#define NOTIFY_NEW (1 << 13)        /* n: new, a key created (not in A) */
+#define NOTIFY_SCRATCHPAD (1 << 14) /* p: sp.write, sp.append, ... (not in A) */
+#define NOTIFY_ALL                                                                                            \
+    (NOTIFY_GENERIC | NOTIFY_STRING | NOTIFY_LIST | NOTIFY_SET | NOTIFY_HASH | NOTIFY_ZSET | NOTIFY_EXPIRED | \
+     NOTIFY_EVICTED | NOTIFY_STREAM | NOTIFY_MODULE) /* A */
+
+/* Keyspace notification: event (Redis's name, "set", "lpush", ...) of class
+ * cls happened to key in d. Published on __keyspace@<db>__:<key> (message:
+ * the event) if K is configured and on __keyevent@<db>__:<event> (message:
+ * the key) if E is, when cls is configured; costs one test otherwise. Called
+ * by the command after its change, beside signal_key_changed (a command may
+ * fire several events for one change, or one for several). */
+void signal_event(db *d, int cls, const char *event, const char *key, size_t klen);
+/* A key was created in d (keyspace/db.c's hook): the "new" event. */
+void signal_key_new(db *d, const char *key, size_t klen);
+/* A read found no key (keyspace/db.c's hook): the "keymiss" event. */
+void signal_key_miss(db *d, const char *key, size_t klen);
+/* Entries of the value at key expired on their own (keyspace/db.c's hook: a
+ * scratchpad's, the "sp.expired" event of class p). */
+void signal_entries_expired(db *d, const char *key, size_t klen);
+/* notify-keyspace-events: parse Redis's letters (0, or -1 on an unknown
+ * letter), and print flags as Redis does (A for the whole of NOTIFY_ALL, then
+ * p, then K, E and m) into buf of at least 32 bytes. */
+int notify_flags_parse(const char *s, int *flags);
+void notify_flags_format(int flags, char *buf);
 /* Key in d expired and was deleted (lazily or by the active cycle); its DEL is
  * propagated here too. */
 void signal_key_expired(db *d, const char *key, size_t klen);

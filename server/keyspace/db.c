@@ -20,6 +20,9 @@ int64_t db_now;
 uint8_t db_epoch;
 void (*db_on_expired)(db *d, const char *key, size_t klen);
 void (*db_on_changed)(db *d, const char *key, size_t klen);
+void (*db_on_new)(db *d, const char *key, size_t klen);
+void (*db_on_miss)(db *d, const char *key, size_t klen);
+void (*db_on_subexpired)(db *d, const char *key, size_t klen);
 
 static const char *dbent_keyof(const ht_node *n)
 {
@@ -274,8 +277,11 @@ dbent *db_lookup(db *d, const char *key, size_t klen)
     dbent *e = db_lookup_write(d, key, klen);
     if (e)
         db_stat_hits++;
-    else
+    else {
         db_stat_misses++;
+        if (db_on_miss)
+            db_on_miss(d, key, klen);
+    }
     return e;
 }
 
@@ -286,7 +292,21 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
     e->type = (uint8_t)type;
     dbent_set_epoch(e, db_epoch);
     ht_insert(&d->keys, &e->node);
+    if (db_on_new)
+        db_on_new(d, key, klen);
     return e;
+}
+
+dbent *db_set_entry(db *d, const char *key, size_t klen, int type, size_t room)
+{
+    dbent *e = db_lookup_write(d, key, klen);
+
+    if (!e)
+        return db_add(d, key, klen, type, room);
+    db_persist(d, e);
+    db_free_value(d, e);
+    e->type = (uint8_t)type;
+    return db_resize_entry(d, e, room);
 }
 
 /* Move e to a new entry of room bytes of room, keeping its first keep bytes of
@@ -426,6 +446,8 @@ long long db_active_expire(db *d, int64_t now, int64_t budget_us)
         while (d->nsheap > 0 && d->sheap[0].when <= now) {
             dbent *e = d->sheap[0].e;
             int64_t next = type_of(e)->subexpire(d, e, now);
+            if (db_on_subexpired)
+                db_on_subexpired(d, dbent_key(e), dbent_klen(e));
             if (next == -2) {
                 db_expire_entry(d, e);
                 n++;
@@ -457,6 +479,8 @@ int db_subexpire_due(db *d, dbent *e)
         d->sheap[i].when > db_now)
         return 0;
     next = type_of(e)->subexpire(d, e, db_now);
+    if (db_on_subexpired)
+        db_on_subexpired(d, dbent_key(e), dbent_klen(e));
     if (next == -2) {
         db_expire_entry(d, e);
         return 1;

@@ -129,6 +129,11 @@ dbent *db_find_raw(db *d, const char *key, size_t klen);
 /* Create and link a new entry for key (which must not exist) of the given type
  * with at least room bytes of room after the key; e->vlen is 0, enc INLINE. */
 dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room);
+/* Give key a new value of type, as Redis's setKey: a missing key is added
+ * (db_add, so the "new" event), an existing one keeps its entry and loses its
+ * value and TTL. Returns the entry (type set, ENC_INLINE, vlen 0) with at
+ * least room bytes of value space; the caller stores the value. */
+dbent *db_set_entry(db *d, const char *key, size_t klen, int type, size_t room);
 
 /* Give e at least room bytes of room, moving it if needed; returns its address
  * (the old one is invalid if different). The value bytes/pointer are kept. */
@@ -174,6 +179,14 @@ extern void (*db_on_expired)(db *d, const char *key, size_t klen);
  * waiting for that (a scratchpad's lease or entry: its waiters and feed
  * readers): set at start-up to cmd/signal.c's signal_key_changed. */
 extern void (*db_on_changed)(db *d, const char *key, size_t klen);
+/* Called by db_add for every key created (Redis's dbAdd: the "new" keyspace
+ * event), NULL for none; set at start-up to cmd/signal.c's signal_key_new. */
+extern void (*db_on_new)(db *d, const char *key, size_t klen);
+/* Called by db_lookup when the key is missing (the "keymiss" event), NULL for none. */
+extern void (*db_on_miss)(db *d, const char *key, size_t klen);
+/* Called when a value's own entries expired (a scratchpad's: the "sp.expired"
+ * event), before the key goes if they were its last; NULL for none. */
+extern void (*db_on_subexpired)(db *d, const char *key, size_t klen);
 /* Sub-expiry: a type whose values hold parts with lifetimes of their own (the
  * entries of a scratchpad) keeps, per key, the earliest time one of them is due
  * in the database's second heap, so the active cycle reclaims them without

@@ -36,6 +36,13 @@
 #define CLIENT_PROTECTED_WRITE   (1u << 13) /* write event armed */
 #define CLIENT_AOF_HELD          (1u << 14) /* replies wait until the log is written up to aof_need */
 #define CLIENT_BLOCKED           (1u << 15) /* waits for keys (cmd/block.h): runs no request meanwhile */
+/* clang-format off */
+#define CLIENT_PUBSUB            (1u << 16) /* has subscriptions (cmd/pubsub.h): the pubsub output class */
+#define CLIENT_MONITOR           (1u << 17) /* gets every command run (cmd/monitor.h) */
+#define CLIENT_TRACKING          (1u << 18) /* CLIENT TRACKING ON (cmd/tracking.h) */
+#define CLIENT_TRACKING_BROKEN   (1u << 19) /* its REDIRECT client went away */
+#define CLIENT_TRACKING_BCAST    (1u << 20) /* tracking in BCAST mode */
+/* clang-format on */
 
 /* A command queued by MULTI: owned copies of its arguments. */
 typedef struct mcmd {
@@ -53,13 +60,29 @@ typedef struct omark {
     uint64_t count;          /* replies (commands) in [start, end) */
 } omark;
 
-/* A block of pending reply bytes beyond the static buffer. */
+/* Reply bytes several clients send (a large published message): one copy,
+ * counted references (net/reply.h: reply_shared). */
+typedef struct oshared {
+    long refs;  /* blocks pointing here, plus the creator's until released */
+    size_t len; /* bytes */
+    char data[];
+} oshared;
+
+/* A block of pending reply bytes beyond the static buffer: its own bytes in
+ * buf, or (shared non-NULL) len bytes of a shared buffer, cap == len so that
+ * nothing is ever appended to it. */
 typedef struct oblock {
     struct oblock *next;
     size_t len;              /* bytes used */
     size_t cap;              /* bytes available in buf */
+    oshared *shared;         /* NULL, or the shared bytes this block sends */
     char buf[];
 } oblock;
+
+static inline const char *oblock_data(const oblock *b)
+{
+    return b->shared ? b->shared->data : b->buf;
+}
 
 struct client {
     uint64_t id;
@@ -102,6 +125,12 @@ struct client {
     int mcount, mcap;
     struct watched_key *watched; /* list of keys this client WATCHes */
     struct blk_state *blk;   /* the wait of a blocked client (cmd/block.c), NULL if none */
+
+    /* Pub/sub (cmd/pubsub.c): the subscriptions, NULL if none ever made. */
+    struct ps_client *ps;
+    int nsub, npsub, nssub; /* channels, patterns and shard channels subscribed */
+    struct trk_state *trk;  /* client-side caching (cmd/tracking.c), NULL if never on */
+    long long trk_redir;    /* CLIENT TRACKING REDIRECT id, 0 none (valid with CLIENT_TRACKING) */
 
     /* Identity and stats. */
     char *name;              /* CLIENT SETNAME, NULL if none */

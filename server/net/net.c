@@ -332,7 +332,7 @@ static void free_blocks(client *c)
     oblock *b = c->ohead;
     while (b) {
         oblock *n = b->next;
-        xfree(b);
+        oblock_free(b);
         b = n;
     }
     c->ohead = c->otail = NULL;
@@ -559,7 +559,7 @@ static int client_write(client *c)
     for (b = c->ohead; b && n < 64; b = b->next) {
         size_t off = b == c->ohead ? c->ohead_sent : 0;
         if (b->len > off) {
-            iov[n].iov_base = b->buf + off;
+            iov[n].iov_base = (char *)oblock_data(b) + off;
             iov[n].iov_len = b->len - off;
             n++;
         }
@@ -597,7 +597,7 @@ static int client_write(client *c)
             if (!c->ohead)
                 c->otail = NULL;
             c->ohead_sent = 0;
-            xfree(h);
+            oblock_free(h);
         } else {
             c->ohead_sent += left;
             left = 0;
@@ -611,7 +611,7 @@ static int client_write(client *c)
         if (!c->ohead)
             c->otail = NULL;
         c->ohead_sent = 0;
-        xfree(h);
+        oblock_free(h);
     }
     if (c->olen == c->osent)
         c->olen = c->osent = 0;
@@ -761,7 +761,7 @@ static void copy_out(const client *c, uint64_t from, uint64_t to, char *dst)
         n = b->len - off;
         if (from < pos + n && to > pos) {
             uint64_t a = from > pos ? from : pos, z = to < pos + n ? to : pos + n;
-            memcpy(dst + (a - from), b->buf + off + (a - pos), (size_t)(z - a));
+            memcpy(dst + (a - from), oblock_data(b) + off + (a - pos), (size_t)(z - a));
         }
         pos += n;
     }
@@ -793,6 +793,7 @@ static void answer_unlogged(client *c)
     old = xmalloc((size_t)(to - from) + 1);
     copy_out(c, from, to, old);
     b = xmalloc(sizeof(oblock) + cap);
+    b->shared = NULL;
     for (i = 0; i < c->nomarks; i++) {
         omark *m = &c->omarks[i];
         if (net_up.acked(m->need) || m->start < from)
@@ -874,10 +875,20 @@ size_t client_describe(const client *c, char *buf, size_t cap)
     int n;
     const char *cmdname = c->lastcmd ? net_up.cmd_name(c->lastcmd) : "NULL";
 
+    if (c->flags & CLIENT_MONITOR)
+        flags[f++] = 'O';
+    if (c->flags & CLIENT_PUBSUB)
+        flags[f++] = 'P';
     if (c->flags & CLIENT_MULTI)
         flags[f++] = 'x';
     if (c->flags & CLIENT_BLOCKED)
         flags[f++] = 'b';
+    if (c->flags & CLIENT_TRACKING)
+        flags[f++] = 't';
+    if (c->flags & CLIENT_TRACKING_BROKEN)
+        flags[f++] = 'R';
+    if (c->flags & CLIENT_TRACKING_BCAST)
+        flags[f++] = 'B';
     if (c->flags & CLIENT_DIRTY_CAS)
         flags[f++] = 'd';
     if (c->flags & CLIENT_CLOSE_ASAP)
@@ -889,16 +900,16 @@ size_t client_describe(const client *c, char *buf, size_t cap)
     if (f == 0)
         flags[f++] = 'N';
     flags[f] = '\0';
-    n = snprintf(buf, cap,
-                 "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
-                 "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
-                 "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
-                 (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
-                 (long long)(now - c->ctime) / 1000, (long long)(now - c->last_interaction) / 1000, flags,
-                 c->dbid, (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen,
-                 (size_t)0, c->qcap, c->qlen, c->olen - c->osent, (size_t)0, c->olist_bytes,
-                 sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
-                 (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname, c->resp,
-                 c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+    n = snprintf(
+        buf, cap,
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
+        "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
+        "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=default redir=%lld resp=%d lib-name=%s lib-ver=%s",
+        (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (long long)(now - c->ctime) / 1000,
+        (long long)(now - c->last_interaction) / 1000, flags, c->dbid, c->nsub, c->npsub, c->nssub,
+        (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, (size_t)0, c->qcap, c->qlen,
+        c->olen - c->osent, (size_t)0, c->olist_bytes, sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
+        (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname, (c->flags & CLIENT_TRACKING) ? c->trk_redir : -1LL,
+        c->resp, c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }

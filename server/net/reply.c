@@ -30,7 +30,10 @@ size_t reply_pending(const client *c)
 void reply_check_limits(client *c)
 {
     size_t pending = reply_pending(c);
-    long long hard = srv.cfg.obuf_hard, soft = srv.cfg.obuf_soft;
+    int pubsub = (c->flags & CLIENT_PUBSUB) != 0;
+    long long hard = pubsub ? srv.cfg.obuf_pubsub_hard : srv.cfg.obuf_hard;
+    long long soft = pubsub ? srv.cfg.obuf_pubsub_soft : srv.cfg.obuf_soft;
+    int soft_seconds = pubsub ? srv.cfg.obuf_pubsub_soft_seconds : srv.cfg.obuf_soft_seconds;
 
     if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_FAKE))
         return;
@@ -44,7 +47,7 @@ void reply_check_limits(client *c)
         int64_t now = now_ms();
         if (!c->soft_limit_since)
             c->soft_limit_since = now;
-        else if (now - c->soft_limit_since > (int64_t)srv.cfg.obuf_soft_seconds * 1000) {
+        else if (now - c->soft_limit_since > (int64_t)soft_seconds * 1000) {
             srv.stat_obuf_disconnects++;
             log_client_limit(c, "soft", pending);
             client_close_async(c);
@@ -58,6 +61,7 @@ static oblock *block_new(client *c, size_t cap)
 {
     oblock *b = xmalloc(sizeof(oblock) + cap);
     b->next = NULL;
+    b->shared = NULL;
     b->len = 0;
     b->cap = xmalloc_size(b) - sizeof(oblock);
     if (c->otail)
@@ -363,4 +367,48 @@ void reply_defer_map(client *c, void *slot, long n)
 void reply_defer_set(client *c, void *slot, long n)
 {
     defer_fill(c, slot, c->resp >= 3 ? '~' : '*', n);
+}
+
+oshared *reply_shared_new(const char *p, size_t n)
+{
+    oshared *s = xmalloc(sizeof(oshared) + n);
+    s->refs = 1;
+    s->len = n;
+    memcpy(s->data, p, n);
+    return s;
+}
+
+void reply_shared_release(oshared *s)
+{
+    if (s && --s->refs == 0)
+        xfree(s);
+}
+
+void oblock_free(oblock *b)
+{
+    if (!b)
+        return;
+    reply_shared_release(b->shared);
+    xfree(b);
+}
+
+void reply_shared(client *c, oshared *s)
+{
+    oblock *b;
+
+    if (dropped(c))
+        return;
+    net_mark_pending(c);
+    b = xmalloc(sizeof(oblock));
+    b->next = NULL;
+    b->shared = s;
+    s->refs++;
+    b->len = b->cap = s->len;
+    if (c->otail)
+        c->otail->next = b;
+    else
+        c->ohead = b;
+    c->otail = b;
+    c->olist_bytes += s->len;
+    reply_check_limits(c);
 }

@@ -47,6 +47,16 @@ void reply_defer_array(client *c, void *slot, long n);
 void reply_defer_map(client *c, void *slot, long n);
 void reply_defer_set(client *c, void *slot, long n);
 
+/* Shared reply bytes, for one message sent to many clients: reply_shared_new
+ * copies p[0..n) once (the caller holds one reference, dropped with
+ * reply_shared_release); reply_shared appends them to c's output as a block
+ * that references them (no copy), subject to the output limits like any
+ * reply. oblock_free frees a block, dropping its reference. */
+oshared *reply_shared_new(const char *p, size_t n);
+void reply_shared(client *c, oshared *s);
+void reply_shared_release(oshared *s);
+void oblock_free(oblock *b);
+
 /* Bytes of replies waiting to be written. */
 size_t reply_pending(const client *c);
 /* Check the output limits now (also run from the cron for the soft limit). */

@@ -219,7 +219,10 @@ static int scramble(const cfg_def *d)
         break;
     case CFG_SPECIAL:
         /* save has one value, the empty schedule */
-        snprintf(buf, sizeof(buf), "%s", strcmp(d->name, "save") == 0 ? "" : "normal 1mb 1mb 1");
+        snprintf(buf, sizeof(buf), "%s",
+                 strcmp(d->name, "save") == 0                     ? ""
+                 : strcmp(d->name, "notify-keyspace-events") == 0 ? "KEA"
+                                                                  : "normal 1mb 1mb 1");
         break;
     }
     if (cfg_set(d, 1, &word, &err) < 0) {
@@ -572,6 +575,27 @@ static void test_output_buffer_limit_takes_several_classes(void)
                  "normal 1073741824 268435456 60 slave 268435456 67108864 60 pubsub 33554432 8388608 60") == 0);
 }
 
+/* notify-keyspace-events reads and prints Redis's letters as Redis does:
+ * A hides n, p is Scratchpad's own class. */
+static void test_notify_keyspace_events_prints_as_redis(void)
+{
+    cfg_defaults();
+    CHECK(strcmp(val("notify-keyspace-events"), "") == 0);
+    CHECK(set("notify-keyspace-events", "KEAn") == 0);
+    CHECK(strcmp(val("notify-keyspace-events"), "AKE") == 0);
+    CHECK(set("notify-keyspace-events", "Kg$lshzxetd") == 0);
+    CHECK(strcmp(val("notify-keyspace-events"), "AK") == 0);
+    CHECK(set("notify-keyspace-events", "Knm") == 0);
+    CHECK(strcmp(val("notify-keyspace-events"), "nKm") == 0);
+    CHECK(set("notify-keyspace-events", "Eg$") == 0);
+    CHECK(strcmp(val("notify-keyspace-events"), "g$E") == 0);
+    CHECK(set("notify-keyspace-events", "KEAp") == 0);
+    CHECK(strcmp(val("notify-keyspace-events"), "ApKE") == 0);
+    CHECK(set("notify-keyspace-events", "KQ") == -1);
+    CHECK(strcmp(val("notify-keyspace-events"), "ApKE") == 0);
+    cfg_defaults();
+}
+
 /* ---- command line ---- */
 
 static void test_command_line_overrides_the_file(void)
@@ -809,6 +833,8 @@ int main(void)
     RUN(test_directive_names_and_enum_values_ignore_case, "directive names, units and enum values are case-insensitive, and a name must match whole");
     RUN(test_later_lines_override_earlier_ones, "a directive given twice takes the later value");
     RUN(test_empty_string_values_are_accepted, "a string directive with no value, \"\" or '' is set to the empty string");
+    RUN(test_notify_keyspace_events_prints_as_redis,
+        "notify-keyspace-events prints its letters as Redis does (A hides n) and refuses an unknown letter");
     RUN(test_output_buffer_limit_takes_several_classes, "client-output-buffer-limit takes several classes on one line and refuses an unknown class");
     RUN(test_command_line_overrides_the_file, "--name value arguments override the file, with zero or several words per directive");
     RUN(test_bad_command_line_fails_naming_the_directive, "an unknown --directive, a bare word or a bad value on the command line fails naming it");

@@ -91,6 +91,7 @@ static void hset_generic(client *c, int hmset)
     for (i = 2; i < c->argc; i += 2)
         added += hash_set(c->db, &e, c->argv[i].p, c->argv[i].len, c->argv[i + 1].p, c->argv[i + 1].len);
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_HASH, "hset", key->p, key->len);
     if (hmset)
         reply_ok(c);
     else
@@ -124,6 +125,7 @@ static void cmd_hsetnx(client *c)
     hash_fit(c->db, &e, longest_arg(c, 2, 3));
     hash_set(c->db, &e, c->argv[2].p, c->argv[2].len, c->argv[3].p, c->argv[3].len);
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_HASH, "hset", key->p, key->len);
     reply_int(c, 1);
 }
 
@@ -216,7 +218,7 @@ static void cmd_hdel(client *c)
     const sarg *key = &c->argv[1];
     long long deleted = 0;
     dbent *e = db_lookup_write(c->db, key->p, key->len);
-    int i;
+    int i, emptied = 0;
 
     if (e && e->type != OBJ_HASH) {
         reply_error(c, ERR_WRONGTYPE);
@@ -230,14 +232,18 @@ static void cmd_hdel(client *c)
         deleted += hash_del(c->db, e, c->argv[i].p, c->argv[i].len);
         if (hash_len(e) == 0) {
             db_delete_entry(c->db, e);
-            e = NULL;
+            emptied = 1;
             break;
         }
     }
-    if (e && deleted)
+    if (!emptied && deleted)
         hash_compact(c->db, e);
-    if (deleted)
+    if (deleted) {
         signal_key_changed(c->db, key->p, key->len);
+        signal_event(c->db, NOTIFY_HASH, "hdel", key->p, key->len);
+        if (emptied)
+            signal_event(c->db, NOTIFY_GENERIC, "del", key->p, key->len);
+    }
     reply_int(c, deleted);
 }
 
@@ -299,6 +305,7 @@ static void cmd_hincrby(client *c)
     n = ll_to_str(buf, v);
     hash_set(c->db, &e, f->p, f->len, buf, n);
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_HASH, "hincrby", key->p, key->len);
     reply_int(c, v);
 }
 
@@ -334,6 +341,7 @@ static void cmd_hincrbyfloat(client *c)
     n = ld_to_str(buf, LD_BUF, v);
     hash_set(c->db, &e, f->p, f->len, buf, n);
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_HASH, "hincrbyfloat", key->p, key->len);
     if (prop_on) {
         prop_begin(c->dbid);
         prop_str("HSET");

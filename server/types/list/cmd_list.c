@@ -89,6 +89,8 @@ static void reply_pos(client *c, const ql_pos *pos)
 
 /* Pop up to count elements from the where end of list e (key), replying each
  * as a bulk string; deletes the key when it empties. Returns how many. */
+static int popped_last; /* the last pop_reply emptied (and deleted) its list */
+
 static long long pop_reply(client *c, dbent *e, int where, long long count)
 {
     quicklist *q = list_ql(e);
@@ -100,8 +102,16 @@ static long long pop_reply(client *c, dbent *e, int where, long long count)
         ql_delete(q, &pos, 1);
         done++;
     }
-    list_drop_if_empty(c->db, e);
+    popped_last = list_drop_if_empty(c->db, e);
     return done;
+}
+
+/* A pop's keyspace events, as Redis: lpop/rpop, then del if it emptied the list. */
+static void pop_events(client *c, const sarg *key, int where, int dropped)
+{
+    signal_event(c->db, NOTIFY_LIST, where == LIST_HEAD ? "lpop" : "rpop", key->p, key->len);
+    if (dropped)
+        signal_event(c->db, NOTIFY_GENERIC, "del", key->p, key->len);
 }
 
 /* The effect "LPOP key [count]" / "RPOP key [count]" (count < 0: none). */
@@ -140,6 +150,7 @@ static void push_generic(client *c, int where, int only_existing)
         ql_push(list_ql(e), where, c->argv[i].p, c->argv[i].len);
     reply_int(c, (long long)ql_len(list_ql(e)));
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_LIST, where == LIST_HEAD ? "lpush" : "rpush", c->argv[1].p, c->argv[1].len);
 }
 
 static void cmd_lpush(client *c)
@@ -196,6 +207,7 @@ static void pop_generic(client *c, int where)
         pop_reply(c, e, where, count);
     }
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    pop_events(c, &c->argv[1], where, popped_last);
 }
 
 static void cmd_lpop(client *c)
@@ -368,6 +380,7 @@ static void cmd_lset(client *c)
     ql_replace(list_ql(e), &pos, c->argv[3].p, c->argv[3].len);
     reply_ok(c);
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_LIST, "lset", c->argv[1].p, c->argv[1].len);
 }
 
 static void cmd_linsert(client *c)
@@ -402,6 +415,7 @@ static void cmd_linsert(client *c)
             ql_insert(list_ql(e), &pos, after, c->argv[4].p, c->argv[4].len);
             reply_int(c, (long long)ql_len(list_ql(e)));
             signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+            signal_event(c->db, NOTIFY_LIST, "linsert", c->argv[1].p, c->argv[1].len);
             return;
         }
         more = ql_next(&pos) == 0;
@@ -444,8 +458,11 @@ static void cmd_lrem(client *c)
     }
     reply_int(c, removed);
     if (removed) {
-        list_drop_if_empty(c->db, e);
+        int dropped = list_drop_if_empty(c->db, e);
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_LIST, "lrem", c->argv[1].p, c->argv[1].len);
+        if (dropped)
+            signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
     }
 }
 
@@ -473,8 +490,14 @@ static void cmd_ltrim(client *c)
     }
     reply_ok(c);
     if ((long long)ql_len(list_ql(e)) != len) {
-        list_drop_if_empty(c->db, e);
+        int dropped = list_drop_if_empty(c->db, e);
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_LIST, "ltrim", c->argv[1].p, c->argv[1].len);
+        if (dropped)
+            signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
+    } else {
+        /* Redis fires ltrim on an existing list even when nothing went. */
+        signal_event(c->db, NOTIFY_LIST, "ltrim", c->argv[1].p, c->argv[1].len);
     }
 }
 
@@ -490,6 +513,7 @@ static void move_one(client *c, dbent *src, const sarg *skey, const sarg *dkey, 
     const char *p;
     size_t n;
     char *copy;
+    int dropped;
 
     ql_at(q, wherefrom == LIST_HEAD ? 0 : -1, &pos);
     ql_get(&pos, &p, &n);
@@ -502,12 +526,13 @@ static void move_one(client *c, dbent *src, const sarg *skey, const sarg *dkey, 
     ql_set_fill(list_ql(dst), list_fill);
     ql_set_compress(list_ql(dst), list_compress_depth);
     ql_push(list_ql(dst), whereto, copy, n);
-    if (dst != src)
-        list_drop_if_empty(c->db, src);
+    signal_event(c->db, NOTIFY_LIST, whereto == LIST_HEAD ? "lpush" : "rpush", dkey->p, dkey->len);
+    dropped = dst != src && list_drop_if_empty(c->db, src);
     reply_bulk(c, copy, n);
     xfree(copy);
     signal_key_changed(c->db, skey->p, skey->len);
     signal_key_changed(c->db, dkey->p, dkey->len);
+    pop_events(c, skey, wherefrom, dropped);
 }
 
 /* The common part of RPOPLPUSH, LMOVE, BRPOPLPUSH and BLMOVE once the
@@ -636,6 +661,7 @@ static int pop_first(client *c, int first, int nkeys, int where, long long count
             count = n;
         }
         signal_key_changed(c->db, key->p, key->len);
+        pop_events(c, key, where, popped_last);
         prop_pop(c, key, where, count);
         return 1;
     }

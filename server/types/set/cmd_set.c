@@ -102,8 +102,10 @@ static void cmd_sadd(client *c)
         e = set_create(c->db, c->argv[1].p, c->argv[1].len, c->argv[2].p, c->argv[2].len);
     for (i = 2; i < c->argc; i++)
         added += set_add(e, c->argv[i].p, c->argv[i].len);
-    if (added)
+    if (added) {
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_SET, "sadd", c->argv[1].p, c->argv[1].len);
+    }
     reply_int(c, added);
 }
 
@@ -111,7 +113,7 @@ static void cmd_srem(client *c)
 {
     dbent *e;
     long long removed = 0;
-    int i;
+    int i, emptied = 0;
 
     if (lookup_set(c, &c->argv[1], 1, &e) < 0)
         return;
@@ -123,11 +125,16 @@ static void cmd_srem(client *c)
         removed += set_remove(e, c->argv[i].p, c->argv[i].len);
         if (set_card(e) == 0) {
             db_delete_entry(c->db, e);
+            emptied = 1;
             break;
         }
     }
-    if (removed)
+    if (removed) {
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_SET, "srem", c->argv[1].p, c->argv[1].len);
+        if (emptied)
+            signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
+    }
     reply_int(c, removed);
 }
 
@@ -267,6 +274,8 @@ static void spop_count(client *c)
         reply_members(c, e, 1);
         db_delete_entry(c->db, e);
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_SET, "spop", c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
         if (prop_on) {
             prop_begin(c->dbid);
             prop_str("DEL");
@@ -307,6 +316,7 @@ static void spop_count(client *c)
         ml_free(&all);
     }
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_SET, "spop", c->argv[1].p, c->argv[1].len);
     prop_srem(c, &c->argv[1], &l);
     ml_free(&l);
 }
@@ -316,6 +326,7 @@ static void cmd_spop(client *c)
     dbent *e;
     set_elem m;
     mlist l = {0};
+    int emptied;
 
     if (c->argc == 3) {
         spop_count(c);
@@ -333,9 +344,13 @@ static void cmd_spop(client *c)
     }
     set_random(e, &srv.rng, &m);
     pop_one(c, e, &m, &l);
-    if (set_card(e) == 0)
+    emptied = set_card(e) == 0;
+    if (emptied)
         db_delete_entry(c->db, e);
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_SET, "spop", c->argv[1].p, c->argv[1].len);
+    if (emptied)
+        signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
     prop_srem(c, &c->argv[1], &l);
     ml_free(&l);
 }
@@ -484,13 +499,18 @@ static void cmd_smove(client *c)
         reply_int(c, 0);
         return;
     }
-    if (set_card(s) == 0)
+    signal_event(c->db, NOTIFY_SET, "srem", src->p, src->len);
+    if (set_card(s) == 0) {
         db_delete_entry(c->db, s);
+        signal_event(c->db, NOTIFY_GENERIC, "del", src->p, src->len);
+    }
     if (!d)
         d = set_create(c->db, dst->p, dst->len, ele->p, ele->len);
     signal_key_changed(c->db, src->p, src->len);
-    if (set_add(d, ele->p, ele->len))
+    if (set_add(d, ele->p, ele->len)) {
         signal_key_changed(c->db, dst->p, dst->len);
+        signal_event(c->db, NOTIFY_SET, "sadd", dst->p, dst->len);
+    }
     reply_int(c, 1);
 }
 
@@ -514,19 +534,23 @@ static int lookup_sets(client *c, const sarg *keys, int n, dbent **sets, int *mi
 
 /* Store result t (freed here) at dst, or delete dst when it is empty; reply
  * the cardinality. */
-static void store_result(client *c, const sarg *dst, dbent *t)
+static void store_result(client *c, const sarg *dst, dbent *t, const char *event)
 {
     uint64_t n = set_card(t);
 
     if (n) {
         set_tmp_store(c->db, dst->p, dst->len, t);
         signal_key_changed(c->db, dst->p, dst->len);
-    } else {
-        set_tmp_free(t);
-        if (db_delete(c->db, dst->p, dst->len))
-            signal_key_changed(c->db, dst->p, dst->len);
+        reply_int(c, (long long)n);
+        signal_event(c->db, NOTIFY_SET, event, dst->p, dst->len);
+        return;
     }
-    reply_int(c, (long long)n);
+    set_tmp_free(t);
+    reply_int(c, 0);
+    if (db_delete(c->db, dst->p, dst->len)) {
+        signal_key_changed(c->db, dst->p, dst->len);
+        signal_event(c->db, NOTIFY_GENERIC, "del", dst->p, dst->len);
+    }
 }
 
 static int by_card(const void *a, const void *b)
@@ -551,8 +575,10 @@ static void inter_generic(client *c, const sarg *keys, int n, const sarg *dst, i
         goto done;
     if (missing) {
         if (mode == INTER_STORE) {
-            if (db_delete(c->db, dst->p, dst->len))
+            if (db_delete(c->db, dst->p, dst->len)) {
                 signal_key_changed(c->db, dst->p, dst->len);
+                signal_event(c->db, NOTIFY_GENERIC, "del", dst->p, dst->len);
+            }
             reply_int(c, 0);
         } else if (mode == INTER_CARD) {
             reply_int(c, 0);
@@ -584,7 +610,7 @@ static void inter_generic(client *c, const sarg *keys, int n, const sarg *dst, i
     if (mode == INTER_REPLY)
         reply_defer_set(c, slot, found);
     else if (mode == INTER_STORE)
-        store_result(c, dst, t);
+        store_result(c, dst, t, "sinterstore");
     else
         reply_int(c, found);
 done:
@@ -663,7 +689,7 @@ static void union_diff(client *c, const sarg *keys, int n, const sarg *dst, int 
         }
     }
     if (dst) {
-        store_result(c, dst, t);
+        store_result(c, dst, t, op == OP_UNION ? "sunionstore" : "sdiffstore");
     } else {
         reply_members(c, t, 1);
         set_tmp_free(t);

@@ -177,11 +177,8 @@ void set_tmp_free(dbent *t)
 
 dbent *set_tmp_store(db *d, const char *key, size_t klen, dbent *t)
 {
-    dbent *e = db_lookup_write(d, key, klen);
+    dbent *e = db_set_entry(d, key, klen, OBJ_SET, sizeof(void *));
 
-    if (e)
-        db_delete_entry(d, e);
-    e = db_add(d, key, klen, OBJ_SET, sizeof(void *));
     dbent_set_ptr(e, dbent_ptr(t));
     e->enc = t->enc;
     xfree(t);

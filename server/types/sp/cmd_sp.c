@@ -51,11 +51,16 @@ static sp *ns_create(client *c, dbent **out)
 
 /* After a change to scratchpad s at key e: keep the sub-expiry heap exact, drop
  * the key if it has neither entries nor leases left (s is freed then), and
- * signal the change. */
-static void ns_changed(client *c, dbent *e, sp *s)
+ * signal the change and its keyspace event (class p: "sp.write", ...; then
+ * "del" if the key went). */
+static void ns_changed(client *c, dbent *e, sp *s, const char *event)
 {
-    sp_key_settle(c->db, e, s);
+    int dropped = sp_key_settle(c->db, e, s);
+
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_SCRATCHPAD, event, c->argv[1].p, c->argv[1].len);
+    if (dropped)
+        signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
 }
 
 /* Log the full state of entry e (WRITE, OFFLOAD, EDIT, INSERT, a new entry of
@@ -217,7 +222,7 @@ static void cmd_sp_write(client *c)
     log_entry(c, s, e);
     spc_note(c, s, SPCO_OP_WRITE, e->name, e->nlen, e);
     group_end(g);
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, "sp.write");
     reply_int(c, (long long)e->version);
 }
 
@@ -289,7 +294,7 @@ static void cmd_sp_append(client *c)
     }
     spc_note(c, s, SPCO_OP_APPEND, e->name, e->nlen, e);
     group_end(g);
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, "sp.append");
     reply_int(c, (long long)sp_entry_length(e));
 }
 
@@ -425,7 +430,7 @@ static void cmd_sp_edit(client *c)
         log_entry(c, s, e);
         spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
         group_end(g);
-        ns_changed(c, ke, s);
+        ns_changed(c, ke, s, "sp.edit");
         reply_array(c, 2);
         reply_int(c, (long long)count);
         reply_int(c, (long long)e->version);
@@ -492,7 +497,7 @@ static void cmd_sp_insert(client *c)
         log_entry(c, s, e);
         spc_note(c, s, SPCO_OP_INSERT, e->name, e->nlen, e);
         group_end(g);
-        ns_changed(c, ke, s);
+        ns_changed(c, ke, s, "sp.insert");
         reply_int(c, (long long)e->version);
     }
     xfree(out);
@@ -543,7 +548,7 @@ static void cmd_sp_del(client *c)
             for (i = 0; i < deleted; i++)
                 spc_note(c, s, SPCO_OP_DEL, c->argv[gone[i]].p, c->argv[gone[i]].len, NULL);
             group_end(g);
-            ns_changed(c, ke, s);
+            ns_changed(c, ke, s, "sp.del");
         }
     }
     xfree(gone);
@@ -641,7 +646,7 @@ static void cmd_sp_offload(client *c)
     }
     spc_note(c, s, SPCO_OP_OFFLOAD, e->name, e->nlen, e);
     group_end(g);
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, "sp.offload");
     reply_map(c, 6);
     reply_bulk_cstr(c, "stored");
     reply_int(c, 1);
@@ -704,7 +709,7 @@ static void expire_generic(client *c, int seconds)
         spc_note(c, s, SPCO_OP_TTL, e->name, e->nlen, e);
     }
     group_end(g);
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, v <= 0 ? "sp.del" : "sp.expire");
     reply_int(c, 1);
 }
 
@@ -751,7 +756,7 @@ static void cmd_sp_persist(client *c)
     }
     spc_note(c, s, SPCO_OP_TTL, e->name, e->nlen, e);
     group_end(g);
-    ns_changed(c, ke, s);
+    ns_changed(c, ke, s, "sp.persist");
     reply_int(c, 1);
 }
 

@@ -230,6 +230,9 @@ static void cmd_xadd(client *c)
     xc_reply_id(c, &id);
     trimmed = do_trim(s, &t);
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_STREAM, "xadd", c->argv[1].p, c->argv[1].len);
+    if (trimmed)
+        signal_event(c->db, NOTIFY_STREAM, "xtrim", c->argv[1].p, c->argv[1].len);
     if (prop_on) {
         prop_begin(c->dbid);
         prop_str("XADD");
@@ -264,6 +267,7 @@ static void cmd_xtrim(client *c)
     n = do_trim(stream_of(e), &t);
     if (n) {
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_STREAM, "xtrim", c->argv[1].p, c->argv[1].len);
         prop_trim_to(c, &c->argv[1], stream_of(e));
     }
     reply_int(c, (long long)n);
@@ -355,8 +359,10 @@ static void cmd_xdel(client *c)
             goto done;
     for (j = 0; j < n; j++)
         deleted += stream_delete(stream_of(e), &v[j]);
-    if (deleted)
+    if (deleted) {
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_STREAM, "xdel", c->argv[1].p, c->argv[1].len);
+    }
     reply_int(c, deleted);
 done:
     if (v != ids)
@@ -422,6 +428,7 @@ static void cmd_xsetid(client *c)
         s->max_deleted = maxdel;
     reply_ok(c);
     signal_key_written(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_STREAM, "xsetid", c->argv[1].p, c->argv[1].len);
 }
 
 #define WS "write stream"

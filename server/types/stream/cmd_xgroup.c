@@ -269,8 +269,11 @@ void cmd_xclaim(client *c)
         if (!fresh && minidle && now - nk->delivery_time < minidle)
             continue;
         if (!cons) {
-            cons = stream_consumer_get(g, c->argv[3].p, c->argv[3].len, now, NULL);
+            int created;
+            cons = stream_consumer_get(g, c->argv[3].p, c->argv[3].len, now, &created);
             cons->seen_time = now;
+            if (created)
+                signal_event(c->db, NOTIFY_STREAM, "xgroup-createconsumer", c->argv[1].p, c->argv[1].len);
         }
         if (fresh)
             nk = stream_nack_add(g, cons, &id, now, 1);
@@ -370,8 +373,11 @@ void cmd_xautoclaim(client *c)
             continue;
         }
         if (!cons) {
-            cons = stream_consumer_get(g, c->argv[3].p, c->argv[3].len, now, NULL);
+            int created;
+            cons = stream_consumer_get(g, c->argv[3].p, c->argv[3].len, now, &created);
             cons->seen_time = now;
+            if (created)
+                signal_event(c->db, NOTIFY_STREAM, "xgroup-createconsumer", c->argv[1].p, c->argv[1].len);
         }
         stream_nack_move(nk, cons);
         nk->delivery_time = now;
@@ -475,6 +481,7 @@ void cmd_xgroup_create(client *c)
     }
     reply_ok(c);
     signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
+    signal_event(c->db, NOTIFY_STREAM, "xgroup-create", c->argv[2].p, c->argv[2].len);
 }
 
 void cmd_xgroup_setid(client *c)
@@ -510,6 +517,7 @@ void cmd_xgroup_setid(client *c)
     g->entries_read = rd;
     reply_ok(c);
     signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
+    signal_event(c->db, NOTIFY_STREAM, "xgroup-setid", c->argv[2].p, c->argv[2].len);
 }
 
 void cmd_xgroup_destroy(client *c)
@@ -526,6 +534,7 @@ void cmd_xgroup_destroy(client *c)
     stream_group_destroy(stream_of(e), c->argv[3].p, c->argv[3].len);
     reply_int(c, 1);
     signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
+    signal_event(c->db, NOTIFY_STREAM, "xgroup-destroy", c->argv[2].p, c->argv[2].len);
     blk_key_ready(c->db, c->argv[2].p, c->argv[2].len); /* its blocked readers get -NOGROUP */
 }
 
@@ -539,8 +548,10 @@ void cmd_xgroup_createconsumer(client *c)
         return;
     stream_consumer_get(g, c->argv[4].p, c->argv[4].len, db_now, &created);
     reply_int(c, created);
-    if (created)
+    if (created) {
         signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
+        signal_event(c->db, NOTIFY_STREAM, "xgroup-createconsumer", c->argv[2].p, c->argv[2].len);
+    }
 }
 
 void cmd_xgroup_delconsumer(client *c)
@@ -558,6 +569,7 @@ void cmd_xgroup_delconsumer(client *c)
     }
     reply_int(c, (long long)stream_consumer_delete(g, cn));
     signal_key_written(c->db, c->argv[2].p, c->argv[2].len);
+    signal_event(c->db, NOTIFY_STREAM, "xgroup-delconsumer", c->argv[2].p, c->argv[2].len);
 }
 
 void cmd_xgroup_help(client *c)

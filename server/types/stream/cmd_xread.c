@@ -286,8 +286,10 @@ static void xread_generic(client *c, int group_mode)
             int created;
             xconsumer *cons = stream_consumer_get(groups[i], cname->p, cname->len, db_now, &created);
             cons->seen_time = db_now;
-            if (created)
+            if (created) {
                 xc_prop_createconsumer(c, key, groups[i], cons);
+                signal_event(c->db, NOTIFY_STREAM, "xgroup-createconsumer", key->p, key->len);
+            }
             if (history) {
                 xs_id start = gt;
                 stream_id_incr(&start);

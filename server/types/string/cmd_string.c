@@ -138,6 +138,9 @@ static void set_generic(client *c, const sarg *key, const sarg *val, int flags, 
     if (flags & SET_EXPIRE)
         db_set_expire(c->db, e, when);
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_STRING, "set", key->p, key->len);
+    if (flags & SET_EXPIRE)
+        signal_event(c->db, NOTIFY_GENERIC, "expire", key->p, key->len);
     if (prop_on) {
         prop_begin(c->dbid);
         prop_str("SET");
@@ -202,6 +205,7 @@ static void cmd_getdel(client *c)
     reply_value(c, e, 0, sv_len(e));
     db_delete_entry(c->db, e);
     signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+    signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
 }
 
 static void cmd_getex(client *c)
@@ -221,11 +225,22 @@ static void cmd_getex(client *c)
     if (parse_set_opts(c, 2, 1, 1, &flags, &when) < 0)
         return;
     reply_value(c, e, 0, sv_len(e));
+    if ((flags & SET_EXPIRE) && when <= db_now) {
+        /* An EXAT/PXAT already past deletes the key, as Redis (logged as DEL). */
+        db_delete_entry(c->db, e);
+        signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_GENERIC, "del", c->argv[1].p, c->argv[1].len);
+        if (prop_on)
+            prop_del(c->dbid, c->argv[1].p, c->argv[1].len);
+        return;
+    }
     if (flags & SET_EXPIRE) {
         db_set_expire(c->db, e, when);
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_GENERIC, "expire", c->argv[1].p, c->argv[1].len);
     } else if ((flags & SET_PERSIST) && db_persist(c->db, e)) {
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_GENERIC, "persist", c->argv[1].p, c->argv[1].len);
     } else {
         return;
     }
@@ -270,6 +285,7 @@ static void mset_generic(client *c, int nx)
     for (i = 1; i < c->argc; i += 2) {
         sv_set(c->db, c->argv[i].p, c->argv[i].len, c->argv[i + 1].p, c->argv[i + 1].len, 0);
         signal_key_changed(c->db, c->argv[i].p, c->argv[i].len);
+        signal_event(c->db, NOTIFY_STRING, "set", c->argv[i].p, c->argv[i].len);
     }
     if (nx)
         reply_int(c, 1);
@@ -309,6 +325,7 @@ static void cmd_append(client *c)
         }
     }
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_STRING, "append", key->p, key->len);
     reply_int(c, (long long)sv_len(e));
 }
 
@@ -396,6 +413,7 @@ static void cmd_setrange(client *c)
         return;
     }
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_STRING, "setrange", key->p, key->len);
     reply_int(c, (long long)sv_len(e));
 }
 
@@ -441,6 +459,7 @@ static void incr_generic(client *c, long long by)
     else
         sv_set(c->db, key->p, key->len, buf, n, 0);
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_STRING, "incrby", key->p, key->len);
     reply_int(c, v);
 }
 
@@ -507,6 +526,7 @@ static void cmd_incrbyfloat(client *c)
     else
         sv_set(c->db, key->p, key->len, buf, n, 0);
     signal_key_changed(c->db, key->p, key->len);
+    signal_event(c->db, NOTIFY_STRING, "incrbyfloat", key->p, key->len);
     if (prop_on) {
         /* The result, not the increment: float arithmetic is not replayed. */
         prop_begin(c->dbid);

@@ -52,11 +52,22 @@ int zc_lookup(client *c, const sarg *key, int write, dbent **out)
     return 0;
 }
 
-/* Delete the key of e if its set became empty. */
-static void drop_if_empty(client *c, dbent *e)
+/* Delete the key of e if its set became empty: 1 if it did. */
+static int drop_if_empty(client *c, dbent *e)
 {
-    if (zs_len(e) == 0)
-        db_delete_entry(c->db, e);
+    if (zs_len(e) != 0)
+        return 0;
+    db_delete_entry(c->db, e);
+    return 1;
+}
+
+/* A removal's keyspace events, as Redis: the command's, then del if the set
+ * went with it. */
+static void removal_events(client *c, const sarg *key, const char *event, int dropped)
+{
+    signal_event(c->db, NOTIFY_ZSET, event, key->p, key->len);
+    if (dropped)
+        signal_event(c->db, NOTIFY_GENERIC, "del", key->p, key->len);
 }
 
 /* argv[i] as a long (Redis's getLongFromObjectOrReply): msg or ERR_NOTINT. */
@@ -306,8 +317,10 @@ static void zadd_generic(client *c, int flags)
             score = ns;
         }
     }
-    if (added || updated)
+    if (added || updated) {
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        signal_event(c->db, NOTIFY_ZSET, (flags & ZS_INCR) ? "zincr" : "zadd", c->argv[1].p, c->argv[1].len);
+    }
     drop_if_empty(c, e);
 reply:
     if (flags & ZS_INCR) {
@@ -349,8 +362,9 @@ static void cmd_zrem(client *c)
     for (i = 2; i < c->argc && zs_len(e); i++)
         deleted += zs_del(e, c->argv[i].p, c->argv[i].len);
     if (deleted) {
-        drop_if_empty(c, e);
+        int dropped = drop_if_empty(c, e);
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        removal_events(c, &c->argv[1], "zrem", dropped);
     }
     reply_int(c, deleted);
 }
@@ -506,20 +520,22 @@ static void emit_ranks(range_out *o, dbent *e, size_t from, size_t to, int rev, 
 
 /* Store acc (taken) under dst, replacing what dst held, and reply its size;
  * an empty result deletes dst and replies 0 (as Redis's STORE commands). */
-void zc_store_result(client *c, const sarg *dst, zs_acc *acc)
+void zc_store_result(client *c, const sarg *dst, zs_acc *acc, const char *event)
 {
     if (zs_acc_len(acc)) {
         size_t n = zs_acc_len(acc);
-        db_delete(c->db, dst->p, dst->len);
         zs_store(c->db, dst->p, dst->len, acc);
         signal_key_changed(c->db, dst->p, dst->len);
         reply_int(c, (long long)n);
+        signal_event(c->db, NOTIFY_ZSET, event, dst->p, dst->len);
         return;
     }
     zs_acc_free(acc);
     reply_int(c, 0);
-    if (db_delete(c->db, dst->p, dst->len))
+    if (db_delete(c->db, dst->p, dst->len)) {
         signal_key_changed(c->db, dst->p, dst->len);
+        signal_event(c->db, NOTIFY_GENERIC, "del", dst->p, dst->len);
+    }
 }
 
 /* Z[REV]RANGE[BYSCORE|BYLEX] and ZRANGESTORE: argv[first] is the source key,
@@ -590,7 +606,7 @@ static void zrange_generic(client *c, int first, int store, int type, int rev)
         o.acc = zs_acc_new();
     if (!e) {
         if (store)
-            zc_store_result(c, &c->argv[1], o.acc);
+            zc_store_result(c, &c->argv[1], o.acc, "zrangestore");
         else
             reply_array(c, 0);
         return;
@@ -625,7 +641,7 @@ static void zrange_generic(client *c, int first, int store, int type, int rev)
             emit_ranks(&o, e, rs + (size_t)offset, rs + (size_t)offset + n - 1, 0, (long)n);
     }
     if (store)
-        zc_store_result(c, &c->argv[1], o.acc);
+        zc_store_result(c, &c->argv[1], o.acc, "zrangestore");
 }
 
 static void cmd_zrange(client *c)
@@ -702,8 +718,13 @@ static void zremrange_generic(client *c, int type)
     }
     zs_delete_range(e, from, to);
     if (to > from) {
-        drop_if_empty(c, e);
+        int dropped = drop_if_empty(c, e);
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
+        removal_events(c, &c->argv[1],
+                       type == RANGE_RANK    ? "zremrangebyrank"
+                       : type == RANGE_SCORE ? "zremrangebyscore"
+                                             : "zremrangebylex",
+                       dropped);
     }
     reply_int(c, (long long)(to - from));
 }
@@ -743,7 +764,7 @@ static int zpop_generic(client *c, const sarg *keys, int nkeys, const zpop_how *
     dbent *e = NULL;
     const sarg *key = NULL;
     long long n;
-    int i;
+    int i, dropped;
 
     for (i = 0; i < nkeys; i++) {
         if (blk_not_serving(c, keys[i].p, keys[i].len))
@@ -802,8 +823,9 @@ static int zpop_generic(client *c, const sarg *keys, int nkeys, const zpop_how *
         reply_double(c, s);
         zs_delete_range(e, at, at + 1);
     }
-    drop_if_empty(c, e);
+    dropped = drop_if_empty(c, e);
     signal_key_changed(c->db, key->p, key->len);
+    removal_events(c, key, how->max ? "zpopmax" : "zpopmin", dropped);
     if (how->blocking && prop_on) {
         prop_begin(c->dbid);
         prop_str(how->max ? "ZPOPMAX" : "ZPOPMIN");

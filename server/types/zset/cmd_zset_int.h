@@ -20,7 +20,7 @@ void zc_reply_member(client *c, const char *m, size_t len, double score, int wit
 void zc_reply_members_len(client *c, long n, int withscores);
 /* Store acc (taken over) under dst, replacing what it held, and reply its
  * size; an empty acc deletes dst and replies 0. */
-void zc_store_result(client *c, const sarg *dst, zs_acc *acc);
+void zc_store_result(client *c, const sarg *dst, zs_acc *acc, const char *event);
 
 /* The handlers of cmd_zset_ops.c. */
 void cmd_zrandmember(client *c);

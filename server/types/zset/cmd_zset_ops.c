@@ -217,11 +217,12 @@ static void sort_srcs(zsrc *s, long n)
 }
 
 /* The input at argv[j]: 0 with *s filled, or -1 after replying WRONGTYPE
- * (neither a sorted set nor a type with elems). */
-static int src_lookup(client *c, int j, int write, zsrc *s)
+ * (neither a sorted set nor a type with elems). A read lookup for the STORE
+ * forms too, as Redis 7.0 (a missing input counts a miss and fires keymiss). */
+static int src_lookup(client *c, int j, zsrc *s)
 {
     const sarg *key = &c->argv[j];
-    dbent *e = write ? db_lookup_write(c->db, key->p, key->len) : db_lookup(c->db, key->p, key->len);
+    dbent *e = db_lookup(c->db, key->p, key->len);
 
     s->e = e;
     s->set = NULL;
@@ -409,7 +410,7 @@ static void zsetop_generic(client *c, const sarg *dst, int numkeys_idx, int op, 
     }
     src = xcalloc((size_t)setnum, sizeof(zsrc));
     for (i = 0, j = numkeys_idx + 1; i < setnum; i++, j++)
-        if (src_lookup(c, j, dst != NULL, &src[i]) < 0)
+        if (src_lookup(c, j, &src[i]) < 0)
             goto done;
     while (j < c->argc) {
         const sarg *a = &c->argv[j];
@@ -469,7 +470,7 @@ static void zsetop_generic(client *c, const sarg *dst, int numkeys_idx, int op, 
     }
 
     if (dst) {
-        zc_store_result(c, dst, acc);
+        zc_store_result(c, dst, acc, op == OP_UNION ? "zunionstore" : op == OP_INTER ? "zinterstore" : "zdiffstore");
         acc = NULL;
     } else {
         zs_it it;

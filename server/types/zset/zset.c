@@ -340,7 +340,7 @@ void zs_acc_it(zs_it *it, zs_acc *a)
 
 dbent *zs_store(db *d, const char *key, size_t klen, zs_acc *a)
 {
-    dbent *e = db_add(d, key, klen, OBJ_ZSET, sizeof(void *));
+    dbent *e = db_set_entry(d, key, klen, OBJ_ZSET, sizeof(void *));
 
     e->enc = ZENC_SL;
     dbent_set_ptr(e, a->s);

@@ -90,8 +90,9 @@ void zs_acc_add(zs_acc *a, const char *m, size_t len, double score, int agg);
 int zs_acc_score(zs_acc *a, const char *m, size_t len, double *score);
 /* Stand on a's first member. */
 void zs_acc_it(zs_it *it, zs_acc *a);
-/* Store a (non-empty) under key, which must not exist; the key takes a over,
- * compact if it fits the thresholds. Returns the entry. */
+/* Store a (non-empty) under key, as Redis's setKey (an existing key keeps its
+ * entry and loses its value and TTL); the key takes a over, compact if it fits
+ * the thresholds. Returns the entry. */
 dbent *zs_store(db *d, const char *key, size_t klen, zs_acc *a);
 
 /* ZSCAN's step: call fn on the members of the bucket(s) the cursor names (a
