@@ -23,11 +23,9 @@
 
 /* In this order COMMAND, COMMAND DOCS and INFO commandstats list the commands. */
 static const cmd_def *table_list[] = {
-    cmd_table_conn, cmd_table_string, cmd_table_list, cmd_table_keys, cmd_table_info, cmd_table_server, cmd_table_command,
-    cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp, cmd_table_lcs, cmd_table_memory,
-    cmd_table_set,
-    cmd_table_hash,
-    cmd_table_zset,
+    cmd_table_conn,    cmd_table_string, cmd_table_list,    cmd_table_keys,  cmd_table_info, cmd_table_server,
+    cmd_table_command, cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp,   cmd_table_lcs,
+    cmd_table_memory,  cmd_table_set,    cmd_table_hash,    cmd_table_zset,  cmd_table_eval,
 };
 
 typedef struct reg_slot {
@@ -152,6 +150,15 @@ static const cmd_def *sub_lookup(const cmd_def *parent, const char *name, size_t
     return NULL;
 }
 
+const cmd_def *cmd_lookup_argv(int argc, const sarg *argv)
+{
+    const cmd_def *cmd = cmd_lookup(argv[0].p, argv[0].len);
+
+    if (cmd && cmd->subcommands && argc >= 2)
+        return sub_lookup(cmd, argv[1].p, argv[1].len);
+    return cmd;
+}
+
 const char *cmd_fullname(const cmd_def *cmd)
 {
     cmd_extra *x = extra_of(cmd);
@@ -196,6 +203,7 @@ static err_count errcounts[128];
 static int nerrcodes;
 static long long total_errors;
 static int in_call;
+const char *cmd_busy_error;
 
 void srv_note_error(client *c, const char *msg)
 {
@@ -420,6 +428,11 @@ static void dispatch(client *c)
     }
     if (srv.loading && !(cmd->flags & CMD_LOADING)) {
         reply_error(c, "LOADING Scratchpad is loading the dataset in memory");
+        multi_flag_error(c);
+        return;
+    }
+    if (cmd_busy_error && !(cmd->flags & CMD_ALLOW_BUSY)) {
+        reply_error(c, cmd_busy_error);
         multi_flag_error(c);
         return;
     }

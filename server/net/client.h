@@ -36,6 +36,7 @@
 #define CLIENT_PROTECTED_WRITE   (1u << 13) /* write event armed */
 #define CLIENT_AOF_HELD          (1u << 14) /* replies wait until the log is written up to aof_need */
 #define CLIENT_BLOCKED           (1u << 15) /* waits for keys (cmd/block.h): runs no request meanwhile */
+#define CLIENT_SCRIPT (1u << 16)            /* a script's client (fake): its replies are kept for the script */
 
 /* A command queued by MULTI: owned copies of its arguments. */
 typedef struct mcmd {

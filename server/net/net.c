@@ -902,3 +902,21 @@ size_t client_describe(const client *c, char *buf, size_t cap)
                  c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }
+
+/* ---- a busy script (script/script.c) ---- */
+
+void client_pause_reads(client *c, int pause)
+{
+    if (!c->rev || (c->flags & CLIENT_CLOSE_ASAP))
+        return;
+    if (pause)
+        event_del(c->rev);
+    else
+        event_add(c->rev, NULL);
+}
+
+void net_serve_while_busy(void)
+{
+    event_base_loop(srv.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+    net_flush_pending();
+}

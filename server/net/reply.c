@@ -19,7 +19,8 @@
 
 static int dropped(const client *c)
 {
-    return (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_FAKE)) != 0;
+    return (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) != 0 ||
+           (c->flags & (CLIENT_FAKE | CLIENT_SCRIPT)) == CLIENT_FAKE;
 }
 
 size_t reply_pending(const client *c)
@@ -363,4 +364,46 @@ void reply_defer_map(client *c, void *slot, long n)
 void reply_defer_set(client *c, void *slot, long n)
 {
     defer_fill(c, slot, c->resp >= 3 ? '~' : '*', n);
+}
+
+char *reply_flatten(client *c, size_t *len)
+{
+    oblock *b;
+    size_t need = c->olen + c->olist_bytes;
+
+    *len = need;
+    if (!c->ohead)
+        return c->obuf;
+    /* Gather everything into one block at the head. */
+    b = xmalloc(sizeof(oblock) + need);
+    b->next = NULL;
+    b->cap = b->len = need;
+    memcpy(b->buf, c->obuf, c->olen);
+    need = c->olen;
+    while (c->ohead) {
+        oblock *n = c->ohead->next;
+        memcpy(b->buf + need, c->ohead->buf, c->ohead->len);
+        need += c->ohead->len;
+        xfree(c->ohead);
+        c->ohead = n;
+    }
+    c->ohead = c->otail = b;
+    c->olist_bytes = b->len;
+    c->olen = 0;
+    return b->buf;
+}
+
+void reply_discard(client *c)
+{
+    c->osent_total += c->olen + c->olist_bytes;
+    while (c->ohead) {
+        oblock *n = c->ohead->next;
+        xfree(c->ohead);
+        c->ohead = n;
+    }
+    c->otail = NULL;
+    c->olist_bytes = 0;
+    c->olen = c->osent = 0;
+    c->odeferred = 0;
+    c->nomarks = 0;
 }

@@ -47,6 +47,11 @@ void reply_defer_array(client *c, void *slot, long n);
 void reply_defer_map(client *c, void *slot, long n);
 void reply_defer_set(client *c, void *slot, long n);
 
+/* A script's client (CLIENT_SCRIPT): its replies so far as one contiguous
+ * buffer of *len bytes, valid until reply_discard, which drops them. */
+char *reply_flatten(client *c, size_t *len);
+void reply_discard(client *c);
+
 /* Bytes of replies waiting to be written. */
 size_t reply_pending(const client *c);
 /* Check the output limits now (also run from the cron for the soft limit). */

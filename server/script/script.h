@@ -1,0 +1,79 @@
+/* script.h -- the Lua engine: one Lua 5.1 state that runs EVAL scripts (and
+ * library functions) as Redis 7.0 runs them.
+ *
+ * Why a module of its own: a script is a client of the server. Its commands go
+ * through the same lookup, checks and cmd_call as a connection's, on a client
+ * of the engine's (CLIENT_SCRIPT: fake, but its replies are kept so that they
+ * can be turned into Lua values). The rest of the server sees a script only as
+ * the command that ran it (EVAL, FCALL), whose effects it wraps in one log
+ * record as EXEC does: the log holds the writes, never the Lua, so replaying
+ * it runs no script and a script with random output replays as it ran.
+ *
+ * What lives here: the state and its sandbox (Redis 7's libraries: base less
+ * print/loadfile/dofile/setfenv/getfenv, table, string, math with Redis's
+ * rand48, cjson and bit from Debian's lua-cjson and lua-bitop, struct and
+ * cmsgpack from script/lualibs.c; read-only globals and library tables), the
+ * `redis` table (call, pcall, error_reply, status_reply, sha1hex, log,
+ * setresp, set_repl, replicate_commands, breakpoint, debug, acl_check_cmd and
+ * the constants), the conversions between replies and Lua values both ways in
+ * RESP2 and RESP3, the error replies of a failing script, and the busy-script
+ * hook: past busy-reply-threshold the hook lets the event loop serve other
+ * clients (they get -BUSY, SCRIPT KILL / FUNCTION KILL / SHUTDOWN NOSAVE run).
+ *
+ * Functions are kept in the registry's table of compiled bodies, by name: an
+ * EVAL script as "f_<sha1>", a library's functions by the caller's naming.
+ * Nothing here replies to a client except script_run. */
+#ifndef SP_SCRIPT_H
+#define SP_SCRIPT_H
+
+#include <stddef.h>
+
+#include "server.h"
+
+/* A script's flags (the shebang's flags=, or a function's). */
+#define SCRIPT_NO_WRITES (1 << 0)
+#define SCRIPT_ALLOW_OOM (1 << 1)
+#define SCRIPT_ALLOW_STALE (1 << 2)
+#define SCRIPT_NO_CLUSTER (1 << 3)
+#define SCRIPT_ALLOW_CROSS_SLOT (1 << 4)
+#define SCRIPT_EVAL_COMPAT (1 << 5) /* an EVAL script without shebang: Redis 6's rules */
+
+/* Create the Lua state (at start-up) / drop it and every compiled function,
+ * then create a new one (SCRIPT FLUSH). */
+void script_init(void);
+void script_reset(void);
+
+/* Compile body[0..len) as the function `name` ("f_<sha1>") with the chunk
+ * name "@user_script", keeping flags (SCRIPT_*) beside it. 0, or -1 with the
+ * compile error (Lua's message, e.g. "user_script:1: unexpected symbol near
+ * '<eof>'") copied into err. */
+int script_compile(const char *name, const char *body, size_t len, int flags, char *err, size_t errcap);
+/* The flags of the function `name`, or -1 if none was compiled under that
+ * name since the last reset. */
+int script_flags(const char *name);
+/* Bytes used by the Lua state (INFO used_memory_lua). */
+size_t script_memory(void);
+
+/* Run the function `name` for c with KEYS = keys[0..nkeys), ARGV =
+ * args[0..nargs), and reply its result (or its error, as Redis 7.0 words it)
+ * to c. shown is the name errors give ("script: <shown>, on ..."): the sha1
+ * for EVAL, the function's name for FCALL. ro: refuse write commands (EVAL_RO,
+ * FCALL_RO, no-writes). The writes it runs are one log record. */
+void script_run(client *c, const char *name, const char *shown, int flags, int ro, int nkeys, const sarg *keys,
+                int nargs, const sarg *args);
+
+/* ---- the running script, as other clients see it while it is busy ---- */
+
+/* Non-zero while a script runs past busy-reply-threshold: other clients get
+ * -BUSY except for commands flagged CMD_ALLOW_BUSY; the cron waits. */
+int script_timedout(void);
+/* The -BUSY error for the running script (EVAL's or FCALL's words). */
+const char *script_busy_error(void);
+/* SCRIPT KILL (is_function 0) / FUNCTION KILL (1): stop the running script
+ * at its next hook. Replies to c: OK, -NOTBUSY, -UNKILLABLE (it wrote), or
+ * the error for the wrong kind of script. */
+void script_kill(client *c, int is_function);
+/* SHUTDOWN NOSAVE while a script is busy: end the script at its next hook. */
+void script_abort_for_shutdown(void);
+
+#endif
