@@ -195,7 +195,7 @@ static void cmd_shutdown(client *c)
         return;
     }
     if (cmd_busy_error && !nosave) { /* a busy script: only SHUTDOWN NOSAVE ends it */
-        reply_error(c, "ERR Errors trying to SHUTDOWN. Check logs.");
+        reply_error(c, cmd_busy_error);
         return;
     }
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;

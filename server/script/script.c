@@ -1116,25 +1116,18 @@ void script_kill(client *c, int is_function)
         reply_error(c, "NOTBUSY No scripts in execution right now.");
         return;
     }
-    if (run.is_function != is_function) {
-        reply_error(c, is_function ? "NOTBUSY No scripts in execution right now."
-                                   : "NOTBUSY No scripts in execution right now.");
-        return;
-    }
     if (run.wrote) {
         reply_error(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
                        "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
                        "NOSAVE command.");
         return;
     }
+    if (run.is_function != is_function) { /* SCRIPT KILL of a function, FUNCTION KILL of an EVAL script */
+        reply_error(c, script_busy_error());
+        return;
+    }
     run.kill = 1;
     reply_ok(c);
-}
-
-void script_abort_for_shutdown(void)
-{
-    if (run.active)
-        run.kill = 2;
 }
 
 /* Every HOOK_INSTRUCTIONS instructions: past the threshold, serve the other
@@ -1152,7 +1145,7 @@ static void hook(lua_State *l, lua_Debug *ar)
         log_warning("Slow script detected: still in execution after %lld milliseconds. You can try killing the "
                     "script using the %s command.",
                     (long long)(now - run.start_ms), run.is_function ? "FUNCTION KILL" : "SCRIPT KILL");
-        client_pause_reads(run.caller, 1);
+        net_busy_begin(run.caller);
         cmd_busy_error = run.is_function ? ERR_BUSY_FUNCTION : ERR_BUSY_EVAL;
     }
     net_serve_while_busy();
@@ -1234,7 +1227,7 @@ void script_run(client *c, const char *name, const char *shown, int flags, int r
     }
     if (run.timedout) {
         cmd_busy_error = NULL;
-        client_pause_reads(c, 0);
+        net_busy_end();
         log_warning("Slow script finished running after %lld milliseconds.", (long long)(now_ms() - run.start_ms));
     }
     run.active = 0;

@@ -71,9 +71,8 @@ int script_timedout(void);
 const char *script_busy_error(void);
 /* SCRIPT KILL (is_function 0) / FUNCTION KILL (1): stop the running script
  * at its next hook. Replies to c: OK, -NOTBUSY, -UNKILLABLE (it wrote), or
- * the error for the wrong kind of script. */
+ * the -BUSY error for the wrong kind of script. SHUTDOWN NOSAVE ends a busy
+ * script too (the hook sees srv.shutdown_asap). */
 void script_kill(client *c, int is_function);
-/* SHUTDOWN NOSAVE while a script is busy: end the script at its next hook. */
-void script_abort_for_shutdown(void);
 
 #endif
