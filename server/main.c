@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     cmd_init();
     multi_init();
     script_init();
+    function_init();
     net_up.dispatch = cmd_dispatch;
     net_up.release = cmd_client_release;
     net_up.cmd_name = cmd_fullname;

@@ -25,7 +25,7 @@
 static const cmd_def *table_list[] = {
     cmd_table_conn,    cmd_table_string, cmd_table_list,    cmd_table_keys,  cmd_table_info, cmd_table_server,
     cmd_table_command, cmd_table_config, cmd_table_slowlog, cmd_table_multi, cmd_table_sp,   cmd_table_lcs,
-    cmd_table_memory,  cmd_table_set,    cmd_table_hash,    cmd_table_zset,  cmd_table_eval,
+    cmd_table_memory,  cmd_table_set,    cmd_table_hash,    cmd_table_zset,  cmd_table_eval, cmd_table_function,
 };
 
 typedef struct reg_slot {
@@ -664,7 +664,7 @@ int cmd_replay(int dbid, int argc, sarg *argv)
     if (!replay_client)
         replay_client = client_new_fake();
     c = replay_client;
-    if (!(cmd = cmd_lookup(argv[0].p, argv[0].len)))
+    if (!(cmd = cmd_lookup_argv(argc, argv))) /* FUNCTION LOAD: the subcommand's row */
         return CMD_REPLAY_UNKNOWN;
     if (!arity_ok(cmd, argc))
         return CMD_REPLAY_ARITY;

@@ -191,7 +191,7 @@ static void eval_generic(client *c, int by_sha, int ro)
             return;
         }
     }
-    script_run(c, name, sha, flags, ro, (int)numkeys, c->argv + 3, c->argc - 3 - (int)numkeys, c->argv + 3 + numkeys);
+    script_run(c, 0, name, flags, ro, (int)numkeys, c->argv + 3, c->argc - 3 - (int)numkeys, c->argv + 3 + numkeys);
 }
 
 static void cmd_eval(client *c)

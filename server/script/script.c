@@ -31,8 +31,9 @@
 #define ERR_BUSY_EVAL "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 #define ERR_BUSY_FUNCTION "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 
-static lua_State *L;
-static client *sc; /* the script client: commands of scripts run on it */
+static lua_State *LE; /* EVAL scripts */
+static lua_State *LF; /* libraries of functions (FUNCTION LOAD) */
+static client *sc;    /* the script client: commands of scripts run on it */
 
 /* The running script. */
 static struct {
@@ -148,8 +149,12 @@ static int l_err_handler(lua_State *l)
             have = lua_getstack(l, 2, &ar) && lua_getinfo(l, "Sl", &ar);
     }
     if (!lua_istable(l, 1)) {
-        /* "ERR " .. tostring(err) */
-        lua_getfield(l, LUA_GLOBALSINDEX, "tostring");
+        /* "ERR " .. tostring(err), with the real globals' tostring (a
+         * library's load sees none) */
+        lua_getfield(l, LUA_REGISTRYINDEX, "sp_globals");
+        lua_pushliteral(l, "tostring");
+        lua_rawget(l, -2);
+        lua_remove(l, -2);
         lua_pushvalue(l, 1);
         lua_call(l, 1, 1);
         lua_pushfstring(l, "ERR %s", lua_tostring(l, -1));
@@ -715,6 +720,7 @@ static int generic_call(lua_State *l, int raise)
     client *saved = srv.current;
     char *out;
     size_t olen;
+    int is_err;
 
     if (collect_args(l, argc) < 0)
         goto failed;
@@ -734,14 +740,15 @@ static int generic_call(lua_State *l, int raise)
     sc->argv = NULL;
     sc->argc = 0;
     out = reply_flatten(sc, &olen);
+    is_err = olen > 0 && out[0] == '-';
     lua_settop(l, 0);
     if (olen == 0)
         lua_pushboolean(l, 0);
     else
         reply_to_lua(l, out, out + olen);
-    reply_discard(sc);
+    reply_discard(sc); /* out is gone from here on */
     trim_args(argc);
-    if (raise && olen > 0 && out[0] == '-')
+    if (raise && is_err)
         return lua_error(l);
     return 1;
 
@@ -945,8 +952,13 @@ static void protect_global(lua_State *l, const char *name)
         lua_pop(l, 1);
 }
 
-static void state_new(void)
+static void load_api_new(lua_State *L);
+static void load_hook(lua_State *l, lua_Debug *ar);
+
+/* A new Lua state with the sandbox and the redis table. */
+static lua_State *state_new(void)
 {
+    lua_State *L;
     static const char *const removed[] = {"print",   "loadfile", "dofile", "setfenv",
                                           "getfenv", "newproxy", "debug",  NULL};
     static const char *const protected_libs[] = {"redis", "string", "math",     "table",     "cjson",
@@ -1043,7 +1055,11 @@ static void state_new(void)
     lua_replace(L, LUA_GLOBALSINDEX);
     lua_pushvalue(L, g);
     lua_setfield(L, LUA_REGISTRYINDEX, "sp_globals");
+    lua_getmetatable(L, LUA_GLOBALSINDEX);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sp_globals_mt");
     lua_settop(L, 0);
+    load_api_new(L);
+    return L;
 }
 
 void script_init(void)
@@ -1054,22 +1070,25 @@ void script_init(void)
         sc->db = &srv.dbs[0];
         sc->dbid = 0;
     }
-    state_new();
+    LE = state_new();
+    LF = state_new();
 }
 
 void script_reset(void)
 {
-    lua_close(L);
-    state_new();
+    lua_close(LE);
+    LE = state_new();
 }
 
 size_t script_memory(void)
 {
-    return L ? (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0) : 0;
+    return LE ? (size_t)lua_gc(LE, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(LE, LUA_GCCOUNTB, 0) : 0;
 }
 
 int script_compile(const char *name, const char *body, size_t len, int flags, char *err, size_t errcap)
 {
+    lua_State *L = LE;
+
     if (luaL_loadbuffer(L, body, len, "@user_script") != 0) {
         snprintf(err, errcap, "%s", lua_tostring(L, -1));
         lua_settop(L, 0);
@@ -1089,13 +1108,292 @@ int script_compile(const char *name, const char *body, size_t len, int flags, ch
 
 int script_flags(const char *name)
 {
+    lua_State *L = LE;
     int r = -1;
+
     lua_getfield(L, LUA_REGISTRYINDEX, "sp_flags");
     lua_getfield(L, -1, name);
     if (lua_isnumber(L, -1))
         r = (int)lua_tointeger(L, -1);
     lua_settop(L, 0);
     return r;
+}
+
+/* ---- libraries of functions ---- */
+
+/* What redis.register_function collects while a library loads. */
+static struct {
+    int active;
+    script_fn_info *fns;
+    int n, cap;
+} loading;
+
+static const struct {
+    const char *name;
+    int flag;
+} fn_flags[] = {
+    {"no-writes", SCRIPT_NO_WRITES},
+    {"allow-oom", SCRIPT_ALLOW_OOM},
+    {"allow-stale", SCRIPT_ALLOW_STALE},
+    {"no-cluster", SCRIPT_NO_CLUSTER},
+    {"allow-cross-slot-keys", SCRIPT_ALLOW_CROSS_SLOT},
+};
+
+int script_name_ok(const char *p, size_t n)
+{
+    size_t i;
+    if (n == 0)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') ||
+              p[i] == '_'))
+            return 0;
+    return 1;
+}
+
+/* redis.register_function(name, callback) or
+ * redis.register_function{function_name=, callback=, flags=, description=}. */
+static int l_register_function(lua_State *l)
+{
+    int argc = lua_gettop(l), flags = 0, i;
+    const char *name = NULL, *desc = NULL;
+    size_t nlen = 0;
+    script_fn_info *f;
+
+    if (!loading.active)
+        return raise_err(l, "redis.register_function can only be called on FUNCTION LOAD command");
+    if (argc == 1) {
+        if (!lua_istable(l, 1))
+            return raise_err(l, "calling redis.register_function with a single argument is only applicable to Lua "
+                                "table (representing named arguments).");
+        lua_pushnil(l);
+        while (lua_next(l, 1)) {
+            const char *k = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "";
+            if (strcmp(k, "function_name") == 0) {
+                if (!lua_isstring(l, -1))
+                    return raise_err(l, "function_name argument given to redis.register_function must be a string");
+                name = lua_tolstring(l, -1, &nlen);
+            } else if (strcmp(k, "description") == 0) {
+                if (!lua_isstring(l, -1))
+                    return raise_err(l, "description argument given to redis.register_function must be a string");
+                desc = lua_tostring(l, -1);
+            } else if (strcmp(k, "callback") == 0) {
+                if (!lua_isfunction(l, -1))
+                    return raise_err(l, "callback argument given to redis.register_function must be a function");
+            } else if (strcmp(k, "flags") == 0) {
+                if (!lua_istable(l, -1))
+                    return raise_err(l, "flags argument to redis.register_function must be a table representing "
+                                        "function flags");
+                for (i = 1;; i++) {
+                    size_t j;
+                    const char *fl;
+                    lua_rawgeti(l, -1, i);
+                    if (lua_isnil(l, -1)) {
+                        lua_pop(l, 1);
+                        break;
+                    }
+                    fl = lua_type(l, -1) == LUA_TSTRING ? lua_tostring(l, -1) : "";
+                    for (j = 0; j < sizeof(fn_flags) / sizeof(fn_flags[0]); j++)
+                        if (strcmp(fl, fn_flags[j].name) == 0)
+                            break;
+                    if (j == sizeof(fn_flags) / sizeof(fn_flags[0]))
+                        return raise_err(l, "unknown flag given");
+                    flags |= fn_flags[j].flag;
+                    lua_pop(l, 1);
+                }
+            } else {
+                return raise_err(l, "unknown argument given to redis.register_function");
+            }
+            lua_pop(l, 1);
+        }
+        if (!name)
+            return raise_err(l, "redis.register_function must get a function name argument");
+        lua_getfield(l, 1, "callback");
+        if (!lua_isfunction(l, -1))
+            return raise_err(l, "redis.register_function must get a callback argument");
+    } else if (argc == 2) {
+        if (!lua_isstring(l, 1))
+            return raise_err(l, "first argument to redis.register_function must be a string");
+        if (!lua_isfunction(l, 2))
+            return raise_err(l, "second argument to redis.register_function must be a function");
+        name = lua_tolstring(l, 1, &nlen);
+        lua_pushvalue(l, 2);
+    } else {
+        return raise_err(l, "wrong number of arguments to redis.register_function");
+    }
+    /* the callback is at the top */
+    if (!script_name_ok(name, nlen))
+        return raise_err(l, "Library names can only contain letters, numbers, or underscores(_) and must be at "
+                            "least one character long");
+    for (i = 0; i < loading.n; i++)
+        if (strcmp(loading.fns[i].name, name) == 0)
+            return raise_err(l, "Function already exists in the library");
+    lua_getfield(l, LUA_REGISTRYINDEX, "sp_pending");
+    lua_pushstring(l, name);
+    lua_pushvalue(l, -3);
+    lua_rawset(l, -3);
+    lua_pop(l, 2);
+    if (loading.n == loading.cap) {
+        loading.cap = loading.cap ? loading.cap * 2 : 8;
+        loading.fns = xrealloc(loading.fns, sizeof(script_fn_info) * (size_t)loading.cap);
+    }
+    f = &loading.fns[loading.n++];
+    f->name = xstrdup(name);
+    f->desc = desc ? xstrdup(desc) : NULL;
+    f->flags = flags;
+    return 0;
+}
+
+/* The globals a library sees while it loads: only redis.register_function,
+ * redis.log, the LOG_* constants and the version (a missing name is an
+ * error), as Redis 7.0. */
+static void load_api_new(lua_State *L)
+{
+    lua_newtable(L); /* the api */
+    lua_newtable(L);
+    lua_pushcfunction(L, l_global_missing);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_newtable(L); /* its redis */
+    set_fn(L, "register_function", l_register_function);
+    set_fn(L, "log", l_log);
+    set_num(L, "LOG_DEBUG", LL_DEBUG);
+    set_num(L, "LOG_VERBOSE", LL_VERBOSE);
+    set_num(L, "LOG_NOTICE", LL_NOTICE);
+    set_num(L, "LOG_WARNING", LL_WARNING);
+    lua_pushstring(L, SP_VERSION);
+    lua_setfield(L, -2, "REDIS_VERSION");
+    lua_getglobal(L, "redis");
+    lua_getfield(L, -1, "REDIS_VERSION_NUM");
+    lua_setfield(L, -3, "REDIS_VERSION_NUM");
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushcfunction(L, l_global_missing);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    make_readonly(L);
+    lua_setfield(L, -2, "redis");
+    lua_setfield(L, LUA_REGISTRYINDEX, "sp_load_api");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sp_pending");
+}
+
+/* Point the globals' reads at the table the registry holds under which. */
+static void globals_read_from(lua_State *L, const char *which)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "sp_globals_mt");
+    lua_getfield(L, LUA_REGISTRYINDEX, which);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}
+
+void script_fn_info_free(script_fn_info *fns, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        xfree(fns[i].name);
+        xfree(fns[i].desc);
+    }
+    xfree(fns);
+}
+
+int script_lib_run(const char *body, size_t len, script_fn_info **fns, int *n, char *err, size_t errcap)
+{
+    lua_State *L = LF;
+    char *copy = xmalloc(len + 1);
+    int status, r = -1;
+
+    memcpy(copy, body, len);
+    if (len >= 2 && copy[0] == '#' && copy[1] == '!')
+        copy[0] = copy[1] = '-'; /* the shebang line becomes a comment */
+    lua_settop(L, 0);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sp_pending");
+    if (luaL_loadbuffer(L, copy, len, "@user_function") != 0) {
+        snprintf(err, errcap, "Error compiling function: %s", lua_tostring(L, -1));
+        goto done;
+    }
+    lua_pushcfunction(L, l_err_handler);
+    lua_insert(L, 1);
+    memset(&loading, 0, sizeof(loading));
+    loading.active = 1;
+    globals_read_from(L, "sp_load_api");
+    lua_sethook(L, load_hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
+    run.start_ms = now_ms();
+    status = lua_pcall(L, 0, 0, 1);
+    lua_sethook(L, NULL, 0, 0);
+    globals_read_from(L, "sp_globals");
+    loading.active = 0;
+    if (status != 0) {
+        const char *m = NULL;
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "err");
+            m = lua_tostring(L, -1);
+        } else
+            m = lua_tostring(L, -1);
+        snprintf(err, errcap, "Error registering functions: %s", m ? m : "unknown error");
+        script_fn_info_free(loading.fns, loading.n);
+        goto done;
+    }
+    if (loading.n == 0) {
+        snprintf(err, errcap, "No functions registered");
+        xfree(loading.fns);
+        goto done;
+    }
+    *fns = loading.fns;
+    *n = loading.n;
+    r = 0;
+done:
+    memset(&loading, 0, sizeof(loading));
+    lua_settop(L, 0);
+    xfree(copy);
+    return r;
+}
+
+void script_lib_commit(void)
+{
+    lua_State *L = LF;
+    lua_getfield(L, LUA_REGISTRYINDEX, "sp_functions");
+    lua_getfield(L, LUA_REGISTRYINDEX, "sp_pending");
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -5);
+    }
+    lua_settop(L, 0);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sp_pending");
+}
+
+void script_fn_remove(const char *name)
+{
+    lua_State *L = LF;
+    lua_getfield(L, LUA_REGISTRYINDEX, "sp_functions");
+    lua_pushstring(L, name);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+    lua_settop(L, 0);
+}
+
+void script_fn_reset(void)
+{
+    lua_close(LF);
+    LF = state_new();
+}
+
+size_t script_fn_memory(void)
+{
+    return LF ? (size_t)lua_gc(LF, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(LF, LUA_GCCOUNTB, 0) : 0;
+}
+
+const char *script_running_function(int64_t *ms, client **caller)
+{
+    if (!run.active || !run.is_function)
+        return NULL;
+    *ms = now_ms() - run.start_ms;
+    *caller = run.caller;
+    return run.shown;
 }
 
 /* ---- busy scripts ---- */
@@ -1156,9 +1454,19 @@ static void hook(lua_State *l, lua_Debug *ar)
     }
 }
 
+/* A library's code runs at most 500 ms while it loads (as Redis 7.0). */
+static void load_hook(lua_State *l, lua_Debug *ar)
+{
+    (void)ar;
+    if (now_ms() - run.start_ms > 500) {
+        lua_sethook(l, load_hook, LUA_MASKLINE, 0);
+        raise_err(l, "FUNCTION LOAD timeout");
+    }
+}
+
 /* ---- running ---- */
 
-static void set_array(lua_State *l, int g, const char *name, int n, const sarg *a)
+static void push_array(lua_State *l, int n, const sarg *a)
 {
     int i;
     lua_createtable(l, n, 0);
@@ -1166,30 +1474,43 @@ static void set_array(lua_State *l, int g, const char *name, int n, const sarg *
         lua_pushlstring(l, a[i].p, a[i].len);
         lua_rawseti(l, -2, i + 1);
     }
+}
+
+static void set_array(lua_State *l, int g, const char *name, int n, const sarg *a)
+{
+    push_array(l, n, a);
     lua_setfield(l, g, name);
 }
 
-void script_run(client *c, const char *name, const char *shown, int flags, int ro, int nkeys, const sarg *keys,
-                int nargs, const sarg *args)
+void script_run(client *c, int is_function, const char *name, int flags, int ro, int nkeys, const sarg *keys, int nargs,
+                const sarg *args)
 {
-    int rec, g, status;
+    lua_State *L = is_function ? LF : LE;
+    int rec, g, status, nparams = 0;
     unsigned gen;
 
     lua_settop(L, 0);
     lua_getfield(L, LUA_REGISTRYINDEX, "sp_globals");
     g = lua_gettop(L);
-    set_array(L, g, "KEYS", nkeys, keys);
-    set_array(L, g, "ARGV", nargs, args);
+    if (!is_function) {
+        set_array(L, g, "KEYS", nkeys, keys);
+        set_array(L, g, "ARGV", nargs, args);
+    }
     lua_pushcfunction(L, l_err_handler);
     lua_getfield(L, LUA_REGISTRYINDEX, "sp_functions");
     lua_getfield(L, -1, name);
     lua_remove(L, -2);
+    if (is_function) { /* a function takes its keys and arguments as parameters */
+        push_array(L, nkeys, keys);
+        push_array(L, nargs, args);
+        nparams = 2;
+    }
 
     memset(&run, 0, sizeof(run));
     run.active = 1;
     run.caller = c;
-    run.shown = shown;
-    run.is_function = strncmp(name, "f_", 2) != 0;
+    run.shown = is_function ? name : name + 2;
+    run.is_function = is_function;
     run.flags = flags;
     run.ro = ro || (flags & SCRIPT_NO_WRITES);
     run.resp = 2;
@@ -1202,7 +1523,7 @@ void script_run(client *c, const char *name, const char *shown, int flags, int r
     if (rec)
         prop_begin(c->dbid);
     lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
-    status = lua_pcall(L, 0, 1, g + 1);
+    status = lua_pcall(L, nparams, 1, g + 1);
     lua_sethook(L, NULL, 0, 0);
     if (rec && prop_on && prop_gen == gen)
         prop_end();
@@ -1223,7 +1544,7 @@ void script_run(client *c, const char *name, const char *shown, int flags, int r
         reply_script_error(c, text ? text : "ERR unknown error", source, line);
     } else {
         const char *msg = lua_tostring(L, -1);
-        reply_errorf(c, "ERR Error running script %s, %.100s", shown, msg ? msg : "execution failure");
+        reply_errorf(c, "ERR Error running script %s, %.100s", run.shown, msg ? msg : "execution failure");
     }
     if (run.timedout) {
         cmd_busy_error = NULL;

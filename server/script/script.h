@@ -54,13 +54,49 @@ int script_flags(const char *name);
 /* Bytes used by the Lua state (INFO used_memory_lua). */
 size_t script_memory(void);
 
-/* Run the function `name` for c with KEYS = keys[0..nkeys), ARGV =
- * args[0..nargs), and reply its result (or its error, as Redis 7.0 words it)
- * to c. shown is the name errors give ("script: <shown>, on ..."): the sha1
- * for EVAL, the function's name for FCALL. ro: refuse write commands (EVAL_RO,
- * FCALL_RO, no-writes). The writes it runs are one log record. */
-void script_run(client *c, const char *name, const char *shown, int flags, int ro, int nkeys, const sarg *keys,
-                int nargs, const sarg *args);
+/* Run the function `name` for c and reply its result (or its error, as Redis
+ * 7.0 words it) to c. An EVAL script (is_function 0, name "f_<sha1>") gets
+ * KEYS = keys[0..nkeys) and ARGV = args[0..nargs) as globals; a library's
+ * function (is_function 1) gets them as its two parameters. Errors name the
+ * sha1 or the function ("script: <name>, on @user_script:1."). ro: refuse
+ * write commands (EVAL_RO, FCALL_RO, no-writes). The writes it runs are one
+ * log record. */
+void script_run(client *c, int is_function, const char *name, int flags, int ro, int nkeys, const sarg *keys, int nargs,
+                const sarg *args);
+
+/* ---- libraries of functions (script/cmd_function.c keeps the libraries) ----
+ * They live in a Lua state of their own, which SCRIPT FLUSH leaves alone. */
+
+typedef struct script_fn_info {
+    char *name; /* xmalloc'd */
+    char *desc; /* xmalloc'd, NULL if none */
+    int flags;  /* SCRIPT_* */
+} script_fn_info;
+
+/* 1 if p[0..n) is a valid library or function name (letters, digits, '_'). */
+int script_name_ok(const char *p, size_t n);
+/* Run a library's code (its shebang line compiled as a comment) with only
+ * the loading API (redis.register_function, redis.log, the LOG_* and version
+ * constants). 0: *fns (n entries, freed with script_fn_info_free) are the
+ * functions it registered, compiled and waiting for script_lib_commit (the
+ * next script_lib_run forgets them). -1: err holds Redis's error after "ERR "
+ * ("Error compiling function: ...", "Error registering functions: ...", "No
+ * functions registered"). */
+int script_lib_run(const char *body, size_t len, script_fn_info **fns, int *n, char *err, size_t errcap);
+void script_fn_info_free(script_fn_info *fns, int n);
+/* Make the functions of the last successful script_lib_run callable. */
+void script_lib_commit(void);
+/* Forget one function / every function (a new state: FUNCTION FLUSH). */
+void script_fn_remove(const char *name);
+void script_fn_reset(void);
+/* Bytes used by the functions' Lua state. */
+size_t script_fn_memory(void);
+/* The name of the function running now (NULL if none, or an EVAL script
+ * runs), with its time so far (ms) and the client that runs it. */
+const char *script_running_function(int64_t *ms, client **caller);
+
+/* cmd_function.c: register the libraries' part of log rewrites (start-up). */
+void function_init(void);
 
 /* ---- the running script, as other clients see it while it is busy ---- */
 
