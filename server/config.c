@@ -203,6 +203,7 @@ static int apply_hz(const char **err)
 }
 
 #define C(f) ((void *)&srv.cfg.f)
+/* clang-format off */
 const cfg_def cfg_table[] = {
     {"bind", CFG_STRING, CFG_IMMUTABLE, 0, 0, "127.0.0.1", C(bind), NULL, NULL, NULL, NULL},
     {"port", CFG_INT, CFG_IMMUTABLE, 0, 65535, "6379", C(port), NULL, NULL, NULL, NULL},
@@ -218,19 +219,15 @@ const cfg_def cfg_table[] = {
     {"pidfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(pidfile), NULL, NULL, NULL, NULL},
     {"requirepass", CFG_STRING, CFG_SENSITIVE, 0, 0, "", C(requirepass), NULL, NULL, NULL, NULL},
     {"maxmemory", CFG_MEMORY, 0, 0, LLONG_MAX, "0", C(maxmemory), NULL, NULL, NULL, apply_compress},
-    {"maxmemory-policy", CFG_ENUM, 0, 0, 0, "noeviction", C(maxmemory_policy), maxmemory_policy_names, NULL, NULL,
-     NULL},
-    {"proto-max-bulk-len", CFG_MEMORY, 0, 1024 * 1024, 2047LL * 1024 * 1024, "512mb", C(proto_max_bulk_len), NULL, NULL,
-     NULL, NULL},
-    {"client-query-buffer-limit", CFG_MEMORY, 0, 1024 * 1024, LLONG_MAX, "1gb", C(client_query_buffer_limit), NULL,
-     NULL, NULL, NULL},
+    {"maxmemory-policy", CFG_ENUM, 0, 0, 0, "noeviction", C(maxmemory_policy), maxmemory_policy_names, NULL, NULL, NULL},
+    {"proto-max-bulk-len", CFG_MEMORY, 0, 1024 * 1024, 2047LL * 1024 * 1024, "512mb", C(proto_max_bulk_len), NULL, NULL, NULL, NULL},
+    {"client-query-buffer-limit", CFG_MEMORY, 0, 1024 * 1024, LLONG_MAX, "1gb", C(client_query_buffer_limit), NULL, NULL, NULL, NULL},
     {"client-output-buffer-limit", CFG_SPECIAL, 0, 0, 0, "normal 1gb 256mb 60", NULL, NULL, obuf_set, obuf_get, NULL},
     {"hz", CFG_INT, 0, 1, 500, "10", C(hz), NULL, NULL, NULL, apply_hz},
     {"slowlog-log-slower-than", CFG_INT, 0, -1, LLONG_MAX, "10000", C(slowlog_slower_than), NULL, NULL, NULL, NULL},
     {"slowlog-max-len", CFG_INT, 0, 0, 1000000, "128", C(slowlog_max_len), NULL, NULL, NULL, apply_slowlog},
     {"busy-reply-threshold", CFG_INT, 0, 0, INT_MAX, "5000", C(busy_reply_threshold), NULL, NULL, NULL, NULL},
-    {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL,
-     apply_compress},
+    {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL, apply_compress},
     {"compress-chunk", CFG_MEMORY, 0, 1024, 16LL << 20, "64kb", C(compress_chunk), NULL, NULL, NULL, apply_compress},
     {"compress-dict-delay", CFG_INT, 0, -1, 86400000, "5000", C(compress_dict_delay), NULL, NULL, NULL, apply_compress},
     {"compress-write-acceleration", CFG_INT, 0, 1, 64, "6", C(compress_write_accel), NULL, NULL, NULL, apply_compress},
@@ -246,25 +243,21 @@ const cfg_def cfg_table[] = {
     {"appendfsync", CFG_ENUM, 0, 0, 0, "everysec", C(appendfsync), appendfsync_names, NULL, NULL, apply_appendfsync},
     {"aof-load-truncated", CFG_BOOL, 0, 0, 0, "yes", C(aof_load_truncated), NULL, NULL, NULL, NULL},
     {"aof-load-bad-values", CFG_ENUM, 0, 0, 0, "refuse", C(aof_load_bad_values), bad_values_names, NULL, NULL, NULL},
-    {"auto-aof-rewrite-percentage", CFG_INT, 0, 0, INT_MAX, "100", C(auto_aof_rewrite_percentage), NULL, NULL, NULL,
-     NULL},
-    {"auto-aof-rewrite-min-size", CFG_MEMORY, 0, 0, LLONG_MAX, "64mb", C(auto_aof_rewrite_min_size), NULL, NULL, NULL,
-     NULL},
+    {"auto-aof-rewrite-percentage", CFG_INT, 0, 0, INT_MAX, "100", C(auto_aof_rewrite_percentage), NULL, NULL, NULL, NULL},
+    {"auto-aof-rewrite-min-size", CFG_MEMORY, 0, 0, LLONG_MAX, "64mb", C(auto_aof_rewrite_min_size), NULL, NULL, NULL, NULL},
     {"aof-rewrite-step-us", CFG_INT, 0, 1, 100000, "1000", C(aof_rewrite_step_us), NULL, NULL, NULL, NULL},
     {"aof-rewrite-mode", CFG_ENUM, 0, 0, 0, "incremental", C(aof_rewrite_mode), rewrite_mode_names, NULL, NULL, NULL},
-    {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL,
-     apply_cpulist},
+    {"aof-rewrite-cpulist", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(aof_rewrite_cpulist), NULL, NULL, NULL, apply_cpulist},
     {"aof-hold-timeout", CFG_INT, 0, 0, 86400000, "1000", C(aof_hold_timeout), NULL, NULL, NULL, NULL},
-    {"list-max-listpack-size", CFG_INT, 0, INT_MIN, INT_MAX, "-2", C(list_max_listpack_size), NULL, NULL, NULL,
-     apply_list},
+    {"list-max-listpack-size", CFG_INT, 0, INT_MIN, INT_MAX, "-2", C(list_max_listpack_size), NULL, NULL, NULL, apply_list},
     {"list-compress-depth", CFG_INT, 0, 0, INT_MAX, "0", C(list_compress_depth), NULL, NULL, NULL, apply_list},
     {"sp-grep-match-limit", CFG_INT, 0, 1000, 1000000000, "1000000", C(sp_grep_match_limit), NULL, NULL, NULL, NULL},
     {"set-max-intset-entries", CFG_INT, 0, 0, INT_MAX, "512", (void *)&set_max_intset_entries, NULL, NULL, NULL, NULL},
-    {"zset-max-listpack-entries", CFG_INT, 0, 0, INT_MAX, "128", C(zset_max_listpack_entries), NULL, NULL, NULL,
-     apply_zset},
+    {"zset-max-listpack-entries", CFG_INT, 0, 0, INT_MAX, "128", C(zset_max_listpack_entries), NULL, NULL, NULL, apply_zset},
     {"zset-max-listpack-value", CFG_INT, 0, 0, INT_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
+/* clang-format on */
 #undef C
 
 /* Width of each INT field: all ints are int except these long long ones. */

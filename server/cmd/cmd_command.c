@@ -228,27 +228,19 @@ static void reply_key_spec(client *c, const key_spec *s)
 /* Command flags as COMMAND names them, in Redis's order. CMD_MAY_REPLICATE,
  * CMD_SENTINEL and CMD_NO_MULTI (ours: "runs at once inside MULTI") are not shown;
  * CMD_NOT_IN_MULTI is Redis's no_multi. */
+/* clang-format off */
 static const struct {
     uint32_t bit;
     const char *name;
 } flag_names[] = {
-    {CMD_WRITE, "write"},
-    {CMD_READONLY, "readonly"},
-    {CMD_DENYOOM, "denyoom"},
-    {CMD_ADMIN, "admin"},
-    {CMD_PUBSUB, "pubsub"},
-    {CMD_NOSCRIPT, "noscript"},
-    {CMD_BLOCKING, "blocking"},
-    {CMD_LOADING, "loading"},
-    {CMD_STALE, "stale"},
-    {CMD_SKIP_MONITOR, "skip_monitor"},
+    {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
+    {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
+    {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},   {CMD_STALE, "stale"},         {CMD_SKIP_MONITOR, "skip_monitor"},
     {CMD_SKIP_SLOWLOG, "skip_slowlog"},
-    {CMD_FAST, "fast"},
-    {CMD_NO_AUTH, "no_auth"},
-    {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
-    {CMD_NOT_IN_MULTI, "no_multi"},
-    {CMD_ALLOW_BUSY, "allow_busy"},
+    {CMD_FAST, "fast"},         {CMD_NO_AUTH, "no_auth"},     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
+    {CMD_NOT_IN_MULTI, "no_multi"}, {CMD_ALLOW_BUSY, "allow_busy"},
 };
+/* clang-format on */
 #define NFLAGS ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
 
 
