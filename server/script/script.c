@@ -1,6 +1,6 @@
 /* script.c -- the Lua engine (see script.h).
  *
- * Invariants: one Lua state, one script client (sc), at most one script
+ * Invariants: two Lua states (LE, LF), one script client (sc), at most one script
  * running (run.active). Every Lua value a reply becomes is built from the
  * script client's output, which is emptied after each command; nothing of
  * the keyspace is ever held across a Lua call. A C function called from Lua
@@ -26,6 +26,7 @@
 #include "log.h"
 #include "net/net.h"
 #include "net/reply.h"
+#include "script/lualibs.h"
 
 #define HOOK_INSTRUCTIONS 100000 /* Lua instructions between two calls of the busy hook */
 #define ERR_BUSY_EVAL "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
@@ -977,6 +978,8 @@ static lua_State *state_new(void)
     open_lib(L, LUA_DBLIBNAME, luaopen_debug);
     open_lib(L, "cjson", luaopen_cjson);
     open_lib(L, "bit", luaopen_bit);
+    open_lib(L, "struct", luaopen_struct);
+    open_lib(L, "cmsgpack", luaopen_cmsgpack);
 
     lua_getglobal(L, "math");
     set_fn(L, "random", l_math_random);

@@ -1,5 +1,5 @@
-/* script.h -- the Lua engine: one Lua 5.1 state that runs EVAL scripts (and
- * library functions) as Redis 7.0 runs them.
+/* script.h -- the Lua engine: two Lua 5.1 states, one for EVAL scripts and one
+ * for libraries of functions, that run them as Redis 7.0 does.
  *
  * Why a module of its own: a script is a client of the server. Its commands go
  * through the same lookup, checks and cmd_call as a connection's, on a client
@@ -20,8 +20,8 @@
  * hook: past busy-reply-threshold the hook lets the event loop serve other
  * clients (they get -BUSY, SCRIPT KILL / FUNCTION KILL / SHUTDOWN NOSAVE run).
  *
- * Functions are kept in the registry's table of compiled bodies, by name: an
- * EVAL script as "f_<sha1>", a library's functions by the caller's naming.
+ * Compiled bodies are kept in each state's registry, by name: an EVAL script
+ * as "f_<sha1>", a library's function by its own name.
  * Nothing here replies to a client except script_run. */
 #ifndef SP_SCRIPT_H
 #define SP_SCRIPT_H

@@ -78,6 +78,44 @@ RETURNS = [
     "local ok, e = pcall(function() error({}) end) return {tostring(ok), type(e)}",
 ]
 
+# struct and cmsgpack (written here: Debian has neither), byte for byte with Redis's.
+LIBS = [
+    "return struct.pack('>I2', 258)", "return struct.pack('<i', -2)", "return struct.pack('bBhHlLT', -1, 255, -300, "
+    "65535, -5, 7, 9)", "return struct.pack('>d', 1.5)", "return struct.pack('<f', 0.25)",
+    "return struct.pack('c3', 'abcdef')", "return struct.pack('c0', 'xyz')", "return struct.pack('s', 'hi')",
+    "return struct.pack('!4 b i', 1, 2)", "return struct.pack('>!8 b d', 1, 2)", "return struct.pack('x b x', 3)",
+    "return struct.pack('i8', -1)", "return struct.pack('=H', 513)",
+    "return {struct.unpack('>I2', struct.pack('>I2', 258))}", "return {struct.unpack('<i', struct.pack('<i', -2))}",
+    "return {struct.unpack('bBhHlL', struct.pack('bBhHlL', -1, 255, -300, 65535, -5, 7))}",
+    "return tostring(struct.unpack('>d', struct.pack('>d', 1.5)))", "return {struct.unpack('c3', 'abcdef')}",
+    "return {struct.unpack('s', 'hi\\0rest')}", "return {struct.unpack('b c0', '\\3abcdef')}",
+    "return {struct.unpack('>h', 'abcd', 3)}", "return {struct.unpack('!4 b i', struct.pack('!4 b i', 1, 2))}",
+    "return struct.size('>I2 i4 d')", "return struct.size('!8 b d')", "return struct.size('bhi')",
+    "return struct.pack('z', 1)", "return struct.size('s')", "return struct.size('c0')", "return struct.unpack('i', 'ab')",
+    "return struct.pack('i33', 1)", "return struct.pack('c5', 'ab')", "return struct.pack('i')",
+    "return cmsgpack.pack(1)", "return cmsgpack.pack(-1)", "return cmsgpack.pack(127, 128, 255, 256, 65535, 65536)",
+    "return cmsgpack.pack(-32, -33, -128, -129, -32768, -32769, 4294967295, 4294967296, -2147483649)",
+    "return cmsgpack.pack(1.5, 0.1, -2.25, 1e300, 2^63)", "return cmsgpack.pack('', 'abc', string.rep('x', 31), "
+    "string.rep('y', 32), string.rep('z', 256), string.rep('w', 70000))",
+    "return cmsgpack.pack(true, false, nil)", "return cmsgpack.pack({})", "return cmsgpack.pack({1, 2, 3})",
+    "return cmsgpack.pack({a=1})", "return cmsgpack.pack({1, nil, 3})", "return cmsgpack.pack({[1]='a', [3]='c'})",
+    "local t = {} for i = 1, 20 do t[i] = i end return cmsgpack.pack(t)",
+    "local t = {} for i = 1, 20 do t['k' .. i] = i end return #cmsgpack.pack(t)",
+    "local t = {} local c = t for i = 1, 20 do c[1] = {} c = c[1] end return cmsgpack.pack(t)",
+    "return cmsgpack.pack(function() end)", "return cmsgpack.pack()",
+    "return {cmsgpack.unpack(cmsgpack.pack(1, 'two', {3, {4}}, true))}",
+    "return cmsgpack.unpack(cmsgpack.pack({a={b={c='deep'}}})).a.b.c",
+    "return tostring(cmsgpack.unpack(cmsgpack.pack(1.5)))", "return tostring(cmsgpack.unpack(cmsgpack.pack(0.1)))",
+    "return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3))}", "return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 1)}",
+    "return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 2)}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)}",
+    "return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 5, 1)}", "return {cmsgpack.unpack('')}",
+    "return cmsgpack.unpack('\\196\\3abc')", "return cmsgpack.unpack('\\217\\2ab')",
+    "return {cmsgpack.unpack('\\207\\0\\0\\0\\1\\0\\0\\0\\0')}", "return cmsgpack.unpack('\\211')",
+    "return cmsgpack.unpack('\\193')", "return cmsgpack.unpack('\\212\\1\\1')", "return cmsgpack.unpack('\\163ab')",
+    "return cmsgpack.unpack_one('\\1', -1)", "return cmsgpack.unpack_one('\\1', 5)",
+    "return cmsgpack.unpack_limit('\\1', -1)",
+]
+
 # Scripts that fail.
 FAILS = [
     "return x", "x = 1", "function f() end", "return nil + 1", "error('boom')", "error({err='boom2'})",
@@ -121,6 +159,8 @@ def corpus(rng, count):
     for body in RETURNS:
         yield ev(body)
     for body in FAILS:
+        yield ev(body)
+    for body in LIBS:
         yield ev(body)
     for name in CHECK_TYPES:
         yield ev("return type(rawget(_G, '%s'))" % name)
