@@ -238,6 +238,20 @@ static int l_rawset(lua_State *l)
     return 1;
 }
 
+/* setmetatable, refusing the read-only proxies as Redis refuses its
+ * read-only tables (the original is the upvalue). */
+static int l_setmetatable(lua_State *l)
+{
+    if (lua_istable(l, 1) && is_proxy(l, 1)) {
+        lua_pushliteral(l, "Attempt to modify a readonly table");
+        return lua_error(l);
+    }
+    lua_pushvalue(l, lua_upvalueindex(1));
+    lua_insert(l, 1);
+    lua_call(l, lua_gettop(l) - 1, LUA_MULTRET);
+    return lua_gettop(l);
+}
+
 /* pcall as Redis 7.0 has it: an error table with an err field is caught as
  * that string (redis.call's errors, error({err=...})). */
 static int l_lua_pcall(lua_State *l)
@@ -1041,6 +1055,20 @@ static lua_State *state_new(void)
     lua_setfield(L, LUA_REGISTRYINDEX, "sp_proxies");
     for (i = 0; protected_libs[i]; i++)
         protect_global(L, protected_libs[i]);
+    /* Strings' methods read through the string library's proxy, and
+     * getmetatable('') is a read-only proxy of their metatable: no script
+     * changes string.* for the scripts after it. */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_getglobal(L, "string");
+    lua_setfield(L, -2, "__index");
+    lua_pushvalue(L, -1);
+    make_readonly(L);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setglobal(L, "setmetatable");
 
     /* The globals: a missing one is an error; scripts see them through a
      * read-only proxy, which becomes the environment of every chunk

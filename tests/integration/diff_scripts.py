@@ -138,6 +138,8 @@ FAILS = [
     "return newproxy", "return module", "return package", "return string.nosuch()",
     "local t = setmetatable({}, {__index = function() error('meta') end}) return t.x",
     "return cjson.encode(function() end)", "return redis.call('hset', 'h')",
+    "getmetatable('').__index.upper = nil", "getmetatable('').__index = {}", "setmetatable(_G, nil)",
+    "string.rep = nil", "return type(getmetatable(''))", "return ('x'):upper()",
 ]
 
 CHECK_TYPES = ["print", "os", "io", "require", "loadfile", "dofile", "load", "loadstring", "setfenv", "getfenv",
