@@ -736,6 +736,7 @@ static int generic_call(lua_State *l, int raise)
     char *out;
     size_t olen;
     int is_err;
+    int64_t now;
 
     if (collect_args(l, argc) < 0)
         goto failed;
@@ -750,7 +751,9 @@ static int generic_call(lua_State *l, int raise)
     sc->argv = cargv;
     sc->resp = run.resp;
     sc->flags |= CLIENT_AUTHENTICATED;
+    now = db_now;
     cmd_call(sc, cmd);
+    db_now = now; /* the script's clock stands still: no key expires between two of its commands (Redis 7) */
     srv.current = saved;
     sc->argv = NULL;
     sc->argc = 0;
