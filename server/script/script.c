@@ -1480,7 +1480,11 @@ static void hook(lua_State *l, lua_Debug *ar)
         net_busy_begin(run.caller);
         cmd_busy_error = run.is_function ? ERR_BUSY_FUNCTION : ERR_BUSY_EVAL;
     }
-    net_serve_while_busy();
+    {
+        int64_t frozen = db_now; /* the other clients' requests read the clock anew */
+        net_serve_while_busy();
+        db_now = frozen;
+    }
     if (run.kill || srv.shutdown_asap) {
         lua_sethook(l, hook, LUA_MASKLINE, 0); /* the error below may be caught by pcall: raise it again */
         raise_err(l, run.kill == 1 || !srv.shutdown_asap ? "Script killed by user with SCRIPT KILL..."
