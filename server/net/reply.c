@@ -147,12 +147,13 @@ void reply_status(client *c, const char *s)
     p[n + 2] = '\n';
 }
 
-void reply_error(client *c, const char *msg)
+static void error_out(client *c, const char *msg, int count)
 {
     size_t n = strlen(msg), i;
     char *p;
 
-    net_up.note_error(c, msg);
+    if (count)
+        net_up.note_error(c, msg);
     if (dropped(c))
         return;
     p = out_room(c, n + 3);
@@ -161,6 +162,16 @@ void reply_error(client *c, const char *msg)
         p[i + 1] = (msg[i] == '\r' || msg[i] == '\n') ? ' ' : msg[i];
     p[n + 1] = '\r';
     p[n + 2] = '\n';
+}
+
+void reply_error(client *c, const char *msg)
+{
+    error_out(c, msg, 1);
+}
+
+void reply_error_uncounted(client *c, const char *msg)
+{
+    error_out(c, msg, 0);
 }
 
 void reply_errorf(client *c, const char *fmt, ...)

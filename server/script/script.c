@@ -135,6 +135,15 @@ static void push_error_table(lua_State *l, const char *text, size_t n)
 
 static int raise_err(lua_State *l, const char *msg);
 
+/* Mark the error table at the top as already counted by INFO errorstats
+ * (Redis's field for it, visible to scripts too). */
+static void mark_counted(lua_State *l)
+{
+    lua_pushliteral(l, "ignore_error_stats_update");
+    lua_pushboolean(l, 1);
+    lua_rawset(l, -3);
+}
+
 /* The error handler of every script call: the error becomes a table {err,
  * source, line}; a string error gets "ERR " before it; source and line are
  * those of the Lua code that raised it (past a C function such as
@@ -357,6 +366,7 @@ static const char *reply_to_lua(lua_State *l, const char *p, const char *end)
         return e + 2;
     case '-':
         push_error_table(l, p, (size_t)(e - p));
+        mark_counted(l);
         return e + 2;
     case '*':
     case '>':
@@ -468,7 +478,7 @@ static void reply_mapped(client *c, const char *p, size_t n, int status)
 /* Reply the error of a script: text is "<code> <msg>" (from an {err=...}
  * table); with source and line, Redis's " script: <name>, on <source>:<line>."
  * follows. */
-static void reply_script_error(client *c, const char *text, const char *source, long line)
+static void reply_script_error(client *c, const char *text, const char *source, long line, int counted)
 {
     size_t n = strlen(text);
     char *s;
@@ -482,6 +492,8 @@ static void reply_script_error(client *c, const char *text, const char *source, 
         sprintf(s + n, " script: %s, on %s:%ld.", run.shown, source, line);
     if (s[0] == '\0' || s[0] == ' ')
         reply_errorf(c, "ERR%s", s);
+    else if (counted)
+        reply_error_uncounted(c, s);
     else
         reply_error(c, s);
     xfree(s);
@@ -520,7 +532,12 @@ static void lua_to_reply(client *c, lua_State *l)
         lua_pushliteral(l, "err");
         lua_rawget(l, -2);
         if (lua_type(l, -1) == LUA_TSTRING) {
-            reply_script_error(c, lua_tostring(l, -1), NULL, 0);
+            int counted;
+            lua_pushliteral(l, "ignore_error_stats_update");
+            lua_rawget(l, -3);
+            counted = lua_toboolean(l, -1);
+            lua_pop(l, 1);
+            reply_script_error(c, lua_tostring(l, -1), NULL, 0, counted);
             lua_pop(l, 2);
             return;
         }
@@ -742,7 +759,9 @@ static int generic_call(lua_State *l, int raise)
         goto failed;
     cmd = cmd_lookup_argv(argc, cargv);
     if ((why = refuse(cmd, argc)) != NULL) {
+        srv_note_error(NULL, why + 1); /* counted here, as Redis, and not again by the script's reply */
         push_error_table(l, why, strlen(why));
+        mark_counted(l);
         goto failed;
     }
     if (cmd->flags & CMD_WRITE)
@@ -1574,12 +1593,13 @@ void script_run(client *c, int is_function, const char *name, int flags, int ro,
         lua_getfield(L, -1, "err");
         lua_getfield(L, -2, "source");
         lua_getfield(L, -3, "line");
-        text = lua_tostring(L, -3);
-        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER) {
-            source = lua_tostring(L, -2);
-            line = (long)lua_tonumber(L, -1);
+        lua_getfield(L, -4, "ignore_error_stats_update");
+        text = lua_tostring(L, -4);
+        if (lua_type(L, -3) == LUA_TSTRING && lua_type(L, -2) == LUA_TNUMBER) {
+            source = lua_tostring(L, -3);
+            line = (long)lua_tonumber(L, -2);
         }
-        reply_script_error(c, text ? text : "ERR unknown error", source, line);
+        reply_script_error(c, text ? text : "ERR unknown error", source, line, lua_toboolean(L, -1));
     } else {
         const char *msg = lua_tostring(L, -1);
         reply_errorf(c, "ERR Error running script %s, %.100s", run.shown, msg ? msg : "execution failure");

@@ -145,12 +145,27 @@ def survives(srv, how):
     assert len(after) > 5, after
 
 
+def errorstats_once(srv):
+    r = conn(srv)
+    r.set("es:s", "abc")
+    for body in ("return redis.call('incr', KEYS[1])", "return redis.pcall('incr', KEYS[1])",
+                 "return redis.call('nosuch')", "error('x')", "return redis.call({})"):
+        r.config_resetstat()
+        try:
+            r.eval(body, 1, "es:s")
+        except redis.ResponseError:
+            pass
+        got = r.info("stats")["total_error_replies"], r.info("errorstats").get("errorstat_ERR")
+        assert got[0] == 1 and got[1] in ({"count": 1}, "count=1"), (body, got)
+
+
 def main():
     rep = Reporter()
     with Server("--appendonly", "yes") as srv:
         rep.case("a list pushed by a script wakes a BLPOP client once the script ends", wakes_blpop, srv)
         rep.case("a key changed by a script fails the EXEC of a client that watches it", fails_watch, srv)
         rep.case("SP.WRITE and SP.READ run from a script", sp_commands, srv)
+        rep.case("INFO errorstats counts a script's failing command once, as Redis", errorstats_once, srv)
         rep.case("scripts with random writes, a failing command after a write, SELECT, and EVAL inside MULTI "
                  "run as Redis runs them", writes, srv)
         rep.case("a read-only script adds nothing to the log", read_only_logs_nothing, srv)
