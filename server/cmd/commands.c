@@ -526,7 +526,7 @@ void cmd_call(client *c, const cmd_def *cmd)
             prop_argv(c->dbid, c->argc, c->argv);
         if (prop_mark() != mark) {
             c->aof_need = prop_mark();
-            if (cmd->flags & CMD_WRITE) /* not a read that expired a key */
+            if (cmd->flags & (CMD_WRITE | CMD_OWN_EFFECT)) /* not a read that expired a key (EVAL: its writes) */
                 net_note_logged_reply(c, ostart, c->aof_need);
         }
     }

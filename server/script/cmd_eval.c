@@ -283,7 +283,8 @@ static void script_help_cmd(client *c)
     reply_help(c, lines);
 }
 
-#define EVAL_FLAGS (CMD_NOSCRIPT | CMD_STALE | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS)
+/* CMD_OWN_EFFECT: its commands log their effects; its reply is a write's (-IOERR after aof-hold-timeout) */
+#define EVAL_FLAGS (CMD_NOSCRIPT | CMD_STALE | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_OWN_EFFECT)
 #define RW_SPEC "RW access update@k:2,0,1,1"
 #define RO_SPEC "RO access@k:2,0,1,1"
 #define WORST_RW "#We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"

@@ -641,7 +641,7 @@ void function_init(void)
 }
 
 #define WR (CMD_WRITE | CMD_NOSCRIPT)
-#define FC_FLAGS (CMD_NOSCRIPT | CMD_STALE | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS)
+#define FC_FLAGS (CMD_NOSCRIPT | CMD_STALE | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_OWN_EFFECT)
 #define ALL_OK "request_policy:all_shards response_policy:all_succeeded"
 
 /* clang-format off */
