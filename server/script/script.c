@@ -504,7 +504,11 @@ static void lua_to_reply(client *c, lua_State *l)
 {
     int t = lua_type(l, -1);
 
-    lua_checkstack(l, 8);
+    if (!lua_checkstack(l, 8)) { /* a table nested in itself: as deep as the stack goes, then this error */
+        reply_error(c, "ERR reached lua stack limit");
+        lua_pop(l, 1);
+        return;
+    }
     switch (t) {
     case LUA_TSTRING: {
         size_t n;

@@ -159,6 +159,21 @@ def errorstats_once(srv):
         assert got[0] == 1 and got[1] in ({"count": 1}, "count=1"), (body, got)
 
 
+def self_nested_table(srv):
+    import socket
+    body = b"local t = {} t[1] = t return t"
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(b"*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n" % (len(body), body))
+    buf = b""
+    while not buf.endswith(b"-ERR reached lua stack limit\r\n"):
+        chunk = s.recv(65536)
+        assert chunk, "the connection closed before the reply ended: %r" % buf[-80:]
+        buf += chunk
+    s.close()
+    assert buf.startswith(b"*1\r\n*1\r\n"), buf[:20]
+    assert conn(srv).ping()
+
+
 def main():
     rep = Reporter()
     with Server("--appendonly", "yes") as srv:
@@ -166,6 +181,8 @@ def main():
         rep.case("a key changed by a script fails the EXEC of a client that watches it", fails_watch, srv)
         rep.case("SP.WRITE and SP.READ run from a script", sp_commands, srv)
         rep.case("INFO errorstats counts a script's failing command once, as Redis", errorstats_once, srv)
+        rep.case("a table nested in itself is answered nested arrays ending in -ERR reached lua stack limit, "
+                 "and the server goes on", self_nested_table, srv)
         rep.case("scripts with random writes, a failing command after a write, SELECT, and EVAL inside MULTI "
                  "run as Redis runs them", writes, srv)
         rep.case("a read-only script adds nothing to the log", read_only_logs_nothing, srv)
