@@ -1137,11 +1137,6 @@ void script_reset(void)
     LE = state_new();
 }
 
-size_t script_memory(void)
-{
-    return LE ? (size_t)lua_gc(LE, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(LE, LUA_GCCOUNTB, 0) : 0;
-}
-
 int script_compile(const char *name, const char *body, size_t len, int flags, char *err, size_t errcap)
 {
     lua_State *L = LE;
@@ -1439,11 +1434,6 @@ void script_fn_reset(void)
     LF = state_new();
 }
 
-size_t script_fn_memory(void)
-{
-    return LF ? (size_t)lua_gc(LF, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(LF, LUA_GCCOUNTB, 0) : 0;
-}
-
 const char *script_running_function(int64_t *ms, client **caller)
 {
     if (!run.active || !run.is_function)
@@ -1455,12 +1445,8 @@ const char *script_running_function(int64_t *ms, client **caller)
 
 /* ---- busy scripts ---- */
 
-int script_timedout(void)
-{
-    return run.active && run.timedout;
-}
-
-const char *script_busy_error(void)
+/* The -BUSY error for the running script (EVAL's or FCALL's words). */
+static const char *script_busy_error(void)
 {
     return run.is_function ? ERR_BUSY_FUNCTION : ERR_BUSY_EVAL;
 }

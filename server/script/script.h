@@ -9,7 +9,7 @@
  * record as EXEC does: the log holds the writes, never the Lua, so replaying
  * it runs no script and a script with random output replays as it ran.
  *
- * What lives here: the state and its sandbox (Redis 7's libraries: base less
+ * What lives here: the states and their sandbox (Redis 7's libraries: base less
  * print/loadfile/dofile/setfenv/getfenv, table, string, math with Redis's
  * rand48, cjson and bit from Debian's lua-cjson and lua-bitop, struct and
  * cmsgpack from script/lualibs.c; read-only globals and library tables), the
@@ -18,7 +18,8 @@
  * the constants), the conversions between replies and Lua values both ways in
  * RESP2 and RESP3, the error replies of a failing script, and the busy-script
  * hook: past busy-reply-threshold the hook lets the event loop serve other
- * clients (they get -BUSY, SCRIPT KILL / FUNCTION KILL / SHUTDOWN NOSAVE run).
+ * clients (cmd_busy_error set: they get -BUSY, SCRIPT KILL / FUNCTION KILL /
+ * SHUTDOWN NOSAVE run). Errors: 0 / -1, the message in the caller's buffer.
  *
  * Compiled bodies are kept in each state's registry, by name: an EVAL script
  * as "f_<sha1>", a library's function by its own name.
@@ -38,8 +39,8 @@
 #define SCRIPT_ALLOW_CROSS_SLOT (1 << 4)
 #define SCRIPT_EVAL_COMPAT (1 << 5) /* an EVAL script without shebang: Redis 6's rules */
 
-/* Create the Lua state (at start-up) / drop it and every compiled function,
- * then create a new one (SCRIPT FLUSH). */
+/* Create both Lua states and the script client (start-up) / drop the EVAL
+ * scripts' state with every script and create a new one (SCRIPT FLUSH). */
 void script_init(void);
 void script_reset(void);
 
@@ -51,8 +52,6 @@ int script_compile(const char *name, const char *body, size_t len, int flags, ch
 /* The flags of the function `name`, or -1 if none was compiled under that
  * name since the last reset. */
 int script_flags(const char *name);
-/* Bytes used by the Lua state (INFO used_memory_lua). */
-size_t script_memory(void);
 
 /* Run the function `name` for c and reply its result (or its error, as Redis
  * 7.0 words it) to c. An EVAL script (is_function 0, name "f_<sha1>") gets
@@ -89,8 +88,6 @@ void script_lib_commit(void);
 /* Forget one function / every function (a new state: FUNCTION FLUSH). */
 void script_fn_remove(const char *name);
 void script_fn_reset(void);
-/* Bytes used by the functions' Lua state. */
-size_t script_fn_memory(void);
 /* The name of the function running now (NULL if none, or an EVAL script
  * runs), with its time so far (ms) and the client that runs it. */
 const char *script_running_function(int64_t *ms, client **caller);
@@ -100,11 +97,6 @@ void function_init(void);
 
 /* ---- the running script, as other clients see it while it is busy ---- */
 
-/* Non-zero while a script runs past busy-reply-threshold: other clients get
- * -BUSY except for commands flagged CMD_ALLOW_BUSY; the cron waits. */
-int script_timedout(void);
-/* The -BUSY error for the running script (EVAL's or FCALL's words). */
-const char *script_busy_error(void);
 /* SCRIPT KILL (is_function 0) / FUNCTION KILL (1): stop the running script
  * at its next hook. Replies to c: OK, -NOTBUSY, -UNKILLABLE (it wrote), or
  * the -BUSY error for the wrong kind of script. SHUTDOWN NOSAVE ends a busy
