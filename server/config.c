@@ -260,8 +260,8 @@ const cfg_def cfg_table[] = {
     {"hz", CFG_INT, 0, 1, 500, "10", C(hz), NULL, NULL, NULL, apply_hz},
     {"slowlog-log-slower-than", CFG_INT, 0, -1, LLONG_MAX, "10000", C(slowlog_slower_than), NULL, NULL, NULL, NULL},
     {"slowlog-max-len", CFG_INT, 0, 0, 1000000, "128", C(slowlog_max_len), NULL, NULL, NULL, apply_slowlog},
-    {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL,
-     apply_compress},
+    {"busy-reply-threshold", CFG_INT, 0, 0, INT_MAX, "5000", C(busy_reply_threshold), NULL, NULL, NULL, NULL},
+    {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL, apply_compress},
     {"compress-chunk", CFG_MEMORY, 0, 1024, 16LL << 20, "64kb", C(compress_chunk), NULL, NULL, NULL, apply_compress},
     {"compress-dict-delay", CFG_INT, 0, -1, 86400000, "5000", C(compress_dict_delay), NULL, NULL, NULL, apply_compress},
     {"compress-write-acceleration", CFG_INT, 0, 1, 64, "6", C(compress_write_accel), NULL, NULL, NULL, apply_compress},
@@ -315,6 +315,7 @@ const cfg_alias cfg_aliases[] = {
     {"hash-max-ziplist-entries", "hash-max-listpack-entries"},
     {"hash-max-ziplist-value", "hash-max-listpack-value"},
     {"list-max-ziplist-size", "list-max-listpack-size"},
+    {"lua-time-limit", "busy-reply-threshold"},
     {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
     {"zset-max-ziplist-value", "zset-max-listpack-value"},
     {NULL, NULL},
@@ -324,6 +325,7 @@ const cfg_def *cfg_find(const char *name, size_t len)
 {
     const cfg_def *d;
     const cfg_alias *a;
+
     for (d = cfg_table; d->name; d++)
         if (str_eq_ci(name, len, d->name))
             return d;

@@ -23,6 +23,7 @@
 #include "cmd/tracking.h"
 #include "net/net.h"
 #include "aof/persist.h"
+#include "script/script.h"
 #include "server.h"
 #include "core/util.h"
 
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
     server_init_keyspace();
     cmd_init();
     multi_init();
+    script_init();
+    function_init();
     net_up.dispatch = cmd_dispatch;
     net_up.release = cmd_client_release;
     net_up.cmd_name = cmd_fullname;

@@ -126,6 +126,8 @@ void server_dict_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     (void)arg;
+    if (cmd_busy_error)
+        return; /* a busy script: the keyspace waits for it (script/script.h) */
 
     if (idle)
         vc_dict_step(DICT_IDLE_US);
@@ -142,6 +144,8 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     (void)arg;
+    if (cmd_busy_error)
+        return; /* a busy script: the keyspace waits for it (script/script.h) */
 
     for (i = 0; i < srv.cfg.databases && budget > 0; i++) {
         int64_t t0 = mono_us();

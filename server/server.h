@@ -40,6 +40,7 @@
 #define CMD_NOT_IN_MULTI (1u << 16) /* refused inside MULTI (WATCH, ...) with its own error */
 #define CMD_OWN_EFFECT (1u << 17)   /* logs its effect itself (persist.h); not reported by COMMAND */
 #define CMD_BLOCKING  (1u << 18)    /* may wait for keys (cmd/block.h) */
+#define CMD_SKIP_MONITOR (1u << 19) /* not shown by MONITOR (EVAL: its commands are) */
 
 typedef struct client client;
 
@@ -122,6 +123,7 @@ typedef struct server_config {
     int hz;
     long long slowlog_slower_than; /* microseconds, <0 disables */
     int slowlog_max_len;
+    int busy_reply_threshold;      /* ms a script runs before other clients get -BUSY, 0 = never */
     long long compress_threshold;  /* bytes */
     long long compress_chunk;      /* bytes */
     int compress_write_accel;      /* LZ4 acceleration of values written while a dictionary

@@ -45,7 +45,7 @@ def folder(rel):
     if rel.startswith('persistence/'):
         return 'persistence'
     parts = rel.split('/')
-    if len(parts) >= 3 and parts[0] == 'server' and parts[1] in ('net', 'keyspace', 'cmd', 'aof'):
+    if len(parts) >= 3 and parts[0] == 'server' and parts[1] in ('net', 'keyspace', 'cmd', 'aof', 'script'):
         return parts[1]
     if len(parts) >= 4 and parts[0] == 'server' and parts[1] == 'types':
         return 'types/' + parts[2]
@@ -65,12 +65,12 @@ RULES = [
      lambda f: folder(f) == 'persistence', lambda f, t: folder(t) not in ('persistence', 'core')),
     (3, 'keyspace/ and a type\'s own API never reach net/, cmd/, aof/ or the server\'s glue',
      lambda f: folder(f) == 'keyspace' or is_type_api(f),
-     lambda f, t: folder(t) in ('net', 'cmd', 'aof', 'top', 'persistence')),
+     lambda f, t: folder(t) in ('net', 'cmd', 'aof', 'top', 'persistence', 'script')),
     (4, 'net/ never reaches cmd/, types/ or aof/',
      lambda f: folder(f) == 'net',
-     lambda f, t: folder(t) in ('cmd', 'aof', 'persistence') or folder(t).startswith('types/')),
-    (5, 'cmd/ and the command families never reach the log (effects go through cmd/propagate.h)',
-     lambda f: folder(f) == 'cmd' or (folder(f).startswith('types/') and not is_type_api(f)),
+     lambda f, t: folder(t) in ('cmd', 'aof', 'persistence', 'script') or folder(t).startswith('types/')),
+    (5, 'cmd/, script/ and the command families never reach the log (effects go through cmd/propagate.h)',
+     lambda f: folder(f) in ('cmd', 'script') or (folder(f).startswith('types/') and not is_type_api(f)),
      lambda f, t: folder(t) in ('aof', 'persistence')),
     (6, 'aof/ never reaches net/',
      lambda f: folder(f) == 'aof', lambda f, t: folder(t) == 'net'),

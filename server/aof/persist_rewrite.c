@@ -216,6 +216,18 @@ static void rewrite_flush_cb(void *ctx)
     rewrite_flush(ctx);
 }
 
+/* The state that is not in keys (prop_rewrite_state: the libraries of
+ * functions), first in a new base. */
+static void rewrite_state(aof_buf *b, void (*flush)(void *ctx), void *ctx)
+{
+    buf_out bo = {b, flush, ctx};
+    effect_out o = {
+        .begin = bo_begin, .arg = bo_arg, .arg_lzval = bo_lzval, .end = bo_end, .ctx = &bo, .pause = bo_pause};
+
+    if (prop_rewrite_state)
+        prop_rewrite_state(&o);
+}
+
 static void rewrite_visit(void *ctx, ht_node *n)
 {
     rewrite_ctx *x = ctx;
@@ -304,6 +316,7 @@ static void rewrite_child(pid_t parent, int cow_fd)
         fprintf(stderr, "log rewrite: %s\n", err);
         _exit(1);
     }
+    rewrite_state(aof_writer_buf(x.bw), rewrite_flush_cb, &x);
     for (i = 0; i < srv.cfg.databases && !x.failed; i++) {
         uint64_t cursor = 0;
         x.dbid = i;
@@ -651,6 +664,7 @@ int rwi_start(const char **errmsg)
                         srv.cfg.aof_rewrite_cpulist);
     }
     rwi_new_epoch();
+    rewrite_state(aof_stream_buf(RI.st), rwi_push_cb, NULL);
     RI.copied = P.consumed + plog->committed;
     RI.dbi = 0;
     RI.cursor = 0;

@@ -242,16 +242,19 @@ static void reply_key_spec(client *c, const key_spec *s)
 /* Command flags as COMMAND names them, in Redis's order. CMD_MAY_REPLICATE,
  * CMD_SENTINEL and CMD_NO_MULTI (ours: "runs at once inside MULTI") are not shown;
  * CMD_NOT_IN_MULTI is Redis's no_multi. */
+/* clang-format off */
 static const struct {
     uint32_t bit;
     const char *name;
 } flag_names[] = {
     {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
     {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
-    {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},   {CMD_STALE, "stale"},         {CMD_SKIP_SLOWLOG, "skip_slowlog"},
+    {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},   {CMD_STALE, "stale"},         {CMD_SKIP_MONITOR, "skip_monitor"},
+    {CMD_SKIP_SLOWLOG, "skip_slowlog"},
     {CMD_FAST, "fast"},         {CMD_NO_AUTH, "no_auth"},     {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
     {CMD_NOT_IN_MULTI, "no_multi"}, {CMD_ALLOW_BUSY, "allow_busy"},
 };
+/* clang-format on */
 #define NFLAGS ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
 
 
@@ -321,7 +324,7 @@ static void acl_of(const cmd_def *cmd, acl_set *s)
     }
     if (cmd->flags & CMD_WRITE)
         s->has[acl_index("write", 5)] = 1;
-    if (cmd->flags & CMD_READONLY)
+    if ((cmd->flags & CMD_READONLY) && !s->has[acl_index("scripting", 9)]) /* as Redis: not EVAL_RO's */
         s->has[acl_index("read", 4)] = 1;
     if (cmd->flags & CMD_ADMIN) {
         s->has[acl_index("admin", 5)] = 1;
@@ -637,7 +640,10 @@ static void getkeys_by_specs(client *c, const cmd_def *cmd, const sarg *argv, in
         }
     }
     if (k == 0) {
-        reply_error(c, "ERR Invalid arguments specified for command");
+        if (cmd->flags & CMD_NO_MANDATORY_KEYS)
+            reply_array(c, 0);
+        else
+            reply_error(c, "ERR Invalid arguments specified for command");
         return;
     }
     reply_array(c, k);

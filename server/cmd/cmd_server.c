@@ -194,6 +194,10 @@ static void cmd_shutdown(client *c)
         reply_error(c, "ERR No shutdown in progress.");
         return;
     }
+    if (cmd_busy_error && !nosave) { /* a busy script: only SHUTDOWN NOSAVE ends it */
+        reply_error(c, cmd_busy_error);
+        return;
+    }
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
     srv.shutdown_asap = 1;
     if (srv.base)

@@ -35,6 +35,8 @@ static const cmd_def *table_list[] = {
     cmd_table_stream,
     cmd_table_pubsub,
     cmd_table_monitor,
+    cmd_table_eval,
+    cmd_table_function,
 };
 /* clang-format on */
 
@@ -160,6 +162,15 @@ static const cmd_def *sub_lookup(const cmd_def *parent, const char *name, size_t
     return NULL;
 }
 
+const cmd_def *cmd_lookup_argv(int argc, const sarg *argv)
+{
+    const cmd_def *cmd = cmd_lookup(argv[0].p, argv[0].len);
+
+    if (cmd && cmd->subcommands && argc >= 2)
+        return sub_lookup(cmd, argv[1].p, argv[1].len);
+    return cmd;
+}
+
 const char *cmd_fullname(const cmd_def *cmd)
 {
     cmd_extra *x = extra_of(cmd);
@@ -204,6 +215,7 @@ static err_count errcounts[128];
 static int nerrcodes;
 static long long total_errors;
 static int in_call;
+const char *cmd_busy_error;
 
 void srv_note_error(client *c, const char *msg)
 {
@@ -452,6 +464,11 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
+    if (cmd_busy_error && !(cmd->flags & CMD_ALLOW_BUSY)) {
+        reply_error(c, cmd_busy_error);
+        multi_flag_error(c);
+        return;
+    }
     if ((cmd->flags & CMD_DENYOOM) || (cmd == srv.cmd_exec && multi_has_denyoom(c))) {
         if (over_maxmemory()) {
             srv.stat_oom_rejections++;
@@ -565,6 +582,11 @@ void cmd_call(client *c, const cmd_def *cmd)
     in_call++;
     if ((cmd->flags & CMD_WRITE) && prop_wants_keys())
         announce_keys(c, cmd);
+    /* MONITOR shows a command once it has run (SELECT with its new database,
+     * EXEC after the commands it ran), except a script's (CMD_SKIP_MONITOR:
+     * EVAL, FCALL), shown as it starts, before its commands, as Redis 7.0. */
+    if (monitor_count > 0 && (cmd->flags & CMD_SKIP_MONITOR))
+        monitor_feed_start(c, cmd);
     start = fast_ticks();
     cmd->proc(c);
     if (prop_on) {
@@ -574,7 +596,7 @@ void cmd_call(client *c, const cmd_def *cmd)
             prop_argv(c->dbid, c->argc, c->argv);
         if (prop_mark() != mark) {
             c->aof_need = prop_mark();
-            if (cmd->flags & CMD_WRITE) /* not a read that expired a key */
+            if (cmd->flags & (CMD_WRITE | CMD_OWN_EFFECT)) /* not a read that expired a key (EVAL: its writes) */
                 net_note_logged_reply(c, ostart, c->aof_need);
         }
     }
@@ -730,7 +752,7 @@ int cmd_replay(int dbid, int argc, sarg *argv)
     if (!replay_client)
         replay_client = client_new_fake();
     c = replay_client;
-    if (!(cmd = cmd_lookup(argv[0].p, argv[0].len)))
+    if (!(cmd = cmd_lookup_argv(argc, argv))) /* FUNCTION LOAD: the subcommand's row */
         return CMD_REPLAY_UNKNOWN;
     if (cmd->subcommands && argc >= 2) {
         /* A container's write subcommand (XGROUP CREATE, ...). */

@@ -39,12 +39,21 @@ extern const cmd_def cmd_table_zset[];
 extern const cmd_def cmd_table_stream[];
 extern const cmd_def cmd_table_pubsub[];
 extern const cmd_def cmd_table_monitor[];
+extern const cmd_def cmd_table_eval[];
+extern const cmd_def cmd_table_function[];
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */
 void cmd_client_release(client *c);
+/* Non-NULL while a script runs past busy-reply-threshold (set by
+ * script/script.c): the -BUSY error of every command not flagged
+ * CMD_ALLOW_BUSY. The cron waits meanwhile. */
+extern const char *cmd_busy_error;
 /* Build the registry (allocates the stats). Call once at start-up. */
 void cmd_init(void);
+/* The command or subcommand argv[0..argc) names (argv[1] for a container
+ * with subcommands), or NULL: a script's lookup. */
+const cmd_def *cmd_lookup_argv(int argc, const sarg *argv);
 /* The command named name (any case), or NULL. */
 const cmd_def *cmd_lookup(const char *name, size_t len);
 /* "get", or "config|get" for a subcommand (static storage per command). */

@@ -145,24 +145,33 @@ static void feed(int dbid, const char *who, int argc, const sarg *argv)
         reply_raw(monitors[i], line, line_len);
 }
 
-void monitor_feed_call(client *c, const cmd_def *cmd)
+static void feed_client(client *c, const cmd_def *cmd)
 {
     const cmd_def *top = cmd->parent ? cmd->parent : cmd;
     char who[128];
 
-    if ((cmd->flags & CMD_ADMIN) || (top->flags & CMD_ADMIN) || (c->flags & CLIENT_FAKE) || blk_rerunning(c))
+    if ((cmd->flags & CMD_ADMIN) || (top->flags & CMD_ADMIN) || blk_rerunning(c))
         return;
-    if (c->flags & CLIENT_UNIX)
+    if (c->flags & CLIENT_SCRIPT) /* a command of a script: Redis's "lua" source */
+        snprintf(who, sizeof(who), "lua");
+    else if (c->flags & CLIENT_FAKE) /* the log's replay */
+        return;
+    else if (c->flags & CLIENT_UNIX)
         snprintf(who, sizeof(who), "unix:%s", srv.cfg.unixsocket ? srv.cfg.unixsocket : "");
     else
         snprintf(who, sizeof(who), "%s", c->addr);
     feed(c->dbid, who, c->argc, c->argv);
 }
 
-void monitor_feed_from(int dbid, const char *src, int argc, const sarg *argv)
+void monitor_feed_call(client *c, const cmd_def *cmd)
 {
-    if (monitor_count > 0)
-        feed(dbid, src, argc, argv);
+    if (!(cmd->flags & CMD_SKIP_MONITOR))
+        feed_client(c, cmd);
+}
+
+void monitor_feed_start(client *c, const cmd_def *cmd)
+{
+    feed_client(c, cmd);
 }
 
 /* ---- MONITOR ---- */

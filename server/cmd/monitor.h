@@ -2,9 +2,9 @@
  * that asked.
  *
  * Why a module: cmd_call feeds every command it runs (the commands of EXEC
- * included, each when it runs, then EXEC itself), and a later script engine
- * feeds the commands its scripts run through monitor_feed_from with the
- * source "lua"; the line is built here once and appended to each monitor.
+ * included, each when it runs, then EXEC itself; a script's command EVAL or
+ * FCALL as it starts, then the commands the script runs, with the source
+ * "lua"); the line is built here once and appended to each monitor.
  *
  * The line is Redis's: "+<seconds>.<microseconds> [<db> <addr>] "arg" ...",
  * each argument quoted as Redis's sdscatrepr does (\\ \" \n \r \t \a \b
@@ -23,9 +23,10 @@ void monitor_add(client *c);
 /* c ran cmd with c->argv (called by cmd_call after the command): feed the
  * monitors unless the rules above say no. One test when nobody monitors. */
 void monitor_feed_call(client *c, const cmd_def *cmd);
-/* Feed argv[0..argc) run in database dbid by a source other than a
- * connection: src is printed in the address's place ("lua"). */
-void monitor_feed_from(int dbid, const char *src, int argc, const sarg *argv);
+/* c starts cmd, a script's (CMD_SKIP_MONITOR: EVAL, FCALL, ...; called by
+ * cmd_call before the command): feed the monitors now, before the commands
+ * the script runs (a script's client shows as "lua"), as Redis 7.0 does. */
+void monitor_feed_start(client *c, const cmd_def *cmd);
 /* c is being freed or RESET: it stops being a monitor. */
 void monitor_remove(client *c);
 

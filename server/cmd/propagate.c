@@ -13,6 +13,7 @@ static const prop_sink *sinks[PROP_MAX_SINKS];
 static int nsinks;
 int prop_on;
 prop_log_admin prop_admin;
+void (*prop_rewrite_state)(const struct effect_out *o);
 unsigned prop_gen;
 
 void prop_attach(const prop_sink *s)

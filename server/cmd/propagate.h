@@ -78,6 +78,11 @@ void prop_argv(int dbid, int argc, const sarg *argv);
 struct effect_out;
 extern const struct effect_out prop_effects;
 
+/* State that is not in keys (the libraries of functions, script/): written
+ * at the start of every log rewrite's base through an effect writer, by the
+ * module that keeps it; NULL when there is none. */
+extern void (*prop_rewrite_state)(const struct effect_out *o);
+
 /* The largest position a reply depends on now (0 when no sink has one). */
 uint64_t prop_mark(void);
 /* NULL if writes are accepted, else the first sink's reason. */

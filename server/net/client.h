@@ -42,6 +42,7 @@
 #define CLIENT_TRACKING          (1u << 18) /* CLIENT TRACKING ON (cmd/tracking.h) */
 #define CLIENT_TRACKING_BROKEN   (1u << 19) /* its REDIRECT client went away */
 #define CLIENT_TRACKING_BCAST    (1u << 20) /* tracking in BCAST mode */
+#define CLIENT_SCRIPT            (1u << 21) /* a script's client (fake): its replies are kept for the script */
 /* clang-format on */
 
 /* A command queued by MULTI: owned copies of its arguments. */

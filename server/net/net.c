@@ -913,3 +913,80 @@ size_t client_describe(const client *c, char *buf, size_t cap)
         c->resp, c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }
+
+/* ---- a busy script (script/script.c) ----
+ * The loop's base is running (the script runs inside a client's read
+ * callback) and libevent runs one loop per base at a time, so the other
+ * clients and the listeners get read events on a base of their own for the
+ * time the script is busy; writes need no event (net_flush_pending). */
+
+typedef struct busy_slot {
+    struct event *ev;
+    client *c;
+} busy_slot;
+
+static struct event_base *busy_base;
+static busy_slot *busy_slots; /* by descriptor */
+static int busy_nslots;
+static struct event *busy_listen[17];
+static client *busy_caller;
+
+void net_busy_begin(client *caller)
+{
+    int i;
+
+    busy_caller = caller;
+    if (!busy_base)
+        busy_base = event_base_new();
+    for (i = 0; i < srv.nlisten; i++) {
+        struct event *l = srv.listen_ev[i];
+        busy_listen[i] = event_new(busy_base, event_get_fd(l), EV_READ | EV_PERSIST, accept_cb,
+                                   event_get_callback_arg(l));
+        event_add(busy_listen[i], NULL);
+    }
+}
+
+void net_serve_while_busy(void)
+{
+    client *c;
+
+    for (c = srv.clients; c; c = c->next) {
+        busy_slot *s;
+        if (c == busy_caller || c->fd < 0 || (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY)))
+            continue;
+        if (c->fd >= busy_nslots) {
+            int n = c->fd * 2 + 16;
+            busy_slots = xrealloc(busy_slots, sizeof(busy_slot) * (size_t)n);
+            memset(busy_slots + busy_nslots, 0, sizeof(busy_slot) * (size_t)(n - busy_nslots));
+            busy_nslots = n;
+        }
+        s = &busy_slots[c->fd];
+        if (s->ev && s->c == c)
+            continue;
+        if (s->ev)
+            event_free(s->ev);
+        s->c = c;
+        s->ev = event_new(busy_base, c->fd, EV_READ | EV_PERSIST, read_cb, c);
+        event_add(s->ev, NULL);
+    }
+    event_base_loop(busy_base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+    net_flush_pending();
+}
+
+void net_busy_end(void)
+{
+    int i;
+
+    for (i = 0; i < busy_nslots; i++)
+        if (busy_slots[i].ev) {
+            event_free(busy_slots[i].ev);
+            busy_slots[i].ev = NULL;
+            busy_slots[i].c = NULL;
+        }
+    for (i = 0; i < srv.nlisten; i++)
+        if (busy_listen[i]) {
+            event_free(busy_listen[i]);
+            busy_listen[i] = NULL;
+        }
+    busy_caller = NULL;
+}

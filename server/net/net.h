@@ -79,6 +79,14 @@ static inline uint64_t net_out_position(const client *c)
  * A read that logged something (the deletion of an expired key) is not noted:
  * its reply goes out as it is when the hold ends. */
 void net_note_logged_reply(client *c, uint64_t start, uint64_t need);
+/* While a script runs long (script/script.c): net_busy_begin(caller) once,
+ * then net_serve_while_busy as often as the script lets it: it serves every
+ * client but the caller once (accept, read, run, write) without waiting;
+ * net_busy_end when the script ends. Nothing is freed meanwhile (clients
+ * marked to close wait for the loop). */
+void net_busy_begin(client *caller);
+void net_serve_while_busy(void);
+void net_busy_end(void);
 /* Process whatever requests are complete in c's query buffer. */
 void client_process_input(client *c);
 

@@ -19,7 +19,8 @@
 
 static int dropped(const client *c)
 {
-    return (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_FAKE)) != 0;
+    return (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) != 0 ||
+           (c->flags & (CLIENT_FAKE | CLIENT_SCRIPT)) == CLIENT_FAKE;
 }
 
 size_t reply_pending(const client *c)
@@ -150,12 +151,13 @@ void reply_status(client *c, const char *s)
     p[n + 2] = '\n';
 }
 
-void reply_error(client *c, const char *msg)
+static void error_out(client *c, const char *msg, int count)
 {
     size_t n = strlen(msg), i;
     char *p;
 
-    net_up.note_error(c, msg);
+    if (count)
+        net_up.note_error(c, msg);
     if (dropped(c))
         return;
     p = out_room(c, n + 3);
@@ -164,6 +166,16 @@ void reply_error(client *c, const char *msg)
         p[i + 1] = (msg[i] == '\r' || msg[i] == '\n') ? ' ' : msg[i];
     p[n + 1] = '\r';
     p[n + 2] = '\n';
+}
+
+void reply_error(client *c, const char *msg)
+{
+    error_out(c, msg, 1);
+}
+
+void reply_error_uncounted(client *c, const char *msg)
+{
+    error_out(c, msg, 0);
 }
 
 void reply_errorf(client *c, const char *fmt, ...)
@@ -411,4 +423,47 @@ void reply_shared(client *c, oshared *s)
     c->otail = b;
     c->olist_bytes += s->len;
     reply_check_limits(c);
+}
+
+char *reply_flatten(client *c, size_t *len)
+{
+    oblock *b;
+    size_t need = c->olen + c->olist_bytes;
+
+    *len = need;
+    if (!c->ohead)
+        return c->obuf;
+    /* Gather everything into one block at the head. */
+    b = xmalloc(sizeof(oblock) + need);
+    b->next = NULL;
+    b->shared = NULL;
+    b->cap = b->len = need;
+    memcpy(b->buf, c->obuf, c->olen);
+    need = c->olen;
+    while (c->ohead) {
+        oblock *n = c->ohead->next;
+        memcpy(b->buf + need, oblock_data(c->ohead), c->ohead->len);
+        need += c->ohead->len;
+        oblock_free(c->ohead);
+        c->ohead = n;
+    }
+    c->ohead = c->otail = b;
+    c->olist_bytes = b->len;
+    c->olen = 0;
+    return b->buf;
+}
+
+void reply_discard(client *c)
+{
+    c->osent_total += c->olen + c->olist_bytes;
+    while (c->ohead) {
+        oblock *n = c->ohead->next;
+        oblock_free(c->ohead);
+        c->ohead = n;
+    }
+    c->otail = NULL;
+    c->olist_bytes = 0;
+    c->olen = c->osent = 0;
+    c->odeferred = 0;
+    c->nomarks = 0;
 }

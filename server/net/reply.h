@@ -21,6 +21,9 @@ void reply_ok(client *c);
 void reply_status(client *c, const char *s);
 void reply_error(client *c, const char *msg);
 void reply_errorf(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error reply that INFO errorstats does not count: a script's error that
+ * repeats one a command of the script already replied (and counted). */
+void reply_error_uncounted(client *c, const char *msg);
 void reply_int(client *c, long long v);
 void reply_bulk(client *c, const char *p, size_t n);
 void reply_bulk_cstr(client *c, const char *s);
@@ -56,6 +59,10 @@ oshared *reply_shared_new(const char *p, size_t n);
 void reply_shared(client *c, oshared *s);
 void reply_shared_release(oshared *s);
 void oblock_free(oblock *b);
+/* A script's client (CLIENT_SCRIPT): its replies so far as one contiguous
+ * buffer of *len bytes, valid until reply_discard, which drops them. */
+char *reply_flatten(client *c, size_t *len);
+void reply_discard(client *c);
 
 /* Bytes of replies waiting to be written. */
 size_t reply_pending(const client *c);

@@ -3,7 +3,7 @@
 
 A monitor connection on each server, then the same commands from another
 connection: every line must be Redis's once the time and the client's port
-(which differ by nature) are masked: "+<time> [<db> 127.0.0.1:<port>] ...".
+(which differ by nature) are masked: "+<time> [<db> 127.0.0.1:<port>] ...", "+<time> [<db> lua]".
 The script covers arguments that need quoting (quotes, backslashes, control
 bytes, UTF-8), AUTH and HELLO AUTH redacted, MULTI/EXEC (the queued commands
 shown when EXEC runs them, then EXEC), SELECT (the database after the
@@ -39,6 +39,12 @@ WRITER = [
     ["SET", "a", "1"],
     ["INCR", "a"],
     ["EXEC"],
+    ["EVAL", "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])", "1", "ev", "v"],
+    ["MULTI"],
+    ["EVAL", "return redis.call('INCR', 'a')", "0"],
+    ["EXEC"],
+    ["FUNCTION", "LOAD", "#!lua name=monlib\nredis.register_function('monf', function(k) return redis.call('GET', k[1]) end)"],
+    ["FCALL", "monf", "1", "ev"],
     ["MULTI"],
     ["NOSUCH"],
     ["DISCARD"],
@@ -66,6 +72,7 @@ WRITER = [
 
 
 def mask(line):
+    line = re.sub(rb"^\+\d+\.\d{6} \[(\d+) lua\]", rb"+T [\1 lua]", line)
     return re.sub(rb"^\+\d+\.\d{6} \[(\d+) 127\.0\.0\.1:\d+\]", rb"+T [\1 127.0.0.1:P]", line)
 
 
@@ -139,7 +146,7 @@ def main():
             assert got_s[2][3] == ["O"], got_s[2]
 
         r.case("MONITOR prints every command as redis-server does (%d lines: quoting, AUTH and HELLO AUTH "
-               "redacted, MULTI/EXEC, SELECT's database, no refused or admin commands, a blocked BLPOP once)"
+               "redacted, MULTI/EXEC, SELECT's database, EVAL and FCALL before their scripts' commands as lua, no refused or admin commands, a blocked BLPOP once)"
                % len(got_r[1]), same_lines)
         r.case("a monitor's second MONITOR is ignored, its keyspace commands and PUBLISH are refused, CLIENT LIST "
                "shows flags=O, RESET ends it, MONITOR inside MULTI fails, as in redis-server", same_rules)
