@@ -132,7 +132,7 @@ format:
 	@FORMAT_BASE='$(FORMAT_BASE)' sh tests/format.sh apply
 
 # Debian packages: what building needs, and what the tests need on top.
-BUILD_DEBS := build-essential pkg-config libevent-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev
+BUILD_DEBS := build-essential pkg-config libevent-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev libjansson-dev
 TEST_DEBS  := redis-tools redis-server python3-redis gnuplot-nox
 deps-build:
 	@sh tests/install-deps.sh $(BUILD_DEBS)

@@ -93,3 +93,23 @@ uninstall-client:
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/scratchpad.pc $(DESTDIR)$(INCLUDEDIR)/scratchpad.h
 
 -include $(CLIENT_OBJ:.o=.d)
+
+# ---- the LLM tools and scratchpad-mcp ----
+# client/tools.c is the one table of the tools; scratchpad-mcp serves them over
+# MCP and, with --print-tools, generates the files checked in next to it
+# (`make tools-json` rewrites them; tests/integration/tools_json.py checks that
+# they are current).
+MCP_BIN      := $(BUILD)/scratchpad-mcp
+MCP_SRC      := client/mcp/scratchpad_mcp.c client/tools.c client/tools_call.c
+MCP_LIBS     := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+EXTRA_ALL    += $(MCP_BIN)
+
+$(MCP_BIN): $(MCP_SRC) client/tools.h $(CLIENT_A) client/scratchpad.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CLIENT_CFLAGS) -Iclient -o $@ $(MCP_SRC) $(CLIENT_A) $(CLIENT_LIBS) $(MCP_LIBS)
+
+.PHONY: tools-json
+tools-json: $(MCP_BIN)
+	$(MCP_BIN) --print-tools anthropic > client/tools.json
+	$(MCP_BIN) --print-tools openai > client/tools.openai.json
+	$(MCP_BIN) --print-tools table > client/python/scratchpad/tools_table.json
