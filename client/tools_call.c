@@ -480,8 +480,9 @@ static int render(sbuf *b, const char *fmt, const redisReply *r, const spt_tool 
 {
     int iname = arg_index(t, "name", 4);
     const char *name = iname >= 0 && v[iname].s ? v[iname].s : "";
-    if (r->type == REDIS_REPLY_ERROR) {
-        sb_add(b, r->str, r->len);
+    if (r->type == REDIS_REPLY_ERROR) { /* the server's message, without the generic "ERR " */
+        size_t skip = r->len > 4 && strncmp(r->str, "ERR ", 4) == 0 ? 4 : 0;
+        sb_add(b, r->str + skip, r->len - skip);
         return -1;
     }
     if (r->type == REDIS_REPLY_NIL || (r->type == REDIS_REPLY_ARRAY && r->elements == 0 && strcmp(fmt, "list"))) {
