@@ -279,7 +279,7 @@ class Scratchpad:
         out = []
         for raw in reply[0]:
             s = _tools._s(raw)
-            i = min(j for j in (s.find(":"), s.find("-")) if j >= 0)
+            i = len(s) - len(s.lstrip("0123456789"))  # "<n>:" a match, "<n>-" a context line
             out.append((int(s[:i]), s[i] == ":", s[i + 1:]))
         m = _tools._map(reply[1])
         return GrepResult(lines=out, matched=m["matched"], shown=m["shown"], truncated=bool(m["truncated"]))
