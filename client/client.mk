@@ -97,8 +97,8 @@ uninstall-client:
 # ---- the LLM tools and scratchpad-mcp ----
 # client/tools.c is the one table of the tools; scratchpad-mcp serves them over
 # MCP and, with --print-tools, generates the files checked in next to it
-# (`make tools-json` rewrites them; tests/integration/tools_json.py checks that
-# they are current).
+# (`make tools-json` rewrites them; tests/integration/mcp_stdio.py checks that
+# they are current). `make install` puts scratchpad-mcp in $(BINDIR).
 MCP_BIN      := $(BUILD)/scratchpad-mcp
 MCP_SRC      := client/mcp/scratchpad_mcp.c client/tools.c client/tools_call.c
 MCP_LIBS     := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
@@ -107,6 +107,13 @@ EXTRA_ALL    += $(MCP_BIN)
 $(MCP_BIN): $(MCP_SRC) client/tools.h $(CLIENT_A) client/scratchpad.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CLIENT_CFLAGS) -Iclient -o $@ $(MCP_SRC) $(CLIENT_A) $(CLIENT_LIBS) $(MCP_LIBS)
+
+BINDIR ?= $(PREFIX)/bin
+install: install-mcp
+.PHONY: install-mcp
+install-mcp: $(MCP_BIN)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(MCP_BIN) $(DESTDIR)$(BINDIR)/scratchpad-mcp
 
 .PHONY: tools-json
 tools-json: $(MCP_BIN)

@@ -26,23 +26,41 @@
  * ".." segment (the length is maxLength). ECMA, POSIX ERE and Python alike. */
 #define SEG "([A-Za-z0-9_:-][A-Za-z0-9_.:-]*|[.][A-Za-z0-9_:-][A-Za-z0-9_.:-]*|[.][.][A-Za-z0-9_.:-]+)"
 #define NAME_PATTERN "^" SEG "(/" SEG ")*$"
-#define TOKEN_PATTERN "^[!-~]+$" /* resources and holders: printable ASCII, no space */
-#define MAXINT 9007199254740991LL  /* 2^53 - 1: exact in every JSON reader */
+#define TOKEN_PATTERN "^[!-~]+$"  /* resources and holders: printable ASCII, no space */
+#define MAXINT 9007199254740991LL /* 2^53 - 1: exact in every JSON reader */
 
-#define ARG_NAME(d) {.name = "name", .type = SPT_STRING, .required = 1, .description = d, \
-                     .pattern = NAME_PATTERN, .min_len = 1, .max_len = 255}
-#define ARG_IFVERSION {.name = "if_version", .type = SPT_INTEGER, .has_bounds = 1, .min = 0, .max = MAXINT, \
-    .description = "Only change the entry if it is still at this version (0: only if it does not exist yet): " \
-                   "use the version a read or write reported, to be sure nobody changed it meanwhile."}
-#define ARG_FENCE \
-    {.name = "fence_resource", .type = SPT_STRING, .pattern = TOKEN_PATTERN, .min_len = 1, .max_len = 255, \
+#define ARG_NAME(d)                                                                                                 \
+    {                                                                                                               \
+        .name = "name", .type = SPT_STRING, .required = 1, .description = d, .pattern = NAME_PATTERN, .min_len = 1, \
+        .max_len = 255                                                                                              \
+    }
+#define ARG_IFVERSION                                                                                              \
+    {                                                                                                              \
+        .name = "if_version", .type = SPT_INTEGER, .has_bounds = 1, .min = 0, .max = MAXINT,                       \
+        .description = "Only change the entry if it is still at this version (0: only if it does not exist yet): " \
+                       "use the version a read or write reported, to be sure nobody changed it meanwhile."         \
+    }
+#define ARG_FENCE                                                                                           \
+    {.name = "fence_resource",                                                                              \
+     .type = SPT_STRING,                                                                                    \
+     .pattern = TOKEN_PATTERN,                                                                              \
+     .min_len = 1,                                                                                          \
+     .max_len = 255,                                                                                        \
      .description = "With fence_token: the resource of a lease you hold (scratchpad_lease); the change is " \
-                    "refused if your lease has ended or passed to someone else."}, \
-    {.name = "fence_token", .type = SPT_INTEGER, .has_bounds = 1, .min = 1, .max = MAXINT, \
-     .description = "With fence_resource: the token scratchpad_lease gave you."}
+                    "refused if your lease has ended or passed to someone else."},                          \
+    {                                                                                                       \
+        .name = "fence_token", .type = SPT_INTEGER, .has_bounds = 1, .min = 1, .max = MAXINT,               \
+        .description = "With fence_resource: the token scratchpad_lease gave you."                          \
+    }
 #define FENCE_T " [FENCE {fence_resource} {fence_token}]"
-#define END_ARGS {.name = NULL}
-#define END_VARIANTS {.argv = NULL}
+#define END_ARGS     \
+    {                \
+        .name = NULL \
+    }
+#define END_VARIANTS \
+    {                \
+        .argv = NULL \
+    }
 
 static const char *const view_modes[] = {"head", "tail", "lines", NULL};
 
@@ -343,8 +361,9 @@ json_t *spt_definitions(const char *form)
         if (table) {
             json_t *vs = json_array();
             for (const spt_variant *v = t->variants; v->argv; v++)
-                json_array_append_new(vs, json_pack("{s:o,s:s,s:s}", "when", v->when ? json_string(v->when) : json_null(),
-                                                    "argv", v->argv, "result", v->result));
+                json_array_append_new(vs,
+                                      json_pack("{s:o,s:s,s:s}", "when", v->when ? json_string(v->when) : json_null(),
+                                                "argv", v->argv, "result", v->result));
             json_object_set_new(d, "x-scratchpad", json_pack("{s:o}", "variants", vs));
         }
         if (openai)

@@ -37,9 +37,9 @@ typedef struct spt_arg {
     spt_type type;
     int required;
     const char *description;
-    const char *def;      /* the default, as sent (decimal for an integer); NULL: none */
-    const char *pattern;  /* strings: a regular expression the value must match, or NULL */
-    long long min, max;   /* integers: bounds, inclusive (when has_bounds) */
+    const char *def;     /* the default, as sent (decimal for an integer); NULL: none */
+    const char *pattern; /* strings: a regular expression the value must match, or NULL */
+    long long min, max;  /* integers: bounds, inclusive (when has_bounds) */
     int has_bounds;
     long long min_len, max_len; /* strings: length bounds in characters (max 0: none) */
     const char *const *enumv;   /* strings: the allowed values, NULL-terminated, or NULL */

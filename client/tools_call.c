@@ -144,7 +144,7 @@ static int check_args(const spt_tool *t, json_t *args, argval *v, sbuf *err)
             }
             continue;
         }
-        int ok = a->type == SPT_STRING ? json_is_string(j)
+        int ok = a->type == SPT_STRING    ? json_is_string(j)
                  : a->type == SPT_INTEGER ? json_is_integer(j)
                                           : json_is_boolean(j);
         if (!ok) {
@@ -190,8 +190,10 @@ static int check_args(const spt_tool *t, json_t *args, argval *v, sbuf *err)
         }
         if (a->pattern && (strlen(v[i].s) != v[i].len || !matches(a->pattern, v[i].s))) {
             if (strcmp(a->name, "name") == 0)
-                sb_printf(err, "invalid entry name '%s': names are 1 to 255 characters of A-Z a-z 0-9 _ - . : / "
-                               "with no empty, '.' or '..' path segment", v[i].s);
+                sb_printf(err,
+                          "invalid entry name '%s': names are 1 to 255 characters of A-Z a-z 0-9 _ - . : / "
+                          "with no empty, '.' or '..' path segment",
+                          v[i].s);
             else
                 sb_printf(err, "invalid %s '%s': printable characters without spaces", a->name, v[i].s);
             return -1;
@@ -223,8 +225,8 @@ static const spt_variant *pick_variant(const spt_tool *t, const argval *v)
 }
 
 /* Expand the template into argv. Returns the count, or -1 with err set. */
-static int expand(const spt_tool *t, const char *tmpl, const char *ns, const argval *v, const char **argv,
-                  size_t *lens, sbuf *err)
+static int expand(const spt_tool *t, const char *tmpl, const char *ns, const argval *v, const char **argv, size_t *lens,
+                  sbuf *err)
 {
     int argc = 0;
     const char *p = tmpl;
@@ -352,12 +354,13 @@ static void fmt_read(sbuf *b, const redisReply *r, const char *name, int by_line
     const char *unit = binary ? "bytes" : "characters";
     if (binary) {
         if (want_b64) {
-            sb_printf(b, "[binary entry '%s', %lld bytes; %zu bytes from byte %lld in base64:]\n", name, length,
-                      c->len, off);
+            sb_printf(b, "[binary entry '%s', %lld bytes; %zu bytes from byte %lld in base64:]\n", name, length, c->len,
+                      off);
             base64(b, (const unsigned char *)c->str, c->len);
         } else {
-            sb_printf(b, "[binary entry '%s': %lld bytes in all; this window is %zu bytes from byte %lld. "
-                         "Pass base64: true to get them in base64, or use scratchpad_peek for a summary.]",
+            sb_printf(b,
+                      "[binary entry '%s': %lld bytes in all; this window is %zu bytes from byte %lld. "
+                      "Pass base64: true to get them in base64, or use scratchpad_peek for a summary.]",
                       name, length, c->len, off);
         }
     } else if (c->len == 0) {
@@ -376,8 +379,8 @@ static void fmt_read(sbuf *b, const redisReply *r, const char *name, int by_line
         for (size_t i = 0; i < cut; i++)
             shown += c->str[i] == '\n';
         sb_add(b, c->str, cut);
-        sb_printf(b, "\n[cut after %lld lines (%zu bytes): ask for fewer lines; continue with start=%lld]", shown,
-                  cut, off + shown);
+        sb_printf(b, "\n[cut after %lld lines (%zu bytes): ask for fewer lines; continue with start=%lld]", shown, cut,
+                  off + shown);
         return;
     } else {
         sb_add(b, c->str, c->len);
@@ -450,8 +453,10 @@ static void fmt_changes(sbuf *b, const redisReply *r, const argval *since)
     long long last = map_int(r, "last");
     const redisReply *ch = map_get(r, "changes");
     if (map_int(r, "gap")) {
-        sb_printf(b, "[gap: the changes after %s are no longer all kept; re-read what you need. Latest sequence "
-                     "number: %lld]", since->s ? since->s : "0", last);
+        sb_printf(b,
+                  "[gap: the changes after %s are no longer all kept; re-read what you need. Latest sequence "
+                  "number: %lld]",
+                  since->s ? since->s : "0", last);
         return;
     }
     if (!ch || ch->elements == 0) {
@@ -519,8 +524,9 @@ static int render(sbuf *b, const char *fmt, const redisReply *r, const spt_tool 
     else if (strcmp(fmt, "lease") == 0 && is_pair(r)) {
         char when[32];
         iso_time(when, sizeof when, r->element[1]->integer);
-        sb_printf(b, "You hold the lease on '%s' until %s with token %lld: pass fence_resource=\"%s\" and "
-                     "fence_token=%lld with your writes, and release it when done.",
+        sb_printf(b,
+                  "You hold the lease on '%s' until %s with token %lld: pass fence_resource=\"%s\" and "
+                  "fence_token=%lld with your writes, and release it when done.",
                   v[0].s, when, r->element[0]->integer, v[0].s, r->element[0]->integer);
     } else if (strcmp(fmt, "released") == 0 && r->type == REDIS_REPLY_INTEGER) {
         if (!r->integer) {

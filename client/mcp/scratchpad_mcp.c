@@ -105,8 +105,8 @@ static void send_result(json_t *id, json_t *result)
 
 static void send_error(json_t *id, int code, const char *message)
 {
-    send_msg(json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error", "code",
-                       code, "message", message));
+    send_msg(json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error", "code", code,
+                       "message", message));
 }
 
 typedef struct session {
@@ -124,8 +124,7 @@ static json_t *initialize_result(json_t *params)
         if (strcmp(asked, versions[i]) == 0)
             chosen = versions[i];
     return json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s},s:s}", "protocolVersion", chosen, "capabilities", "tools",
-                     "listChanged", 0, "serverInfo", "name", SERVER_NAME, "version", SERVER_VERSION,
-                     "instructions",
+                     "listChanged", 0, "serverInfo", "name", SERVER_NAME, "version", SERVER_VERSION, "instructions",
                      "A scratchpad: durable working memory that outlives the context window. Call "
                      "scratchpad_list first in every session; save plans, findings, constraints and decisions "
                      "with scratchpad_write; read large entries by windows.");
