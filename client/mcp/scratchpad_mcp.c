@@ -7,7 +7,10 @@
  * one given by --namespace, else "mcp:<unix seconds>:<pid>", so a model can
  * never name another agent's scratchpad. Lifecycle as the specification says:
  * initialize (the protocol version the client asks for if this server speaks
- * it, else the latest it speaks), notifications/initialized, ping; unknown
+ * it, else the latest it speaks), notifications/initialized, ping; the
+ * entries as resources scratchpad://<ns, percent-encoded>/<name> (list with
+ * pages, one template, read: text, or a base64 blob for binary); one prompt,
+ * scratchpad_guidance (when to reach for the scratchpad); unknown
  * methods are -32601, bad parameters -32602, unparsable lines -32700 (and the
  * session goes on). A tool that fails (bad arguments, a server error, the
  * server down) is a result with isError true and the reason as text.
@@ -123,11 +126,173 @@ static json_t *initialize_result(json_t *params)
     for (int i = 0; asked && versions[i]; i++)
         if (strcmp(asked, versions[i]) == 0)
             chosen = versions[i];
-    return json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s},s:s}", "protocolVersion", chosen, "capabilities", "tools",
-                     "listChanged", 0, "serverInfo", "name", SERVER_NAME, "version", SERVER_VERSION, "instructions",
+    return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b},s:{s:b}},s:{s:s,s:s},s:s}", "protocolVersion", chosen, "capabilities",
+                     "tools", "listChanged", 0, "resources", "subscribe", 0, "listChanged", 0, "prompts", "listChanged",
+                     0, "serverInfo", "name", SERVER_NAME, "version", SERVER_VERSION, "instructions",
                      "A scratchpad: durable working memory that outlives the context window. Call "
                      "scratchpad_list first in every session; save plans, findings, constraints and decisions "
                      "with scratchpad_write; read large entries by windows.");
+}
+
+/* ---------------------------------------------------- resources and prompts */
+
+/* The URI prefix of this session's entries: "scratchpad://<ns, percent-encoded>/". */
+static void uri_prefix(const session *s, char *out, size_t n)
+{
+    size_t k = (size_t)snprintf(out, n, "scratchpad://");
+    for (const unsigned char *p = (const unsigned char *)s->ns; *p && k + 4 < n; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+            out[k++] = (char)*p;
+        else
+            k += (size_t)snprintf(out + k, n - k, "%%%02X", *p);
+    }
+    snprintf(out + k, n - k, "/");
+}
+
+/* A reply's field in a flat key/value array. */
+static const redisReply *field(const redisReply *r, const char *key)
+{
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2)
+        if (r->element[i]->str && strcmp(r->element[i]->str, key) == 0)
+            return r->element[i + 1];
+    return NULL;
+}
+
+/* resources/list: the entries, 200 a page; MCP's cursor is SP.LIST's. */
+static void list_resources(session *s, json_t *id, json_t *params)
+{
+    const char *cursor = "0";
+    char prefix[600];
+    json_unpack(params, "{s?s}", "cursor", &cursor);
+    if (spt_ensure_connected(s->c, s->db) < 0) {
+        send_error(id, -32603, spc_errstr(s->c));
+        return;
+    }
+    redisReply *r = redisCommand(spc_redis(s->c), "SP.LIST %s WITHMETA CURSOR %s COUNT 200", s->ns, cursor);
+    if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
+        send_error(id, r && r->type == REDIS_REPLY_ERROR ? -32602 : -32603,
+                   r && r->str ? r->str : "the scratchpad server is unavailable");
+        if (r)
+            freeReplyObject(r);
+        return;
+    }
+    uri_prefix(s, prefix, sizeof prefix);
+    json_t *list = json_array();
+    for (size_t i = 0; i < r->element[1]->elements; i++) {
+        const redisReply *e = r->element[1]->element[i], *nm = field(e, "name"), *kind = field(e, "kind");
+        const redisReply *size = field(e, "size");
+        if (!nm || !nm->str)
+            continue;
+        char uri[1024];
+        snprintf(uri, sizeof uri, "%s%s", prefix, nm->str);
+        int binary = kind && kind->str && strcmp(kind->str, "binary") == 0;
+        json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:I}", "uri", uri, "name", nm->str, "mimeType",
+                                              binary ? "application/octet-stream" : "text/plain", "size",
+                                              (json_int_t)(size ? size->integer : 0)));
+    }
+    json_t *res = json_pack("{s:o}", "resources", list);
+    if (strcmp(r->element[0]->str, "0") != 0)
+        json_object_set_new(res, "nextCursor", json_string(r->element[0]->str));
+    freeReplyObject(r);
+    send_result(id, res);
+}
+
+static void list_templates(session *s, json_t *id)
+{
+    char prefix[600], tmpl[700];
+    uri_prefix(s, prefix, sizeof prefix);
+    snprintf(tmpl, sizeof tmpl, "%s{name}", prefix);
+    send_result(id,
+                json_pack("{s:[{s:s,s:s,s:s}]}", "resourceTemplates", "uriTemplate", tmpl, "name", "scratchpad entry",
+                          "description", "An entry of this session's scratchpad, by name (e.g. plan, findings/db)."));
+}
+
+/* resources/read: the whole entry (text, or a base64 blob for binary). */
+static void read_resource(session *s, json_t *id, json_t *params)
+{
+    const char *uri = NULL;
+    char prefix[600];
+    if (json_unpack(params, "{s:s}", "uri", &uri) < 0) {
+        send_error(id, -32602, "resources/read needs params {uri}");
+        return;
+    }
+    uri_prefix(s, prefix, sizeof prefix);
+    size_t pl = strlen(prefix);
+    if (strncmp(uri, prefix, pl) != 0 || !uri[pl]) {
+        send_error(id, -32002, "Resource not found");
+        return;
+    }
+    if (spt_ensure_connected(s->c, s->db) < 0) {
+        send_error(id, -32603, spc_errstr(s->c));
+        return;
+    }
+    redisReply *r = redisCommand(spc_redis(s->c), "SP.READ %s %s WITHMETA", s->ns, uri + pl);
+    if (!r || r->type == REDIS_REPLY_NIL || r->type == REDIS_REPLY_ERROR || r->type != REDIS_REPLY_ARRAY) {
+        int missing = r && (r->type == REDIS_REPLY_NIL || r->type == REDIS_REPLY_ERROR);
+        send_error(id, missing ? -32002 : -32603,
+                   missing ? "Resource not found" : "the scratchpad server is unavailable");
+        if (r)
+            freeReplyObject(r);
+        return;
+    }
+    const redisReply *c = r->element[0], *kind = field(r->element[1], "kind");
+    json_t *item = json_pack("{s:s}", "uri", uri);
+    if (kind && kind->str && strcmp(kind->str, "binary") == 0) {
+        json_object_set_new(item, "mimeType", json_string("application/octet-stream"));
+        char *b64 = malloc(c->len / 3 * 4 + 8);
+        static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        size_t k = 0;
+        for (size_t i = 0; b64 && i < c->len; i += 3) {
+            const unsigned char *u = (const unsigned char *)c->str;
+            unsigned x = (unsigned)u[i] << 16 | (i + 1 < c->len ? (unsigned)u[i + 1] << 8 : 0) |
+                         (i + 2 < c->len ? u[i + 2] : 0);
+            b64[k++] = t[x >> 18 & 63];
+            b64[k++] = t[x >> 12 & 63];
+            b64[k++] = i + 1 < c->len ? t[x >> 6 & 63] : '=';
+            b64[k++] = i + 2 < c->len ? t[x & 63] : '=';
+        }
+        if (b64) {
+            b64[k] = '\0';
+            json_object_set_new(item, "blob", json_string(b64));
+            free(b64);
+        }
+    } else {
+        json_object_set_new(item, "mimeType", json_string("text/plain"));
+        json_object_set_new(item, "text", json_stringn(c->str, c->len));
+    }
+    freeReplyObject(r);
+    send_result(id, json_pack("{s:[o]}", "contents", item));
+}
+
+#define GUIDANCE                                                                                               \
+    "You have a scratchpad: durable working memory that outlives your context window, shared with nobody "     \
+    "else unless your harness says so. Use it:\n"                                                              \
+    "- At the start of every session or task, call scratchpad_list and read what is relevant (your plan, "     \
+    "findings, constraints, decisions): an earlier turn may have done the work already.\n"                     \
+    "- Before a multi-step task, write your plan (one step per line, [ ] checkboxes) and tick steps with "     \
+    "scratchpad_edit as you go.\n"                                                                             \
+    "- After an expensive tool call (a search, a long file, a test run), save what you learned as a finding, " \
+    "in a few lines, so that you never redo it.\n"                                                             \
+    "- Save the user's constraints and your decisions with their reasons.\n"                                   \
+    "- Large outputs are stored for you as <tool>-<n>: read them by windows (scratchpad_read offset/limit, "   \
+    "scratchpad_view, scratchpad_grep), never whole.\n"                                                        \
+    "- Keep entries small and named like paths: plan, findings/<topic>, decisions/<topic>, constraints."
+
+static void list_prompts(json_t *id)
+{
+    send_result(id, json_pack("{s:[{s:s,s:s}]}", "prompts", "name", "scratchpad_guidance", "description",
+                              "When and how to use the scratchpad (add it to the system prompt)."));
+}
+
+static void get_prompt(json_t *id, json_t *params)
+{
+    const char *name = NULL;
+    if (json_unpack(params, "{s:s}", "name", &name) < 0 || strcmp(name, "scratchpad_guidance") != 0) {
+        send_error(id, -32602, "Unknown prompt (the one prompt is scratchpad_guidance)");
+        return;
+    }
+    send_result(id, json_pack("{s:s,s:[{s:s,s:{s:s,s:s}}]}", "description", "When and how to use the scratchpad",
+                              "messages", "role", "user", "content", "type", "text", "text", GUIDANCE));
 }
 
 static void call_tool(session *s, json_t *id, json_t *params)
@@ -186,6 +351,16 @@ static void handle(session *s, json_t *msg)
         send_result(id, json_pack("{s:O}", "tools", s->tools));
     else if (strcmp(method, "tools/call") == 0)
         call_tool(s, id, params);
+    else if (strcmp(method, "resources/list") == 0)
+        list_resources(s, id, params);
+    else if (strcmp(method, "resources/templates/list") == 0)
+        list_templates(s, id);
+    else if (strcmp(method, "resources/read") == 0)
+        read_resource(s, id, params);
+    else if (strcmp(method, "prompts/list") == 0)
+        list_prompts(id);
+    else if (strcmp(method, "prompts/get") == 0)
+        get_prompt(id, params);
     else {
         char m[400];
         snprintf(m, sizeof m, "Method not found: %.300s", method);

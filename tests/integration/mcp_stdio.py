@@ -271,6 +271,24 @@ def main():
             assert err and "unknown argument 'namespace'" in text
         r.case("the namespace is the one --namespace gave, never an argument of a tool", namespace_fixed)
 
+        def resources():
+            rep = s.request("resources/list")["result"]
+            uris = {x["uri"]: x for x in rep["resources"]}
+            assert uris["scratchpad://mcp-test/plan"]["mimeType"] == "text/plain", rep
+            rep = s.request("resources/read", {"uri": "scratchpad://mcp-test/plan"})["result"]
+            assert rep["contents"][0]["text"] == redis.Redis(port=srv.port).execute_command(
+                "SP.READ", NS, "plan").decode(), rep
+            assert s.request("resources/read", {"uri": "scratchpad://py-twin/plan"})["error"]["code"] == -32002
+            assert s.request("resources/read", {"uri": "scratchpad://mcp-test/nope"})["error"]["code"] == -32002
+            tmpl = s.request("resources/templates/list")["result"]["resourceTemplates"]
+            assert tmpl[0]["uriTemplate"] == "scratchpad://mcp-test/{name}", tmpl
+            assert s.request("prompts/list")["result"]["prompts"][0]["name"] == "scratchpad_guidance"
+            msg = s.request("prompts/get", {"name": "scratchpad_guidance"})["result"]["messages"][0]
+            assert msg["role"] == "user" and "scratchpad_list" in msg["content"]["text"]
+            assert s.request("prompts/get", {"name": "nope"})["error"]["code"] == -32602
+        r.case("entries are resources scratchpad://<ns>/<name> (list, read, template) of this namespace only; "
+               "the guidance prompt", resources)
+
         def big_read():
             c = redis.Redis(port=srv.port)
             c.execute_command("SP.WRITE", NS, "big", "é" * 100000)
@@ -282,6 +300,8 @@ def main():
             assert not err and "[binary entry 'bin': 3 bytes in all" in text, text
             text, err = s.call("scratchpad_read", {"name": "bin", "base64": True})
             assert not err and text.endswith("\nAAH/"), text
+            rep = s.request("resources/read", {"uri": "scratchpad://mcp-test/bin"})["result"]
+            assert rep["contents"][0]["blob"] == "AAH/", rep
         r.case("a read is 30,000 characters by default and says what remains; binary is described or base64",
                big_read)
 
