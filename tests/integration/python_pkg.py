@@ -9,8 +9,10 @@ the worked example client/python/examples/agent_loop.py run as a program.
 """
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from spserver import TOP, Reporter, Server  # noqa: E402
@@ -107,6 +109,30 @@ def main():
             assert out.returncode == 0, out.stdout + out.stderr
             assert "plan after the session:" in out.stdout and "[x] read the log" in out.stdout, out.stdout
         r.case("the worked example runs its scripted agent session to the end", example)
+
+    def pip_install():
+        """pip install of a copy (the build leaves files where it runs), offline, in a venv that sees
+        Debian's redis-py; then imported from there, outside the tree."""
+        top = tempfile.mkdtemp(prefix="sp-pip-")
+        try:
+            src = os.path.join(top, "src")
+            shutil.copytree(os.path.join(TOP, "client", "python"), src,
+                            ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+            venv = os.path.join(top, "venv")
+            subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv], check=True,
+                           capture_output=True, timeout=120)
+            py = os.path.join(venv, "bin", "python")
+            out = subprocess.run([py, "-m", "pip", "install", "--no-index", "--no-build-isolation", src],
+                                 capture_output=True, text=True, timeout=120)
+            assert out.returncode == 0, out.stdout + out.stderr
+            out = subprocess.run([py, "-c", "import scratchpad; print(scratchpad.__file__, "
+                                  "len(scratchpad.as_tools('openai')))"], capture_output=True, text=True, cwd=top,
+                                 timeout=60)
+            assert out.returncode == 0 and out.stdout.startswith(venv), out.stdout + out.stderr
+        finally:
+            shutil.rmtree(top, ignore_errors=True)
+    r.case("pip install ./client/python works offline and the installed package loads its tool table",
+           pip_install)
     r.finish()
 
 
