@@ -33,9 +33,10 @@ NS = "mcp-test"
 
 
 class Session:
-    def __init__(self, port, ns=NS):
-        self.p = subprocess.Popen([MCP, "--url", "redis://127.0.0.1:%d/0" % port, "--namespace", ns],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def __init__(self, port, ns=NS, db=0):
+        self.err = tempfile.TemporaryFile()
+        self.p = subprocess.Popen([MCP, "--url", "redis://127.0.0.1:%d/%d" % (port, db), "--namespace", ns],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
         self.next_id = 0
 
     def send_line(self, line):
@@ -65,8 +66,13 @@ class Session:
         return content[0]["text"], reply["result"]["isError"]
 
     def close(self):
+        """End of input ends the session: the process exits 0 (under ASan: nothing leaked)."""
         self.p.stdin.close()
-        self.p.wait(10)
+        rc = self.p.wait(10)
+        self.err.seek(0)
+        err = self.err.read().decode(errors="replace")
+        self.err.close()
+        assert rc == 0, "scratchpad-mcp exited %d:\n%s" % (rc, err[-3000:])
 
 
 def generated(form):
@@ -289,6 +295,17 @@ def main():
         r.case("entries are resources scratchpad://<ns>/<name> (list, read, template) of this namespace only; "
                "the guidance prompt", resources)
 
+        def database():
+            s3 = Session(srv.port, "db-three", db=3)
+            try:
+                text, err = s3.call("scratchpad_write", {"name": "plan", "content": "in db 3"})
+                assert not err, text
+            finally:
+                s3.close()
+            assert redis.Redis(port=srv.port, db=3).execute_command("SP.READ", "db-three", "plan") == b"in db 3"
+            assert redis.Redis(port=srv.port).execute_command("SP.READ", "db-three", "plan") is None
+        r.case("--url redis://host:port/3 works in database 3", database)
+
         def big_read():
             c = redis.Redis(port=srv.port)
             c.execute_command("SP.WRITE", NS, "big", "é" * 100000)
@@ -335,8 +352,11 @@ def main():
                 shutil.rmtree(workdir, ignore_errors=True)
         r.case("with the server stopped a tool call is an isError result, and it works again once the server "
                "is back on its port", server_down)
+        r.case("at the end of its input scratchpad-mcp exits 0", s.close)
     finally:
-        s.close()
+        if s.p.poll() is None:
+            s.p.kill()
+            s.p.wait(10)
         srv.stop()
     r.finish()
 
