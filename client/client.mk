@@ -81,7 +81,7 @@ install-client: $(CLIENT_A) $(CLIENT_SO)
 	    'Description: C client for the Scratchpad server (SP.* commands), sync, batched and async' \
 	    'Version: $(CLIENT_VERSION)' \
 	    'Requires.private: hiredis libevent' \
-	    'Libs: -L$${libdir} -lscratchpad' \
+	    'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lscratchpad' \
 	    'Cflags: -I$${includedir}' \
 	    > $(DESTDIR)$(LIBDIR)/pkgconfig/scratchpad.pc
 	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/scratchpad.pc
@@ -110,10 +110,14 @@ $(MCP_BIN): $(MCP_SRC) client/tools.h $(CLIENT_A) client/scratchpad.h
 
 BINDIR ?= $(PREFIX)/bin
 install: install-mcp
-.PHONY: install-mcp
+.PHONY: install-mcp uninstall uninstall-mcp
 install-mcp: $(MCP_BIN)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 755 $(MCP_BIN) $(DESTDIR)$(BINDIR)/scratchpad-mcp
+
+uninstall: uninstall-client uninstall-mcp
+uninstall-mcp:
+	rm -f $(DESTDIR)$(BINDIR)/scratchpad-mcp
 
 .PHONY: tools-json
 tools-json: $(MCP_BIN)

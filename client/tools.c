@@ -15,10 +15,6 @@
  */
 #include "tools.h"
 
-#include <hiredis.h>
-#include <regex.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -8,7 +8,7 @@
  * from the generated tools_table.json and renders the same texts: a change of
  * wording here is a change there (tests/integration/mcp_stdio.py compares).
  */
-#include <hiredis.h>
+#include <hiredis/hiredis.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>

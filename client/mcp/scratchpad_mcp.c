@@ -19,7 +19,7 @@
  * writes that form of the table to stdout (make tools-json).
  */
 #include <errno.h>
-#include <hiredis.h>
+#include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
