@@ -103,6 +103,37 @@ def main():
         r.case("as_tools in both forms, call() and its ToolError, offload_result stores a large output as "
                "<tool>-<n> and gives back a preview", tools_and_offload)
 
+        def asyncio_twin():
+            import asyncio
+            import redis.asyncio
+            import scratchpad.asyncio
+
+            async def run():
+                ac = redis.asyncio.Redis(port=srv.port)
+                a = scratchpad.asyncio.Scratchpad(ac, "py-async")
+                try:
+                    assert await a.write("plan", "one\ntwo\n") == 1
+                    assert (await a.read("plan", lines=(2, 2))).content == "two\n"
+                    assert (await a.grep("plan", "o")).matched == 2
+                    assert (await a.stat("plan")).lines == 2
+                    try:
+                        await a.write("plan", "x", ifversion=7)
+                        raise AssertionError("no VersionConflict")
+                    except scratchpad.VersionConflict:
+                        pass
+                    async with a.leased("plan", "me", 10000) as fence:
+                        assert await a.edit("plan", "one", "ONE", fence=fence) == (1, 2)
+                    assert [e.name async for e in a.entries()] == ["plan"]
+                    assert [ch.op async for ch in a.changes()] == ["write", "edit"]
+                    assert await a.call("scratchpad_read", {"name": "plan"}) == "ONE\ntwo\n"
+                    note = await a.offload_result("tool", "y" * 40000)
+                    assert "stored in the scratchpad as 'tool-1'" in note
+                finally:
+                    await ac.aclose() if hasattr(ac, "aclose") else await ac.close()
+            asyncio.run(run())
+        r.case("scratchpad.asyncio: the same methods, results, errors, lease context and iterators on "
+               "redis.asyncio", asyncio_twin)
+
         def example():
             out = subprocess.run([sys.executable, os.path.join(TOP, "client", "python", "examples", "agent_loop.py"),
                                   "--port", str(srv.port)], capture_output=True, text=True, timeout=60)

@@ -13,7 +13,7 @@ as_tools(format) and call(tool, args) are generated from client/tools.c's table
 (tools_table.json); offload_result() is the large-tool-output rule a harness
 applies to every tool result. The client must not decode responses (the
 default of redis.Redis): contents are returned as str for text entries and
-bytes for binary ones.
+bytes for binary ones. scratchpad.asyncio has the same class on redis.asyncio.
 """
 
 import contextlib
@@ -154,18 +154,78 @@ def as_tools(format="anthropic"):
     return _tools.definitions(format)
 
 
-class Scratchpad:
-    """One scratchpad (namespace) on a redis-py client."""
+def _same(r):
+    return r
 
-    def __init__(self, client: redis.Redis, namespace: str):
+
+def _parse_offload(reply):
+    m = _tools._map(reply)
+    if not m["stored"]:
+        return OffloadResult(stored=False, content=m["content"])
+    return OffloadResult(stored=True, name=_tools._s(m["name"]), size=m["size"], length=m["length"],
+                         kind=_tools._s(m["kind"]), preview=_tools._s(m["preview"]))
+
+
+def _parse_read(reply):
+    if reply is None:
+        return None
+    m = _tools._map(reply[1])
+    kind = _tools._s(m["kind"])
+    return ReadResult(content=_content(reply[0], kind), version=m["version"], size=m["size"], length=m["length"],
+                      lines=m["lines"], kind=kind, offset=m["offset"], truncated=bool(m["truncated"]),
+                      next_offset=m["next_offset"])
+
+
+def _parse_grep(reply):
+    if reply is None:
+        return None
+    out = []
+    for raw in reply[0]:
+        s = _tools._s(raw)
+        i = len(s) - len(s.lstrip("0123456789"))  # "<n>:" a match, "<n>-" a context line
+        out.append((int(s[:i]), s[i] == ":", s[i + 1:]))
+    m = _tools._map(reply[1])
+    return GrepResult(lines=out, matched=m["matched"], shown=m["shown"], truncated=bool(m["truncated"]))
+
+
+def _strs(m):
+    return {k: (_tools._s(v) if isinstance(v, bytes) else v) for k, v in _tools._map(m).items()}
+
+
+def _parse_stat(reply):
+    if reply is None:
+        return None
+    m = _strs(reply)
+    return Stat(**{f.name: m.get(f.name) for f in dataclasses.fields(Stat)})
+
+
+def _parse_list(reply):
+    cur, items = reply
+    entries = []
+    for it in items:
+        m = _strs(it)
+        entries.append(Entry(**{f.name: m.get(f.name) for f in dataclasses.fields(Entry)}))
+    return ListPage(entries=entries, cursor=_tools._s(cur))
+
+
+def _changes_page(reply, since):
+    """(changes, done) of one SP.CHANGES reply; a gap raises."""
+    if reply is None:
+        return [], False
+    m = _tools._map(reply)
+    if m["gap"]:
+        raise ScratchpadError("gap in the change feed after %d: resume from %d" % (since, m["last"]))
+    return [Change(c[0], c[1], _tools._s(c[2]), _tools._s(c[3]), c[4], c[5], _tools._s(c[6]))
+            for c in m["changes"]], not m["changes"]
+
+
+class _Commands:
+    """The SP commands as (arguments, parser) pairs: each method returns self._run(parse, *args),
+    which the sync class runs at once and the asyncio class returns as a coroutine."""
+
+    def __init__(self, client, namespace: str):
         self.r = client
         self.ns = namespace
-
-    def _cmd(self, *args):
-        try:
-            return self.r.execute_command(*args)
-        except redis.ResponseError as e:
-            _raise(e)
 
     @staticmethod
     def _opts(ifversion=None, fence=None):
@@ -176,9 +236,9 @@ class Scratchpad:
             out += ["FENCE", fence[0], fence[1]]
         return out
 
-    # -- writes: each returns what the server replies; fence=(resource, token)
+    # -- writes: fence=(resource, token) from leased() or a Lease
     def write(self, name, content, *, ex=None, px=None, keepttl=False, kind=None, nx=False, xx=False,
-              ifversion=None, fence=None) -> Optional[int]:
+              ifversion=None, fence=None):
         """SP.WRITE: the new version; None when nx/xx stopped it."""
         args = ["SP.WRITE", self.ns, name, content]
         args += ["EX", ex] if ex is not None else []
@@ -187,55 +247,48 @@ class Scratchpad:
         args += ["KIND", kind] if kind else []
         args += ["NX"] if nx else []
         args += ["XX"] if xx else []
-        return self._cmd(*args, *self._opts(ifversion, fence))
+        return self._run(_same, *args, *self._opts(ifversion, fence))
 
-    def append(self, name, content, *, ifversion=None, fence=None) -> int:
+    def append(self, name, content, *, ifversion=None, fence=None):
         """SP.APPEND: the new length."""
-        return self._cmd("SP.APPEND", self.ns, name, content, *self._opts(ifversion, fence))
+        return self._run(_same, "SP.APPEND", self.ns, name, content, *self._opts(ifversion, fence))
 
     def edit(self, name, old, new, *, replace_all=False, ifversion=None, fence=None):
         """SP.EDIT: (replacements, version)."""
         args = ["SP.EDIT", self.ns, name, old, new] + (["ALL"] if replace_all else [])
-        n, v = self._cmd(*args, *self._opts(ifversion, fence))
-        return n, v
+        return self._run(tuple, *args, *self._opts(ifversion, fence))
 
-    def insert(self, name, line, text, *, ifversion=None, fence=None) -> int:
+    def insert(self, name, line, text, *, ifversion=None, fence=None):
         """SP.INSERT after `line` (0 the top, -1 the end): the new version."""
-        return self._cmd("SP.INSERT", self.ns, name, line, text, *self._opts(ifversion, fence))
+        return self._run(_same, "SP.INSERT", self.ns, name, line, text, *self._opts(ifversion, fence))
 
-    def delete(self, *names, fence=None) -> int:
+    def delete(self, *names, fence=None):
         """SP.DEL: how many existed."""
-        return self._cmd("SP.DEL", self.ns, *names, *self._opts(None, fence))
+        return self._run(_same, "SP.DEL", self.ns, *names, *self._opts(None, fence))
 
-    def offload(self, content, *, threshold=None, chars=False, prefix=None, ex=None, kind=None,
-                fence=None) -> OffloadResult:
-        """SP.OFFLOAD: stores content under <prefix>-<n> when over the threshold."""
+    def offload(self, content, *, threshold=None, chars=False, prefix=None, ex=None, kind=None, fence=None):
+        """SP.OFFLOAD: an OffloadResult (stored under <prefix>-<n> when over the threshold)."""
         args = ["SP.OFFLOAD", self.ns, content]
         args += ["THRESHOLD", threshold] if threshold is not None else []
         args += ["CHARS"] if chars else []
         args += ["PREFIX", prefix] if prefix else []
         args += ["EX", ex] if ex is not None else []
         args += ["KIND", kind] if kind else []
-        m = _tools._map(self._cmd(*args, *self._opts(None, fence)))
-        if not m["stored"]:
-            return OffloadResult(stored=False, content=m["content"])
-        return OffloadResult(stored=True, name=_tools._s(m["name"]), size=m["size"], length=m["length"],
-                             kind=_tools._s(m["kind"]), preview=_tools._s(m["preview"]))
+        return self._run(_parse_offload, *args, *self._opts(None, fence))
 
-    def expire(self, name, seconds, *, fence=None) -> bool:
-        return bool(self._cmd("SP.EXPIRE", self.ns, name, seconds, *self._opts(None, fence)))
+    def expire(self, name, seconds, *, fence=None):
+        return self._run(bool, "SP.EXPIRE", self.ns, name, seconds, *self._opts(None, fence))
 
-    def persist(self, name, *, fence=None) -> bool:
-        return bool(self._cmd("SP.PERSIST", self.ns, name, *self._opts(None, fence)))
+    def persist(self, name, *, fence=None):
+        return self._run(bool, "SP.PERSIST", self.ns, name, *self._opts(None, fence))
 
-    def ttl(self, name) -> int:
-        return self._cmd("SP.TTL", self.ns, name)
+    def ttl(self, name):
+        return self._run(_same, "SP.TTL", self.ns, name)
 
     # -- reads
-    def read(self, name, *, offset=None, limit=None, head=None, tail=None, lines=None,
-             bytes=False) -> Optional[ReadResult]:
+    def read(self, name, *, offset=None, limit=None, head=None, tail=None, lines=None, bytes=False):
         """SP.READ ... WITHMETA with at most one window: offset/limit, head, tail or lines=(from, to).
-        None when the entry does not exist."""
+        A ReadResult; None when the entry does not exist."""
         args = ["SP.READ", self.ns, name]
         args += ["OFFSET", offset] if offset is not None else []
         args += ["LIMIT", limit] if limit is not None else []
@@ -243,65 +296,74 @@ class Scratchpad:
         args += ["TAIL", tail] if tail is not None else []
         args += ["LINES", lines[0], lines[1]] if lines is not None else []
         args += ["BYTES"] if bytes else []
-        reply = self._cmd(*args, "WITHMETA")
-        if reply is None:
-            return None
-        m = _tools._map(reply[1])
-        kind = _tools._s(m["kind"])
-        return ReadResult(content=_content(reply[0], kind), version=m["version"], size=m["size"],
-                          length=m["length"], lines=m["lines"], kind=kind, offset=m["offset"],
-                          truncated=bool(m["truncated"]), next_offset=m["next_offset"])
+        return self._run(_parse_read, *args, "WITHMETA")
 
-    def text(self, name) -> Optional[Union[str, bytes]]:
+    def text(self, name):
         """The whole content (str for text, bytes for binary), or None."""
-        r = self.read(name)
-        return None if r is None else r.content
+        return self._run(lambda r: None if r is None else _parse_read(r).content, "SP.READ", self.ns, name,
+                         "WITHMETA")
 
-    def range(self, name, start, end=None) -> Optional[Union[str, bytes]]:
+    def range(self, name, start, end=None):
         """SP.RANGE, Python-slice semantics; bytes (decode a text entry yourself)."""
-        return self._cmd("SP.RANGE", self.ns, name, start, *([end] if end is not None else []))
+        return self._run(_same, "SP.RANGE", self.ns, name, start, *([end] if end is not None else []))
 
-    def peek(self, name, *, head=None, tail=None) -> Optional[str]:
+    def peek(self, name, *, head=None, tail=None):
         args = ["SP.PEEK", self.ns, name] + (["HEAD", head] if head is not None else []) + \
             (["TAIL", tail] if tail is not None else [])
-        r = self._cmd(*args)
-        return None if r is None else _tools._s(r)
+        return self._run(lambda r: None if r is None else _tools._s(r), *args)
 
-    def grep(self, name, pattern, *, max=None, context=None, nocase=False, literal=False) -> Optional[GrepResult]:
+    def grep(self, name, pattern, *, max=None, context=None, nocase=False, literal=False):
+        """SP.GREP ... WITHMETA: a GrepResult, lines as (number, is a match, text); None if missing."""
         args = ["SP.GREP", self.ns, name, pattern]
         args += ["MAX", max] if max is not None else []
         args += ["CONTEXT", context] if context is not None else []
         args += ["NOCASE"] if nocase else []
         args += ["LITERAL"] if literal else []
-        reply = self._cmd(*args, "WITHMETA")
-        if reply is None:
-            return None
-        out = []
-        for raw in reply[0]:
-            s = _tools._s(raw)
-            i = len(s) - len(s.lstrip("0123456789"))  # "<n>:" a match, "<n>-" a context line
-            out.append((int(s[:i]), s[i] == ":", s[i + 1:]))
-        m = _tools._map(reply[1])
-        return GrepResult(lines=out, matched=m["matched"], shown=m["shown"], truncated=bool(m["truncated"]))
+        return self._run(_parse_grep, *args, "WITHMETA")
 
-    def stat(self, name) -> Optional[Stat]:
-        reply = self._cmd("SP.STAT", self.ns, name)
-        if reply is None:
-            return None
-        m = {k: (_tools._s(v) if isinstance(v, bytes) else v) for k, v in _tools._map(reply).items()}
-        return Stat(**{f.name: m.get(f.name) for f in dataclasses.fields(Stat)})
+    def stat(self, name):
+        return self._run(_parse_stat, "SP.STAT", self.ns, name)
 
-    def list(self, *, match=None, cursor="0", count=None) -> ListPage:
-        """One page of SP.LIST ... WITHMETA."""
+    def list(self, *, match=None, cursor="0", count=None):
+        """One page of SP.LIST ... WITHMETA: a ListPage."""
         args = ["SP.LIST", self.ns, "WITHMETA", "CURSOR", cursor]
         args += ["MATCH", match] if match else []
         args += ["COUNT", count] if count else []
-        cur, items = self._cmd(*args)
-        entries = []
-        for it in items:
-            m = {k: (_tools._s(v) if isinstance(v, bytes) else v) for k, v in _tools._map(it).items()}
-            entries.append(Entry(**{f.name: m.get(f.name) for f in dataclasses.fields(Entry)}))
-        return ListPage(entries=entries, cursor=_tools._s(cur))
+        return self._run(_parse_list, *args)
+
+    def info(self):
+        return self._run(lambda r: None if r is None else _strs(r), "SP.INFO", self.ns)
+
+    # -- leases
+    def lease(self, resource, holder, ttl_ms, *, wait_ms=None):
+        """SP.LEASE: a Lease, or None when wait_ms passed; Leased when held (without wait_ms)."""
+        return self._run(lambda r: None if r is None else Lease(resource, holder, r[0], r[1]), "SP.LEASE",
+                         self.ns, resource, holder, ttl_ms, *(["WAIT", wait_ms] if wait_ms is not None else []))
+
+    def release(self, lease: Lease):
+        return self._run(bool, "SP.RELEASE", self.ns, lease.resource, lease.holder, lease.token)
+
+    def _changes_args(self, since, count, block_ms):
+        args = ["SP.CHANGES", self.ns, "SINCE", since]
+        args += ["COUNT", count] if count else []
+        args += ["BLOCK", block_ms] if block_ms is not None else []
+        return args
+
+    # -- the tools
+    def as_tools(self, format="anthropic"):
+        """The tool definitions: "anthropic" or "openai" (or "mcp")."""
+        return _tools.definitions(format)
+
+
+class Scratchpad(_Commands):
+    """One scratchpad (namespace) on a redis-py client (redis.Redis)."""
+
+    def _run(self, parse, *args):
+        try:
+            reply = self.r.execute_command(*args)
+        except redis.ResponseError as e:
+            _raise(e)
+        return parse(reply)
 
     def entries(self, *, match=None, count=None) -> Iterator[Entry]:
         """Every entry, through all pages."""
@@ -313,25 +375,10 @@ class Scratchpad:
             if cursor == "0":
                 return
 
-    def info(self) -> Optional[dict]:
-        reply = self._cmd("SP.INFO", self.ns)
-        return None if reply is None else {k: (_tools._s(v) if isinstance(v, bytes) else v)
-                                           for k, v in _tools._map(reply).items()}
-
-    # -- leases and the change feed
-    def lease(self, resource, holder, ttl_ms, *, wait_ms=None) -> Optional[Lease]:
-        """SP.LEASE: the lease, or None when wait_ms passed; Leased when held (no wait)."""
-        reply = self._cmd("SP.LEASE", self.ns, resource, holder, ttl_ms,
-                          *(["WAIT", wait_ms] if wait_ms is not None else []))
-        return None if reply is None else Lease(resource, holder, reply[0], reply[1])
-
-    def release(self, lease: Lease) -> bool:
-        return bool(self._cmd("SP.RELEASE", self.ns, lease.resource, lease.holder, lease.token))
-
     @contextlib.contextmanager
     def leased(self, resource, holder, ttl_ms, *, wait_ms=None):
         """with sp.leased("plan", "agent-a", 30000) as fence: sp.write("plan", text, fence=fence)
-        Takes the lease (Leased / TimeoutError when it cannot), yields (resource, token), releases it."""
+        Takes the lease (Leased, or TimeoutError after wait_ms), yields (resource, token), releases it."""
         lease = self.lease(resource, holder, ttl_ms, wait_ms=wait_ms)
         if lease is None:
             raise TimeoutError("lease on %r still held after %s ms" % (resource, wait_ms))
@@ -340,34 +387,20 @@ class Scratchpad:
         finally:
             self.release(lease)
 
-    def changes(self, since=0, *, count=None, block_ms=None, follow=False) -> Iterator[Change]:
-        """The change feed from `since`; with follow, waits (block_ms at a time) for more, for ever.
-        A gap (changes lost) raises ScratchpadError with the latest number."""
+    def changes(self, since=0, *, count=None, block_ms=1000, follow=False) -> Iterator[Change]:
+        """The changes after `since`, oldest first, until none is left; with follow, for ever (waiting
+        block_ms at a time). A gap (changes no longer kept) raises ScratchpadError."""
         while True:
-            args = ["SP.CHANGES", self.ns, "SINCE", since]
-            args += ["COUNT", count] if count else []
-            args += ["BLOCK", block_ms] if block_ms is not None and follow else []
-            reply = self._cmd(*args)
-            if reply is None:
-                continue
-            m = _tools._map(reply)
-            if m["gap"]:
-                raise ScratchpadError("gap in the change feed after %d: resume from %d" % (since, m["last"]))
-            for c in m["changes"]:
-                ch = Change(c[0], c[1], _tools._s(c[2]), _tools._s(c[3]), c[4], c[5], _tools._s(c[6]))
+            page, empty = _changes_page(self._run(_same, *self._changes_args(since, count,
+                                                                             block_ms if follow else None)), since)
+            for ch in page:
                 since = ch.seq
                 yield ch
-            if not follow and not m["changes"]:
+            if empty and not follow:
                 return
-            if not follow and count is None:
-                return
-
-    # -- the tools
-    def as_tools(self, format="anthropic"):
-        return _tools.definitions(format)
 
     def call(self, tool_name, args) -> str:
-        """Run a model's tool call; the text for the model. Raises ToolError (str: the error text)."""
+        """Run a model's tool call: the text for the model. Raises ToolError (its str: the error text)."""
         return _tools.call(self.r, self.ns, tool_name, args)
 
     call_tool = call
@@ -377,6 +410,15 @@ class Scratchpad:
         return offload_result(self, tool_name, text, threshold_chars=threshold_chars, ex=ex)
 
 
+def _offload_note(tool_name, r):
+    if not r.stored:
+        return _tools._s(r.content) if isinstance(r.content, bytes) else r.content
+    unit = "bytes" if r.kind == "binary" else "characters"
+    return ("[%s's output (%d %s) was stored in the scratchpad as '%s'. Preview:]\n%s\n[Read it with "
+            "scratchpad_read name=\"%s\" (offset, limit, regex), scratchpad_view or scratchpad_grep.]"
+            % (tool_name, r.length, unit, r.name, r.preview, r.name))
+
+
 def offload_result(sp: Scratchpad, tool_name: str, text: Union[str, bytes], *, threshold_chars=30000,
                    ex=None) -> str:
     """The large-output rule a harness applies to every tool result before it
@@ -384,10 +426,4 @@ def offload_result(sp: Scratchpad, tool_name: str, text: Union[str, bytes], *, t
     for binary) is stored in the scratchpad as <tool_name>-<n> and replaced by
     a note with its name, size and a head+tail preview (a binary result by its
     size and hash); a smaller one is returned as it is."""
-    r = sp.offload(text, threshold=threshold_chars, chars=True, prefix=tool_name, ex=ex)
-    if not r.stored:
-        return _tools._s(r.content) if isinstance(r.content, bytes) else r.content
-    unit = "bytes" if r.kind == "binary" else "characters"
-    return ("[%s's output (%d %s) was stored in the scratchpad as '%s'. Preview:]\n%s\n[Read it with "
-            "scratchpad_read name=\"%s\" (offset, limit, regex), scratchpad_view or scratchpad_grep.]"
-            % (tool_name, r.length, unit, r.name, r.preview, r.name))
+    return _offload_note(tool_name, sp.offload(text, threshold=threshold_chars, chars=True, prefix=tool_name, ex=ex))

@@ -281,21 +281,39 @@ def _render(fmt, reply, tool, vals):
     raise ToolError("unexpected reply from the server for %s" % tool["name"])
 
 
-def call(client, ns, name, args):
-    """Run tool `name` with `args` (a dict) in namespace ns on a redis-py client
-    (decode_responses off). Returns the text for the model; raises ToolError
-    with the text of a failed call (bad arguments, the server's error, the
-    server unavailable)."""
+def prepare(ns, name, args):
+    """(argv, render) for a tool call: the command to send and a function of its reply that gives
+    the model's text (or raises ToolError). Raises ToolError for bad arguments."""
     tool = _BY_NAME.get(name)
     if tool is None:
         raise ToolError("unknown tool '%s'" % name)
     vals = _check(tool, args)
     var = _variant(tool, vals)
-    argv = _expand(tool, var["argv"], ns, vals)
+    return _expand(tool, var["argv"], ns, vals), lambda reply: _render(var["result"], reply, tool, vals)
+
+
+def call(client, ns, name, args):
+    """Run tool `name` with `args` (a dict) in namespace ns on a redis-py client
+    (decode_responses off). Returns the text for the model; raises ToolError
+    with the text of a failed call (bad arguments, the server's error, the
+    server unavailable)."""
+    argv, render = prepare(ns, name, args)
     try:
         reply = client.execute_command(*argv)
     except redis.ResponseError as e:
         raise ToolError(str(e)) from None
     except (redis.ConnectionError, redis.TimeoutError) as e:
         raise ToolError("the scratchpad server is unavailable: %s" % e) from None
-    return _render(var["result"], reply, tool, vals)
+    return render(reply)
+
+
+async def call_async(client, ns, name, args):
+    """call() on a redis.asyncio client."""
+    argv, render = prepare(ns, name, args)
+    try:
+        reply = await client.execute_command(*argv)
+    except redis.ResponseError as e:
+        raise ToolError(str(e)) from None
+    except (redis.ConnectionError, redis.TimeoutError) as e:
+        raise ToolError("the scratchpad server is unavailable: %s" % e) from None
+    return render(reply)
