@@ -2,41 +2,35 @@
  *
  * What desktop and CLI agent harnesses launch to give a model a scratchpad:
  * MCP over stdio (JSON-RPC 2.0, one message a line on stdin and stdout,
- * nothing else on stdout; diagnostics go to stderr). It serves the tools of
- * client/tools.c (tools/list, tools/call) in one namespace per process: the
- * one given by --namespace, else "mcp:<unix seconds>:<pid>", so a model can
- * never name another agent's scratchpad. Lifecycle as the specification says:
- * initialize (the protocol version the client asks for if this server speaks
- * it, else the latest it speaks), notifications/initialized, ping; the
- * entries as resources scratchpad://<ns, percent-encoded>/<name> (list with
- * pages, one template, read: text, or a base64 blob for binary); one prompt,
- * scratchpad_guidance (when to reach for the scratchpad); unknown
- * methods are -32601, bad parameters -32602, unparsable lines -32700 (and the
- * session goes on). A tool that fails (bad arguments, a server error, the
- * server down) is a result with isError true and the reason as text.
+ * nothing else on stdout; diagnostics go to stderr; a line that does not
+ * parse gets -32700 and the session goes on), or over Streamable HTTP with
+ * --http addr:port (mcp_http.c). The methods are mcp_proto.c's. Over stdio the
+ * process is one session, in the namespace given by --namespace, else
+ * "mcp:<unix seconds>:<pid>"; over HTTP each session has its own (see
+ * mcp_http.h). No tool takes a namespace: a model can never name another
+ * agent's scratchpad.
  *
  * Also the generator of the tool files: --print-tools anthropic|openai|mcp|table
  * writes that form of the table to stdout (make tools-json).
  */
 #include <errno.h>
-#include <hiredis/hiredis.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
+#include "mcp_http.h"
+#include "mcp_proto.h"
 #include "scratchpad.h"
 #include "tools.h"
 
-#define SERVER_NAME "scratchpad-mcp"
-#define SERVER_VERSION "0.1.0"
-
-static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05", NULL};
-
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: scratchpad-mcp [--url redis://[:password@]host:port[/db]] [--namespace ns]\n"
+    fprintf(f, "usage: scratchpad-mcp [--url redis://[:password@]host:port[/db]] [--namespace ns] [--http addr:port]\n"
                "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
                "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0.\n"
                "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
@@ -44,6 +38,13 @@ static void usage(FILE *f)
 
 /* Parse redis://[[user]:password@]host[:port][/db] into o and *db. Strings
  * point into buf (a copy of url the caller keeps). Returns 0 or -1. */
+static void on_signal(evutil_socket_t sig, short what, void *base)
+{
+    (void)sig;
+    (void)what;
+    event_base_loopbreak(base);
+}
+
 static int parse_url(char *buf, spc_options *o, int *db)
 {
     char *p = buf;
@@ -89,285 +90,6 @@ static int parse_url(char *buf, spc_options *o, int *db)
     return 0;
 }
 
-static void send_msg(json_t *msg)
-{
-    char *s = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
-    if (s) {
-        fputs(s, stdout);
-        fputc('\n', stdout);
-        fflush(stdout);
-        free(s);
-    }
-    json_decref(msg);
-}
-
-static void send_result(json_t *id, json_t *result)
-{
-    send_msg(json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result));
-}
-
-static void send_error(json_t *id, int code, const char *message)
-{
-    send_msg(json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error", "code", code,
-                       "message", message));
-}
-
-typedef struct session {
-    spc_ctx *c;
-    const char *ns;
-    int db;
-    json_t *tools; /* the mcp form of the table */
-} session;
-
-static json_t *initialize_result(json_t *params)
-{
-    const char *asked = NULL, *chosen = versions[0];
-    json_unpack(params, "{s?s}", "protocolVersion", &asked);
-    for (int i = 0; asked && versions[i]; i++)
-        if (strcmp(asked, versions[i]) == 0)
-            chosen = versions[i];
-    return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b},s:{s:b}},s:{s:s,s:s},s:s}", "protocolVersion", chosen, "capabilities",
-                     "tools", "listChanged", 0, "resources", "subscribe", 0, "listChanged", 0, "prompts", "listChanged",
-                     0, "serverInfo", "name", SERVER_NAME, "version", SERVER_VERSION, "instructions",
-                     "A scratchpad: durable working memory that outlives the context window. Call "
-                     "scratchpad_list first in every session; save plans, findings, constraints and decisions "
-                     "with scratchpad_write; read large entries by windows.");
-}
-
-/* ---------------------------------------------------- resources and prompts */
-
-/* The URI prefix of this session's entries: "scratchpad://<ns, percent-encoded>/". */
-static void uri_prefix(const session *s, char *out, size_t n)
-{
-    size_t k = (size_t)snprintf(out, n, "scratchpad://");
-    for (const unsigned char *p = (const unsigned char *)s->ns; *p && k + 4 < n; p++) {
-        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-            out[k++] = (char)*p;
-        else
-            k += (size_t)snprintf(out + k, n - k, "%%%02X", *p);
-    }
-    snprintf(out + k, n - k, "/");
-}
-
-/* A reply's field in a flat key/value array. */
-static const redisReply *field(const redisReply *r, const char *key)
-{
-    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2)
-        if (r->element[i]->str && strcmp(r->element[i]->str, key) == 0)
-            return r->element[i + 1];
-    return NULL;
-}
-
-/* resources/list: the entries, 200 a page; MCP's cursor is SP.LIST's. */
-static void list_resources(session *s, json_t *id, json_t *params)
-{
-    const char *cursor = "0";
-    char prefix[600];
-    json_unpack(params, "{s?s}", "cursor", &cursor);
-    if (spt_ensure_connected(s->c, s->db) < 0) {
-        send_error(id, -32603, spc_errstr(s->c));
-        return;
-    }
-    redisReply *r = redisCommand(spc_redis(s->c), "SP.LIST %s WITHMETA CURSOR %s COUNT 200", s->ns, cursor);
-    if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
-        send_error(id, r && r->type == REDIS_REPLY_ERROR ? -32602 : -32603,
-                   r && r->str ? r->str : "the scratchpad server is unavailable");
-        if (r)
-            freeReplyObject(r);
-        return;
-    }
-    uri_prefix(s, prefix, sizeof prefix);
-    json_t *list = json_array();
-    for (size_t i = 0; i < r->element[1]->elements; i++) {
-        const redisReply *e = r->element[1]->element[i], *nm = field(e, "name"), *kind = field(e, "kind");
-        const redisReply *size = field(e, "size");
-        if (!nm || !nm->str)
-            continue;
-        char uri[1024];
-        snprintf(uri, sizeof uri, "%s%s", prefix, nm->str);
-        int binary = kind && kind->str && strcmp(kind->str, "binary") == 0;
-        json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:I}", "uri", uri, "name", nm->str, "mimeType",
-                                              binary ? "application/octet-stream" : "text/plain", "size",
-                                              (json_int_t)(size ? size->integer : 0)));
-    }
-    json_t *res = json_pack("{s:o}", "resources", list);
-    if (strcmp(r->element[0]->str, "0") != 0)
-        json_object_set_new(res, "nextCursor", json_string(r->element[0]->str));
-    freeReplyObject(r);
-    send_result(id, res);
-}
-
-static void list_templates(session *s, json_t *id)
-{
-    char prefix[600], tmpl[700];
-    uri_prefix(s, prefix, sizeof prefix);
-    snprintf(tmpl, sizeof tmpl, "%s{name}", prefix);
-    send_result(id,
-                json_pack("{s:[{s:s,s:s,s:s}]}", "resourceTemplates", "uriTemplate", tmpl, "name", "scratchpad entry",
-                          "description", "An entry of this session's scratchpad, by name (e.g. plan, findings/db)."));
-}
-
-/* resources/read: the whole entry (text, or a base64 blob for binary). */
-static void read_resource(session *s, json_t *id, json_t *params)
-{
-    const char *uri = NULL;
-    char prefix[600];
-    if (json_unpack(params, "{s:s}", "uri", &uri) < 0) {
-        send_error(id, -32602, "resources/read needs params {uri}");
-        return;
-    }
-    uri_prefix(s, prefix, sizeof prefix);
-    size_t pl = strlen(prefix);
-    if (strncmp(uri, prefix, pl) != 0 || !uri[pl]) {
-        send_error(id, -32002, "Resource not found");
-        return;
-    }
-    if (spt_ensure_connected(s->c, s->db) < 0) {
-        send_error(id, -32603, spc_errstr(s->c));
-        return;
-    }
-    redisReply *r = redisCommand(spc_redis(s->c), "SP.READ %s %s WITHMETA", s->ns, uri + pl);
-    if (!r || r->type == REDIS_REPLY_NIL || r->type == REDIS_REPLY_ERROR || r->type != REDIS_REPLY_ARRAY) {
-        int missing = r && (r->type == REDIS_REPLY_NIL || r->type == REDIS_REPLY_ERROR);
-        send_error(id, missing ? -32002 : -32603,
-                   missing ? "Resource not found" : "the scratchpad server is unavailable");
-        if (r)
-            freeReplyObject(r);
-        return;
-    }
-    const redisReply *c = r->element[0], *kind = field(r->element[1], "kind");
-    json_t *item = json_pack("{s:s}", "uri", uri);
-    if (kind && kind->str && strcmp(kind->str, "binary") == 0) {
-        json_object_set_new(item, "mimeType", json_string("application/octet-stream"));
-        char *b64 = malloc(c->len / 3 * 4 + 8);
-        static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        size_t k = 0;
-        for (size_t i = 0; b64 && i < c->len; i += 3) {
-            const unsigned char *u = (const unsigned char *)c->str;
-            unsigned x = (unsigned)u[i] << 16 | (i + 1 < c->len ? (unsigned)u[i + 1] << 8 : 0) |
-                         (i + 2 < c->len ? u[i + 2] : 0);
-            b64[k++] = t[x >> 18 & 63];
-            b64[k++] = t[x >> 12 & 63];
-            b64[k++] = i + 1 < c->len ? t[x >> 6 & 63] : '=';
-            b64[k++] = i + 2 < c->len ? t[x & 63] : '=';
-        }
-        if (b64) {
-            b64[k] = '\0';
-            json_object_set_new(item, "blob", json_string(b64));
-            free(b64);
-        }
-    } else {
-        json_object_set_new(item, "mimeType", json_string("text/plain"));
-        json_object_set_new(item, "text", json_stringn(c->str, c->len));
-    }
-    freeReplyObject(r);
-    send_result(id, json_pack("{s:[o]}", "contents", item));
-}
-
-#define GUIDANCE                                                                                               \
-    "You have a scratchpad: durable working memory that outlives your context window, shared with nobody "     \
-    "else unless your harness says so. Use it:\n"                                                              \
-    "- At the start of every session or task, call scratchpad_list and read what is relevant (your plan, "     \
-    "findings, constraints, decisions): an earlier turn may have done the work already.\n"                     \
-    "- Before a multi-step task, write your plan (one step per line, [ ] checkboxes) and tick steps with "     \
-    "scratchpad_edit as you go.\n"                                                                             \
-    "- After an expensive tool call (a search, a long file, a test run), save what you learned as a finding, " \
-    "in a few lines, so that you never redo it.\n"                                                             \
-    "- Save the user's constraints and your decisions with their reasons.\n"                                   \
-    "- Large outputs are stored for you as <tool>-<n>: read them by windows (scratchpad_read offset/limit, "   \
-    "scratchpad_view, scratchpad_grep), never whole.\n"                                                        \
-    "- Keep entries small and named like paths: plan, findings/<topic>, decisions/<topic>, constraints."
-
-static void list_prompts(json_t *id)
-{
-    send_result(id, json_pack("{s:[{s:s,s:s}]}", "prompts", "name", "scratchpad_guidance", "description",
-                              "When and how to use the scratchpad (add it to the system prompt)."));
-}
-
-static void get_prompt(json_t *id, json_t *params)
-{
-    const char *name = NULL;
-    if (json_unpack(params, "{s:s}", "name", &name) < 0 || strcmp(name, "scratchpad_guidance") != 0) {
-        send_error(id, -32602, "Unknown prompt (the one prompt is scratchpad_guidance)");
-        return;
-    }
-    send_result(id, json_pack("{s:s,s:[{s:s,s:{s:s,s:s}}]}", "description", "When and how to use the scratchpad",
-                              "messages", "role", "user", "content", "type", "text", "text", GUIDANCE));
-}
-
-static void call_tool(session *s, json_t *id, json_t *params)
-{
-    const char *name = NULL;
-    json_t *args = NULL;
-    if (!json_is_object(params) || json_unpack(params, "{s:s,s?o}", "name", &name, "arguments", &args) < 0) {
-        send_error(id, -32602, "tools/call needs params {name, arguments}");
-        return;
-    }
-    if (!spt_find(name)) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "Unknown tool: %.300s", name);
-        send_error(id, -32602, msg);
-        return;
-    }
-    int is_error = 1;
-    spt_ensure_connected(s->c, s->db); /* a failure is the call's tool error */
-    char *text = spt_call(s->c, s->ns, name, args, &is_error);
-    if (!text) {
-        send_error(id, -32603, "out of memory");
-        return;
-    }
-    json_t *t = json_string(text);
-    if (!t) /* not UTF-8: never expected (binary is described or base64), but never send invalid JSON */
-        t = json_string("the reply is not valid UTF-8");
-    free(text);
-    send_result(id, json_pack("{s:[{s:s,s:o}],s:b}", "content", "type", "text", "text", t, "isError", is_error));
-}
-
-/* Handle one parsed message. */
-static void handle(session *s, json_t *msg)
-{
-    json_t *id = json_object_get(msg, "id");
-    const char *method = NULL;
-    json_t *params = json_object_get(msg, "params");
-    if (!json_is_object(msg) || !json_is_string(json_object_get(msg, "method"))) {
-        if (json_is_object(msg) && !json_object_get(msg, "method") &&
-            (json_object_get(msg, "result") || json_object_get(msg, "error")))
-            return; /* a response to a request of ours: we send none */
-        send_error(json_is_object(msg) ? id : NULL, -32600, "Invalid Request");
-        return;
-    }
-    method = json_string_value(json_object_get(msg, "method"));
-    if (!id) /* notifications (initialized, cancelled, ...): nothing to answer */
-        return;
-    if (!json_is_string(id) && !json_is_integer(id)) {
-        send_error(NULL, -32600, "Invalid Request: id must be a string or an integer");
-        return;
-    }
-    if (strcmp(method, "initialize") == 0)
-        send_result(id, initialize_result(params));
-    else if (strcmp(method, "ping") == 0)
-        send_result(id, json_object());
-    else if (strcmp(method, "tools/list") == 0)
-        send_result(id, json_pack("{s:O}", "tools", s->tools));
-    else if (strcmp(method, "tools/call") == 0)
-        call_tool(s, id, params);
-    else if (strcmp(method, "resources/list") == 0)
-        list_resources(s, id, params);
-    else if (strcmp(method, "resources/templates/list") == 0)
-        list_templates(s, id);
-    else if (strcmp(method, "resources/read") == 0)
-        read_resource(s, id, params);
-    else if (strcmp(method, "prompts/list") == 0)
-        list_prompts(id);
-    else if (strcmp(method, "prompts/get") == 0)
-        get_prompt(id, params);
-    else {
-        char m[400];
-        snprintf(m, sizeof m, "Method not found: %.300s", method);
-        send_error(id, -32601, m);
-    }
-}
-
 static int print_tools(const char *form)
 {
     json_t *d = spt_definitions(form);
@@ -384,52 +106,21 @@ static int print_tools(const char *form)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Serve MCP over stdio until the end of input. */
+static int serve_stdio(const spc_options *o, int db, const char *ns, json_t *tools)
 {
-    const char *url = getenv("SCRATCHPAD_URL"), *ns = getenv("SCRATCHPAD_NAMESPACE");
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--print-tools") == 0 && i + 1 < argc)
-            return print_tools(argv[++i]);
-        else if (strcmp(argv[i], "--url") == 0 && i + 1 < argc)
-            url = argv[++i];
-        else if (strcmp(argv[i], "--namespace") == 0 && i + 1 < argc)
-            ns = argv[++i];
-        else {
-            usage(strcmp(argv[i], "--help") == 0 ? stdout : stderr);
-            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
-        }
-    }
-    char urlbuf[1024], nsbuf[64];
-    spc_options o = {0};
-    session s = {0};
-    snprintf(urlbuf, sizeof urlbuf, "%s", url && *url ? url : "redis://127.0.0.1:6379/0");
-    if (parse_url(urlbuf, &o, &s.db) < 0) {
-        fprintf(stderr, "scratchpad-mcp: bad URL '%s' (redis://[:password@]host:port[/db])\n", url);
-        return 2;
-    }
+    char nsbuf[64];
+    mcp_session s;
     if (!ns || !*ns) {
         snprintf(nsbuf, sizeof nsbuf, "mcp:%lld:%d", (long long)time(NULL), (int)getpid());
         ns = nsbuf;
     }
-    s.ns = ns;
-    o.connect_timeout_ms = 5000;
-    s.c = spc_connect_with(&o);
-    if (!s.c)
+    if (mcp_session_open(&s, o, db, ns, tools) < 0) {
+        fprintf(stderr, "scratchpad-mcp: cannot open the session (SELECT %d refused?)\n", db);
         return 1;
-    if (!spc_err(s.c) && s.db) {
-        redisReply *r = redisCommand(spc_redis(s.c), "SELECT %d", s.db);
-        if (!r || r->type == REDIS_REPLY_ERROR) {
-            fprintf(stderr, "scratchpad-mcp: SELECT %d failed\n", s.db);
-            if (r)
-                freeReplyObject(r);
-            spc_free(s.c);
-            return 1;
-        }
-        freeReplyObject(r);
     }
     if (spc_err(s.c))
         fprintf(stderr, "scratchpad-mcp: %s (tools will report it until the server is up)\n", spc_errstr(s.c));
-    s.tools = spt_definitions("mcp");
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -440,18 +131,93 @@ int main(int argc, char **argv)
             continue;
         json_error_t err;
         json_t *msg = json_loadb(line, (size_t)n, JSON_DECODE_ANY, &err);
-        if (!msg) {
-            send_error(NULL, -32700, "Parse error");
-            continue;
-        }
-        if (json_is_array(msg))
-            send_error(NULL, -32600, "Invalid Request: batches are not supported");
-        else
-            handle(&s, msg);
+        json_t *reply = msg ? mcp_handle(&s, msg) : mcp_error_reply(-32700, "Parse error");
         json_decref(msg);
+        if (reply) {
+            char *text = json_dumps(reply, JSON_COMPACT | JSON_ENSURE_ASCII);
+            json_decref(reply);
+            if (text) {
+                fputs(text, stdout);
+                fputc('\n', stdout);
+                fflush(stdout);
+                free(text);
+            }
+        }
     }
     free(line);
-    json_decref(s.tools);
-    spc_free(s.c);
+    mcp_session_close(&s);
     return 0;
+}
+
+/* Serve MCP over Streamable HTTP on listen ("addr:port") until SIGINT/SIGTERM. */
+static int serve_http(const char *listen, const spc_options *o, int db, const char *ns, json_t *tools)
+{
+    char addr[256];
+    snprintf(addr, sizeof addr, "%s", listen);
+    char *colon = strrchr(addr, ':');
+    char *end;
+    long port = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || *end || port < 0 || port > 65535) {
+        fprintf(stderr, "scratchpad-mcp: --http wants addr:port, e.g. 127.0.0.1:8765\n");
+        return 2;
+    }
+    *colon = '\0';
+    int rc = 1;
+    struct event_base *base = event_base_new();
+    struct event *sigint = NULL, *sigterm = NULL;
+    mcp_http *h = base ? mcp_http_start(base, addr, (int)port, o, db, ns && *ns ? ns : NULL, tools) : NULL;
+    if (!h) {
+        fprintf(stderr, "scratchpad-mcp: cannot listen on %s: %s\n", listen, strerror(errno));
+        goto done;
+    }
+    sigint = evsignal_new(base, SIGINT, on_signal, base);
+    sigterm = evsignal_new(base, SIGTERM, on_signal, base);
+    if (!sigint || !sigterm || evsignal_add(sigint, NULL) < 0 || evsignal_add(sigterm, NULL) < 0)
+        goto done;
+    fprintf(stderr, "scratchpad-mcp: MCP over HTTP at http://%s/mcp\n", listen);
+    event_base_dispatch(base);
+    rc = 0;
+done:
+    if (sigterm)
+        event_free(sigterm);
+    if (sigint)
+        event_free(sigint);
+    mcp_http_free(h);
+    if (base)
+        event_base_free(base);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *url = getenv("SCRATCHPAD_URL"), *ns = getenv("SCRATCHPAD_NAMESPACE"), *http = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--print-tools") == 0 && i + 1 < argc)
+            return print_tools(argv[++i]);
+        else if (strcmp(argv[i], "--url") == 0 && i + 1 < argc)
+            url = argv[++i];
+        else if (strcmp(argv[i], "--namespace") == 0 && i + 1 < argc)
+            ns = argv[++i];
+        else if (strcmp(argv[i], "--http") == 0 && i + 1 < argc)
+            http = argv[++i];
+        else {
+            usage(strcmp(argv[i], "--help") == 0 ? stdout : stderr);
+            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        }
+    }
+    char urlbuf[1024];
+    spc_options o = {0};
+    int db = 0;
+    snprintf(urlbuf, sizeof urlbuf, "%s", url && *url ? url : "redis://127.0.0.1:6379/0");
+    if (parse_url(urlbuf, &o, &db) < 0) {
+        fprintf(stderr, "scratchpad-mcp: bad URL '%s' (redis://[:password@]host:port[/db])\n", url);
+        return 2;
+    }
+    o.connect_timeout_ms = 5000;
+    json_t *tools = spt_definitions("mcp");
+    if (!tools)
+        return 1;
+    int rc = http ? serve_http(http, &o, db, ns, tools) : serve_stdio(&o, db, ns, tools);
+    json_decref(tools);
+    return rc;
 }
