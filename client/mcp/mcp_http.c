@@ -3,7 +3,9 @@
  * Requests are handled one at a time in the event loop: a tool call blocks the
  * loop for as long as its command takes on the session's own connection (a
  * lease's wait_ms at most 60 s), as a stdio server blocks its one client.
- * Sessions live in a fixed table (MAX_SESSIONS); a new one past it is 503.
+ * Sessions live in a fixed table (MAX_SESSIONS); a new one past it is 503. A
+ * session's stream (GET) is an evhttp chunked reply kept open; the connection's
+ * close callback (or the next poll) forgets it, and frees it, when the client goes.
  */
 #include "mcp_http.h"
 
@@ -19,15 +21,18 @@
 
 #define MAX_SESSIONS 256
 #define MAX_BODY (64 * 1024 * 1024)
+#define POLL_MS 200 /* how often subscriptions look at the change feed */
 
 typedef struct http_session {
     int used;
     char id[33];
     mcp_session s;
+    struct evhttp_request *stream; /* the open GET (SSE) stream, or NULL */
 } http_session;
 
 struct mcp_http {
     struct evhttp *http;
+    struct event *poll; /* subscriptions' timer */
     const spc_options *o;
     int db;
     const char *fixed_ns;
@@ -76,8 +81,78 @@ static http_session *new_session(mcp_http *h)
     return NULL;
 }
 
+static void end_stream(http_session *hs)
+{
+    if (!hs->stream)
+        return;
+    evhttp_connection_set_closecb(evhttp_request_get_connection(hs->stream), NULL, NULL);
+    evhttp_send_reply_end(hs->stream);
+    hs->stream = NULL;
+}
+
+/* A stream whose client went away: libevent detaches the request (its
+ * connection becomes NULL) and leaves it to us, as the reply was not finished;
+ * when the connection is freed with the request still on it, it frees it. */
+static void forget_stream(http_session *hs)
+{
+    if (hs->stream && !evhttp_request_get_connection(hs->stream))
+        evhttp_request_free(hs->stream);
+    hs->stream = NULL;
+}
+
+static void on_stream_closed(struct evhttp_connection *conn, void *arg)
+{
+    (void)conn;
+    forget_stream(arg);
+}
+
+/* GET: the session's stream of server-sent messages (text/event-stream), one at a time. */
+static void open_stream(struct evhttp_request *req, http_session *hs)
+{
+    if (hs->stream) {
+        evhttp_send_reply(req, 409, "Conflict", NULL);
+        return;
+    }
+    struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+    evhttp_add_header(out, "Content-Type", "text/event-stream");
+    evhttp_add_header(out, "Cache-Control", "no-cache");
+    evhttp_send_reply_start(req, 200, "OK");
+    hs->stream = req;
+    evhttp_connection_set_closecb(evhttp_request_get_connection(req), on_stream_closed, hs);
+}
+
+static void on_poll(evutil_socket_t fd, short what, void *arg)
+{
+    mcp_http *h = arg;
+    (void)fd;
+    (void)what;
+    for (int i = 0; i < MAX_SESSIONS; i++) {
+        http_session *hs = &h->sessions[i];
+        if (hs->used && hs->stream && !evhttp_request_get_connection(hs->stream))
+            forget_stream(hs);
+        if (!hs->used || !hs->stream)
+            continue;
+        json_t *notes = mcp_poll(&hs->s), *m;
+        size_t k;
+        json_array_foreach(notes, k, m)
+        {
+            char *text = json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII);
+            struct evbuffer *b = evbuffer_new();
+            if (text && b) {
+                evbuffer_add_printf(b, "event: message\ndata: %s\n\n", text);
+                evhttp_send_reply_chunk(hs->stream, b);
+            }
+            if (b)
+                evbuffer_free(b);
+            free(text);
+        }
+        json_decref(notes);
+    }
+}
+
 static void end_session(http_session *hs)
 {
+    end_stream(hs);
     mcp_session_close(&hs->s);
     memset(hs, 0, sizeof *hs);
 }
@@ -194,8 +269,19 @@ static void on_request(struct evhttp_request *req, void *arg)
         reply_json(req, 200, "OK", NULL);
         return;
     }
+    case EVHTTP_REQ_GET: {
+        const char *accept = evhttp_find_header(hdr, "Accept");
+        http_session *hs = sid ? find_session(h, sid) : NULL;
+        if (!accept || !strstr(accept, "text/event-stream"))
+            reply_json(req, 406, "Not Acceptable", NULL);
+        else if (!hs)
+            reply_json(req, sid ? 404 : 400, sid ? "Not Found" : "Bad Request", NULL);
+        else
+            open_stream(req, hs);
+        return;
+    }
     default:
-        evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST, DELETE");
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "GET, POST, DELETE");
         reply_json(req, 405, "Method Not Allowed", NULL);
         return;
     }
@@ -220,6 +306,12 @@ mcp_http *mcp_http_start(struct event_base *base, const char *addr, int port, co
     evhttp_set_allowed_methods(h->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT |
                                             EVHTTP_REQ_HEAD | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
     evhttp_set_gencb(h->http, on_request, h);
+    struct timeval every = {0, POLL_MS * 1000};
+    h->poll = event_new(base, -1, EV_PERSIST, on_poll, h);
+    if (!h->poll || event_add(h->poll, &every) < 0) {
+        mcp_http_free(h);
+        return NULL;
+    }
     return h;
 }
 
@@ -230,6 +322,8 @@ void mcp_http_free(mcp_http *h)
     for (int i = 0; i < MAX_SESSIONS; i++)
         if (h->sessions[i].used)
             end_session(&h->sessions[i]);
+    if (h->poll)
+        event_free(h->poll);
     if (h->http)
         evhttp_free(h->http);
     free(h);

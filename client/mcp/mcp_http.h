@@ -4,8 +4,10 @@
  * with application/json (a notification or a response with 202 and no body).
  * An initialize request opens a session: the reply carries its Mcp-Session-Id
  * (32 random hex digits), which every later request must send (400 without it,
- * 404 for one unknown or ended); DELETE ends it. GET (a stream of server-sent
- * messages) is 405: this server sends nothing unasked. A request whose Origin
+ * 404 for one unknown or ended); DELETE ends it. GET (with Accept:
+ * text/event-stream, else 406) opens the session's stream of server-sent
+ * messages, one at a time (409 for a second): the notifications/resources/
+ * updated of its subscriptions, checked every 200 ms. A request whose Origin
  * is not a loopback address is 403 (DNS rebinding), an unsupported
  * MCP-Protocol-Version 400. Each session has its own connection and its own
  * namespace: the fixed one when given, else "mcp:<session id>".

@@ -5,7 +5,8 @@
  * notifications/initialized, ping; tools/list and tools/call from the table
  * of client/tools.c; the entries as resources scratchpad://<ns, percent-
  * encoded>/<name> (list with pages, one template, read: text, or a base64 blob
- * for binary); one prompt, scratchpad_guidance (when to reach for the
+ * for binary; subscribe: notifications/resources/updated from the change
+ * feed, see mcp_poll); one prompt, scratchpad_guidance (when to reach for the
  * scratchpad). Unknown methods are -32601, bad parameters -32602, a missing
  * resource -32002. A tool that fails (bad arguments, a server error, the
  * server down) is a result with isError true and the reason as text.
@@ -39,9 +40,8 @@ static void send_result(mcp_session *s, json_t *id, json_t *result)
 static void send_error(mcp_session *s, json_t *id, int code, const char *message)
 {
     send_msg(s, json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error", "code", code,
-                       "message", message));
+                          "message", message));
 }
-
 
 static json_t *initialize_result(json_t *params)
 {
@@ -51,7 +51,7 @@ static json_t *initialize_result(json_t *params)
         if (strcmp(asked, mcp_versions[i]) == 0)
             chosen = mcp_versions[i];
     return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b},s:{s:b}},s:{s:s,s:s},s:s}", "protocolVersion", chosen, "capabilities",
-                     "tools", "listChanged", 0, "resources", "subscribe", 0, "listChanged", 0, "prompts", "listChanged",
+                     "tools", "listChanged", 0, "resources", "subscribe", 1, "listChanged", 0, "prompts", "listChanged",
                      0, "serverInfo", "name", SERVER_NAME, "version", SERVER_VERSION, "instructions",
                      "A scratchpad: durable working memory that outlives the context window. Call "
                      "scratchpad_list first in every session; save plans, findings, constraints and decisions "
@@ -204,8 +204,9 @@ static void read_resource(mcp_session *s, json_t *id, json_t *params)
 
 static void list_prompts(mcp_session *s, json_t *id)
 {
-    send_result(s, id, json_pack("{s:[{s:s,s:s}]}", "prompts", "name", "scratchpad_guidance", "description",
-                              "When and how to use the scratchpad (add it to the system prompt)."));
+    send_result(s, id,
+                json_pack("{s:[{s:s,s:s}]}", "prompts", "name", "scratchpad_guidance", "description",
+                          "When and how to use the scratchpad (add it to the system prompt)."));
 }
 
 static void get_prompt(mcp_session *s, json_t *id, json_t *params)
@@ -215,8 +216,103 @@ static void get_prompt(mcp_session *s, json_t *id, json_t *params)
         send_error(s, id, -32602, "Unknown prompt (the one prompt is scratchpad_guidance)");
         return;
     }
-    send_result(s, id, json_pack("{s:s,s:[{s:s,s:{s:s,s:s}}]}", "description", "When and how to use the scratchpad",
-                              "messages", "role", "user", "content", "type", "text", "text", GUIDANCE));
+    send_result(s, id,
+                json_pack("{s:s,s:[{s:s,s:{s:s,s:s}}]}", "description", "When and how to use the scratchpad",
+                          "messages", "role", "user", "content", "type", "text", "text", GUIDANCE));
+}
+
+/* The feed's latest change number; -1 when the server cannot be asked. */
+static long long feed_last(mcp_session *s)
+{
+    if (spt_ensure_connected(s->c, s->db) < 0)
+        return -1;
+    redisReply *r = redisCommand(spc_redis(s->c), "SP.CHANGES %s SINCE 0 COUNT 1", s->ns);
+    const redisReply *last = field(r, "last");
+    long long n = last && last->type == REDIS_REPLY_INTEGER ? last->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return n;
+}
+
+/* resources/subscribe and resources/unsubscribe {uri}: an entry of this session's namespace. */
+static void subscribe(mcp_session *s, json_t *id, json_t *params, int on)
+{
+    const char *uri = NULL;
+    char prefix[600];
+    if (json_unpack(params, "{s:s}", "uri", &uri) < 0) {
+        send_error(s, id, -32602, "needs params {uri}");
+        return;
+    }
+    uri_prefix(s, prefix, sizeof prefix);
+    if (strncmp(uri, prefix, strlen(prefix)) != 0 || !uri[strlen(prefix)]) {
+        send_error(s, id, -32002, "Resource not found");
+        return;
+    }
+    if (on && (!s->subs || json_object_size(s->subs) == 0)) {
+        long long last = feed_last(s);
+        if (last < 0) {
+            send_error(s, id, -32603, "the scratchpad server is unavailable");
+            return;
+        }
+        s->feed_since = last;
+    }
+    if (on) {
+        if (!s->subs)
+            s->subs = json_object();
+        json_object_set_new(s->subs, uri, json_true());
+    } else if (s->subs) {
+        json_object_del(s->subs, uri);
+    }
+    send_result(s, id, json_object());
+}
+
+static json_t *updated(const char *uri)
+{
+    return json_pack("{s:s,s:s,s:{s:s}}", "jsonrpc", "2.0", "method", "notifications/resources/updated", "params",
+                     "uri", uri);
+}
+
+json_t *mcp_poll(mcp_session *s)
+{
+    if (!s->subs || json_object_size(s->subs) == 0 || spt_ensure_connected(s->c, s->db) < 0)
+        return NULL;
+    redisReply *r = redisCommand(spc_redis(s->c), "SP.CHANGES %s SINCE %lld COUNT 1000", s->ns, s->feed_since);
+    if (!r || r->type != REDIS_REPLY_ARRAY) {
+        if (r)
+            freeReplyObject(r);
+        return NULL;
+    }
+    json_t *out = json_array(), *seen = json_object();
+    const redisReply *gap = field(r, "gap"), *last = field(r, "last"), *ch = field(r, "changes");
+    const char *uri;
+    json_t *v;
+    if (gap && gap->integer) {
+        json_object_foreach(s->subs, uri, v)
+        {
+            json_array_append_new(out, updated(uri));
+        }
+        s->feed_since = last ? last->integer : 0;
+    }
+    char prefix[600], full[1024];
+    uri_prefix(s, prefix, sizeof prefix);
+    for (size_t i = 0; ch && !(gap && gap->integer) && i < ch->elements; i++) {
+        const redisReply *c = ch->element[i];
+        if (c->type != REDIS_REPLY_ARRAY || c->elements < 4)
+            continue;
+        s->feed_since = c->element[0]->integer;
+        snprintf(full, sizeof full, "%s%s", prefix, c->element[3]->str ? c->element[3]->str : "");
+        if (json_object_get(s->subs, full) && !json_object_get(seen, full)) {
+            json_object_set_new(seen, full, json_true());
+            json_array_append_new(out, updated(full));
+        }
+    }
+    freeReplyObject(r);
+    json_decref(seen);
+    if (json_array_size(out) == 0) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
 }
 
 static void call_tool(mcp_session *s, json_t *id, json_t *params)
@@ -278,6 +374,10 @@ static void handle(mcp_session *s, json_t *msg)
         list_resources(s, id, params);
     else if (strcmp(method, "resources/templates/list") == 0)
         list_templates(s, id);
+    else if (strcmp(method, "resources/subscribe") == 0)
+        subscribe(s, id, params, 1);
+    else if (strcmp(method, "resources/unsubscribe") == 0)
+        subscribe(s, id, params, 0);
     else if (strcmp(method, "resources/read") == 0)
         read_resource(s, id, params);
     else if (strcmp(method, "prompts/list") == 0)
@@ -290,7 +390,6 @@ static void handle(mcp_session *s, json_t *msg)
         send_error(s, id, -32601, m);
     }
 }
-
 
 json_t *mcp_handle(mcp_session *s, json_t *msg)
 {
@@ -343,4 +442,6 @@ void mcp_session_close(mcp_session *s)
     s->c = NULL;
     json_decref(s->reply);
     s->reply = NULL;
+    json_decref(s->subs);
+    s->subs = NULL;
 }

@@ -14,11 +14,13 @@
 #include "scratchpad.h"
 
 typedef struct mcp_session {
-    spc_ctx *c;    /* the session's connection; owned */
-    char ns[256];  /* the namespace every tool uses */
-    int db;        /* SELECTed on every (re)connection when not 0 */
-    json_t *tools; /* the mcp form of the table; borrowed */
-    json_t *reply; /* internal: the reply being built */
+    spc_ctx *c;           /* the session's connection; owned */
+    char ns[256];         /* the namespace every tool uses */
+    int db;               /* SELECTed on every (re)connection when not 0 */
+    json_t *tools;        /* the mcp form of the table; borrowed */
+    json_t *reply;        /* internal: the reply being built */
+    json_t *subs;         /* resources/subscribe: an object of the URIs subscribed to (NULL: none) */
+    long long feed_since; /* the last change of the feed seen for subscriptions */
 } mcp_session;
 
 /* Open session s: connect with o (and SELECT db when not 0), namespace ns
@@ -37,6 +39,13 @@ extern const char *const mcp_versions[];
  * gets -32600). Returns a new reference to the reply (json_decref it), or NULL
  * when nothing is to be answered. */
 json_t *mcp_handle(mcp_session *s, json_t *msg);
+
+/* For subscriptions: read the scratchpad's change feed since the last poll
+ * and return a new array of notifications/resources/updated messages (one
+ * per subscribed entry that changed; every subscribed entry after a gap in the
+ * feed), or NULL when there is nothing to send. Cheap (one command) and only
+ * when something is subscribed: the transports call it on a timer. */
+json_t *mcp_poll(mcp_session *s);
 
 /* A JSON-RPC error reply with a null id (for a body that does not parse). New reference. */
 json_t *mcp_error_reply(int code, const char *message);

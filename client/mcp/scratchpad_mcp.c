@@ -18,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "mcp_http.h"
@@ -106,7 +108,80 @@ static int print_tools(const char *form)
     return 0;
 }
 
-/* Serve MCP over stdio until the end of input. */
+#define POLL_MS 200 /* how often subscriptions look at the change feed */
+
+static void write_msg(json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
+    if (text) {
+        fputs(text, stdout);
+        fputc('\n', stdout);
+        fflush(stdout);
+        free(text);
+    }
+}
+
+static void handle_line(mcp_session *s, char *line, size_t n)
+{
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    if (n == 0)
+        return;
+    json_error_t err;
+    json_t *msg = json_loadb(line, n, JSON_DECODE_ANY, &err);
+    json_t *reply = msg ? mcp_handle(s, msg) : mcp_error_reply(-32700, "Parse error");
+    json_decref(msg);
+    if (reply)
+        write_msg(reply);
+    json_decref(reply);
+}
+
+typedef struct stdio_loop {
+    mcp_session *s;
+    struct event_base *base;
+    struct evbuffer *in;
+} stdio_loop;
+
+static void on_stdin(evutil_socket_t fd, short what, void *arg)
+{
+    stdio_loop *l = arg;
+    (void)what;
+    int n = evbuffer_read(l->in, fd, 65536);
+    char *line;
+    size_t len;
+    while ((line = evbuffer_readln(l->in, &len, EVBUFFER_EOL_LF)) != NULL) {
+        handle_line(l->s, line, len);
+        free(line);
+    }
+    if (n <= 0) { /* end of input (or an error): a last line without its newline, then stop */
+        len = evbuffer_get_length(l->in);
+        if (len && (line = malloc(len + 1)) != NULL) {
+            evbuffer_remove(l->in, line, len);
+            line[len] = '\0';
+            handle_line(l->s, line, len);
+            free(line);
+        }
+        event_base_loopbreak(l->base);
+    }
+}
+
+static void on_poll(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    json_t *notes = mcp_poll(arg);
+    size_t i;
+    json_t *m;
+    json_array_foreach(notes, i, m)
+    {
+        write_msg(m);
+    }
+    json_decref(notes);
+}
+
+/* Serve MCP over stdio until the end of input: in an event loop (stdin, and a
+ * timer for subscriptions), or, when stdin cannot be polled (a regular file),
+ * line by line without subscriptions' notifications. */
 static int serve_stdio(const spc_options *o, int db, const char *ns, json_t *tools)
 {
     char nsbuf[64];
@@ -121,30 +196,30 @@ static int serve_stdio(const spc_options *o, int db, const char *ns, json_t *too
     }
     if (spc_err(s.c))
         fprintf(stderr, "scratchpad-mcp: %s (tools will report it until the server is up)\n", spc_errstr(s.c));
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-            line[--n] = '\0';
-        if (n == 0)
-            continue;
-        json_error_t err;
-        json_t *msg = json_loadb(line, (size_t)n, JSON_DECODE_ANY, &err);
-        json_t *reply = msg ? mcp_handle(&s, msg) : mcp_error_reply(-32700, "Parse error");
-        json_decref(msg);
-        if (reply) {
-            char *text = json_dumps(reply, JSON_COMPACT | JSON_ENSURE_ASCII);
-            json_decref(reply);
-            if (text) {
-                fputs(text, stdout);
-                fputc('\n', stdout);
-                fflush(stdout);
-                free(text);
-            }
-        }
+    stdio_loop l = {.s = &s, .base = event_base_new(), .in = evbuffer_new()};
+    struct event *rd = l.base ? event_new(l.base, 0, EV_READ | EV_PERSIST, on_stdin, &l) : NULL;
+    struct event *tm = l.base ? event_new(l.base, -1, EV_PERSIST, on_poll, &s) : NULL;
+    struct timeval every = {0, POLL_MS * 1000};
+    struct stat st;
+    int pollable = fstat(0, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    if (pollable && rd && tm && l.in && event_add(rd, NULL) == 0 && event_add(tm, &every) == 0) {
+        event_base_dispatch(l.base);
+    } else {
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&line, &cap, stdin)) >= 0)
+            handle_line(&s, line, (size_t)n);
+        free(line);
     }
-    free(line);
+    if (tm)
+        event_free(tm);
+    if (rd)
+        event_free(rd);
+    if (l.in)
+        evbuffer_free(l.in);
+    if (l.base)
+        event_base_free(l.base);
     mcp_session_close(&s);
     return 0;
 }

@@ -8,6 +8,7 @@ not JSON 400 with -32700 (and the session goes on); the scratchpad server
 stopped and started again underneath; SIGTERM ends the process with status 0.
 """
 
+import http.client
 import json
 import os
 import shutil
@@ -28,7 +29,7 @@ import redis  # noqa: E402
 MCP = os.path.join(TOP, os.environ.get("BUILD", "build"), "scratchpad-mcp")
 
 
-def post(url, body, session=None, headers=None, method="POST"):
+def post(url, body, session=None, headers=None, method="POST", timeout=10):
     """(status, headers, parsed JSON body or None)."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
     h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -37,7 +38,9 @@ def post(url, body, session=None, headers=None, method="POST"):
     h.update(headers or {})
     req = urllib.request.Request(url, data=data, headers=h, method=method)
     try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            if resp.headers.get("Content-Type") == "text/event-stream":
+                return resp.status, resp.headers, None  # a stream opened: only its status matters here
             raw = resp.read()
             return resp.status, resp.headers, json.loads(raw) if raw else None
     except urllib.error.HTTPError as e:
@@ -117,7 +120,9 @@ def main():
             msg = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
             assert post(url, msg)[0] == 400
             assert post(url, msg, "0" * 32)[0] == 404
-            assert post(url, None, a.session, method="GET")[0] == 405
+            assert post(url, None, a.session, method="GET", headers={"Accept": "application/json"})[0] == 406
+            assert post(url, None, "0" * 32, method="GET", headers={"Accept": "text/event-stream"})[0] == 404
+            assert post(url, None, a.session, method="PUT")[0] == 405
             assert post(url, msg, a.session, {"Origin": "http://evil.example"})[0] == 403
             assert post(url, msg, a.session, {"Origin": "http://localhost:3000"})[0] == 200
             assert post(url, msg, a.session, {"MCP-Protocol-Version": "1999-01-01"})[0] == 400
@@ -126,8 +131,35 @@ def main():
             assert post(url.replace("/mcp", "/other"), msg, a.session)[0] == 404
             assert a.request("no/such")["error"]["code"] == -32601
             assert a.request("ping")["result"] == {}
-        r.case("no session 400, unknown 404, GET 405, foreign Origin 403, unknown protocol version 400, "
+        r.case("no session 400, unknown 404, GET without text/event-stream 406, PUT 405, foreign Origin 403, unknown protocol version 400, "
                "unparsable body 400 with -32700, and the session goes on", http_errors)
+
+        def stream():
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": a.session})
+            resp = conn.getresponse()
+            assert resp.status == 200 and resp.getheader("Content-Type") == "text/event-stream", resp.status
+            uri = "scratchpad://mcp%%3A%s/plan" % a.session
+            assert a.request("resources/subscribe", {"uri": uri})["result"] == {}
+            assert post(url, None, a.session, method="GET", headers={"Accept": "text/event-stream"})[0] == 409
+            redis.Redis(port=srv.port).execute_command("SP.APPEND", "mcp:" + a.session, "plan", " changed")
+            lines = []
+            while not lines or lines[-1] != "":
+                line = resp.fp.readline().decode()
+                assert line, "the stream ended"
+                if line.startswith(("event:", "data:")) or (lines and line.strip() == ""):
+                    lines.append(line.rstrip("\r\n"))
+            assert lines[0] == "event: message", lines
+            note = json.loads(lines[1][len("data: "):])
+            assert note == {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}
+            conn.close()
+            deadline = time.time() + 5
+            while post(url, None, a.session, method="GET", headers={"Accept": "text/event-stream"},
+                       timeout=0.5)[0] != 200:  # the stream is forgotten once its client has gone
+                assert time.time() < deadline, "the closed stream was not forgotten"
+                time.sleep(0.1)
+        r.case("GET opens the session's SSE stream: a subscribed entry's change arrives as "
+               "notifications/resources/updated; a second stream is 409 while the first is open", stream)
 
         def delete():
             assert post(url, None, b.session, method="DELETE")[0] == 200

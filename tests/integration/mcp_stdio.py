@@ -14,6 +14,7 @@ server stopped and started again underneath (a tool error, then service again).
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -38,6 +39,7 @@ class Session:
         self.p = subprocess.Popen([MCP, "--url", "redis://127.0.0.1:%d/%d" % (port, db), "--namespace", ns],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
         self.next_id = 0
+        self.notes = []
 
     def send_line(self, line):
         self.p.stdin.write(line.encode() + b"\n")
@@ -55,8 +57,18 @@ class Session:
             msg["params"] = params
         self.send_line(json.dumps(msg))
         reply = self.recv()
+        while "method" in reply and "id" not in reply:  # a notification of ours on the way
+            self.notes.append(reply)
+            reply = self.recv()
         assert reply["id"] == self.next_id, reply
         return reply
+
+    def wait_note(self, timeout=5.0):
+        """The next notification from the server, or None after timeout seconds."""
+        if self.notes:
+            return self.notes.pop(0)
+        ready, _, _ = select.select([self.p.stdout], [], [], timeout)
+        return self.recv() if ready else None
 
     def call(self, name, args):
         reply = self.request("tools/call", {"name": name, "arguments": args})
@@ -305,6 +317,32 @@ def main():
             assert redis.Redis(port=srv.port, db=3).execute_command("SP.READ", "db-three", "plan") == b"in db 3"
             assert redis.Redis(port=srv.port).execute_command("SP.READ", "db-three", "plan") is None
         r.case("--url redis://host:port/3 works in database 3", database)
+
+        def subscriptions():
+            c = redis.Redis(port=srv.port)
+            uri = "scratchpad://mcp-test/plan"
+            assert s.request("resources/subscribe", {"uri": uri})["result"] == {}
+            assert s.request("resources/subscribe", {"uri": "scratchpad://other/plan"})["error"]["code"] == -32002
+            c.execute_command("SP.WRITE", NS, "unwatched", "x")
+            c.execute_command("SP.APPEND", NS, "plan", "more\n")
+            c.execute_command("SP.APPEND", NS, "plan", "more\n")
+            note = s.wait_note()
+            assert note == {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}, note
+            while True:  # the two appends may fall in two polls; 'unwatched' never notifies
+                more = s.wait_note(0.6)
+                if more is None:
+                    break
+                assert more == note, more
+            text, err = s.call("scratchpad_edit", {"name": "plan", "old_string": "more", "new_string": "MORE",
+                                                   "replace_all": True})
+            assert not err, text
+            assert s.wait_note() == note
+            assert s.request("resources/unsubscribe", {"uri": uri})["result"] == {}
+            s.notes.clear()
+            c.execute_command("SP.APPEND", NS, "plan", "after\n")
+            assert s.wait_note(0.6) is None, "no notification after unsubscribe"
+        r.case("resources/subscribe: a change of the entry (by anyone) is notifications/resources/updated within "
+               "a poll; other entries and unsubscribed ones are not", subscriptions)
 
         def big_read():
             c = redis.Redis(port=srv.port)
