@@ -19,6 +19,7 @@
 #include "tools.h"
 
 #define MAX_ARGV 32
+#define MAX_GROUP 8      /* tokens in one [group] of a template */
 #define LINES_CAP 100000 /* bytes of a lines window shown at most */
 
 /* A growing string. On allocation failure `oom` is set and appends stop. */
@@ -247,8 +248,8 @@ static int expand(const spt_tool *t, const char *tmpl, const char *ns, const arg
                 end = start + strlen(start);
             p = end;
         }
-        const char *gargv[4];
-        size_t glens[4];
+        const char *gargv[MAX_GROUP];
+        size_t glens[MAX_GROUP];
         int gn = 0, given = 0, missing = 0;
         const char *missing_name = NULL;
         size_t missing_len = 0;
@@ -260,6 +261,10 @@ static int expand(const spt_tool *t, const char *tmpl, const char *ns, const arg
             const char *te = q;
             while (te < end && *te != ' ')
                 te++;
+            if (gn == MAX_GROUP) { /* the table's mistake, not the model's */
+                sb_printf(err, "internal error: a group of %s has more than %d tokens", t->name, MAX_GROUP);
+                return -1;
+            }
             if (*q == '{') {
                 const char *nm = q + 1;
                 size_t nl = (size_t)(te - q - 2);
@@ -294,7 +299,11 @@ static int expand(const spt_tool *t, const char *tmpl, const char *ns, const arg
         }
         if (missing)
             continue;
-        for (int k = 0; k < gn && argc < MAX_ARGV; k++) {
+        if (argc + gn > MAX_ARGV) {
+            sb_printf(err, "internal error: the template of %s has more than %d arguments", t->name, MAX_ARGV);
+            return -1;
+        }
+        for (int k = 0; k < gn; k++) {
             argv[argc] = gargv[k];
             lens[argc++] = glens[k];
         }
@@ -448,7 +457,7 @@ static void fmt_map(sbuf *b, const redisReply *r)
     }
 }
 
-static void fmt_changes(sbuf *b, const redisReply *r, const argval *since)
+static void fmt_changes(sbuf *b, const redisReply *r, const char *since)
 {
     long long last = map_int(r, "last");
     const redisReply *ch = map_get(r, "changes");
@@ -456,11 +465,11 @@ static void fmt_changes(sbuf *b, const redisReply *r, const argval *since)
         sb_printf(b,
                   "[gap: the changes after %s are no longer all kept; re-read what you need. Latest sequence "
                   "number: %lld]",
-                  since->s ? since->s : "0", last);
+                  since ? since : "0", last);
         return;
     }
     if (!ch || ch->elements == 0) {
-        sb_printf(b, "No change since %s. Latest sequence number: %lld.", since->s ? since->s : "0", last);
+        sb_printf(b, "No change since %s. Latest sequence number: %lld.", since ? since : "0", last);
         return;
     }
     for (size_t i = 0; i < ch->elements; i++) {
@@ -480,6 +489,13 @@ static int is_pair(const redisReply *r)
     return r->type == REDIS_REPLY_ARRAY && r->elements == 2;
 }
 
+/* The value of argument `name` as sent, or NULL when not given. */
+static const char *val(const spt_tool *t, const argval *v, const char *name)
+{
+    int i = arg_index(t, name, strlen(name));
+    return i >= 0 ? v[i].s : NULL;
+}
+
 /* Render reply r with format `fmt`. Returns 0, or -1 for a tool error (b says why). */
 static int render(sbuf *b, const char *fmt, const redisReply *r, const spt_tool *t, const argval *v)
 {
@@ -492,11 +508,12 @@ static int render(sbuf *b, const char *fmt, const redisReply *r, const spt_tool 
     }
     if (r->type == REDIS_REPLY_NIL || (r->type == REDIS_REPLY_ARRAY && r->elements == 0 && strcmp(fmt, "list"))) {
         if (strcmp(fmt, "lease") == 0) {
-            sb_printf(b, "the lease is still held by another agent: waited %s ms", v[3].s ? v[3].s : "0");
+            sb_printf(b, "the lease is still held by another agent: waited %s ms",
+                      val(t, v, "wait_ms") ? val(t, v, "wait_ms") : "0");
             return -1;
         }
         if (strcmp(fmt, "changes") == 0) {
-            sb_printf(b, "No change in %s ms.", v[2].s ? v[2].s : "0");
+            sb_printf(b, "No change in %s ms.", val(t, v, "wait_ms") ? val(t, v, "wait_ms") : "0");
             return 0;
         }
         sb_printf(b, "no entry '%s' in the scratchpad", name);
@@ -527,16 +544,16 @@ static int render(sbuf *b, const char *fmt, const redisReply *r, const spt_tool 
         sb_printf(b,
                   "You hold the lease on '%s' until %s with token %lld: pass fence_resource=\"%s\" and "
                   "fence_token=%lld with your writes, and release it when done.",
-                  v[0].s, when, r->element[0]->integer, v[0].s, r->element[0]->integer);
+                  val(t, v, "resource"), when, r->element[0]->integer, val(t, v, "resource"), r->element[0]->integer);
     } else if (strcmp(fmt, "released") == 0 && r->type == REDIS_REPLY_INTEGER) {
         if (!r->integer) {
             sb_printf(b, "not released: '%s' did not hold the lease on '%s' with token %s (it may have expired)",
-                      v[1].s, v[0].s, v[2].s);
+                      val(t, v, "holder"), val(t, v, "resource"), val(t, v, "token"));
             return -1;
         }
-        sb_printf(b, "Released the lease on '%s'.", v[0].s);
+        sb_printf(b, "Released the lease on '%s'.", val(t, v, "resource"));
     } else if (strcmp(fmt, "changes") == 0 && r->type == REDIS_REPLY_ARRAY)
-        fmt_changes(b, r, &v[0]);
+        fmt_changes(b, r, val(t, v, "since"));
     else {
         sb_printf(b, "unexpected reply from the server for %s", t->name);
         return -1;

@@ -100,8 +100,15 @@ def main():
             assert note.startswith("[search's output (50000 characters) was stored in the scratchpad as "
                                    "'search-1'. Preview:]"), note[:200]
             assert sp.text("search-1") == big
+            accents = "é" * 20000  # 20,000 characters, 40,000 bytes
+            assert sp.offload_result("search", accents) == accents
+            note = sp.offload_result("search", accents, threshold_bytes=30000)
+            assert "'search-2'" in note and "(20000 characters)" in note, note[:200]
+            note = sp.offload_result("fetch", b"\x00\xff" * 20000)
+            assert "(40000 bytes)" in note and "[BINARY: 40000 bytes, sha256=" in note, note[:300]
         r.case("as_tools in both forms, call() and its ToolError, offload_result stores a large output as "
-               "<tool>-<n> and gives back a preview", tools_and_offload)
+               "<tool>-<n> (threshold in characters, or bytes) and gives back a preview, a binary one described",
+               tools_and_offload)
 
         def asyncio_twin():
             import asyncio

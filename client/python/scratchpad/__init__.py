@@ -405,9 +405,10 @@ class Scratchpad(_Commands):
 
     call_tool = call
 
-    def offload_result(self, tool_name, text, *, threshold_chars=30000, ex=None) -> str:
+    def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None) -> str:
         """See offload_result()."""
-        return offload_result(self, tool_name, text, threshold_chars=threshold_chars, ex=ex)
+        return offload_result(self, tool_name, text, threshold_chars=threshold_chars,
+                              threshold_bytes=threshold_bytes, ex=ex)
 
 
 def _offload_note(tool_name, r):
@@ -420,10 +421,15 @@ def _offload_note(tool_name, r):
 
 
 def offload_result(sp: Scratchpad, tool_name: str, text: Union[str, bytes], *, threshold_chars=30000,
-                   ex=None) -> str:
+                   threshold_bytes=None, ex=None) -> str:
     """The large-output rule a harness applies to every tool result before it
     enters the context: a result of more than threshold_chars characters (bytes
-    for binary) is stored in the scratchpad as <tool_name>-<n> and replaced by
-    a note with its name, size and a head+tail preview (a binary result by its
-    size and hash); a smaller one is returned as it is."""
-    return _offload_note(tool_name, sp.offload(text, threshold=threshold_chars, chars=True, prefix=tool_name, ex=ex))
+    for binary), or of more than threshold_bytes bytes when that is given, is
+    stored in the scratchpad as <tool_name>-<n> (ex: its lifetime in seconds)
+    and replaced by a note with its name, size and a head+tail preview (a
+    binary result by its size and hash); a smaller one is returned as it is."""
+    if threshold_bytes is not None:
+        r = sp.offload(text, threshold=threshold_bytes, prefix=tool_name, ex=ex)
+    else:
+        r = sp.offload(text, threshold=threshold_chars, chars=True, prefix=tool_name, ex=ex)
+    return _offload_note(tool_name, r)

@@ -63,6 +63,9 @@ class Scratchpad(_Commands):
 
     call_tool = call
 
-    async def offload_result(self, tool_name, text, *, threshold_chars=30000, ex=None) -> str:
-        r = await self.offload(text, threshold=threshold_chars, chars=True, prefix=tool_name, ex=ex)
+    async def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None) -> str:
+        if threshold_bytes is not None:
+            r = await self.offload(text, threshold=threshold_bytes, prefix=tool_name, ex=ex)
+        else:
+            r = await self.offload(text, threshold=threshold_chars, chars=True, prefix=tool_name, ex=ex)
         return _offload_note(tool_name, r)
