@@ -81,7 +81,7 @@ install-client: $(CLIENT_A) $(CLIENT_SO)
 	    'Description: C client for the Scratchpad server (SP.* commands), sync, batched and async' \
 	    'Version: $(CLIENT_VERSION)' \
 	    'Requires.private: hiredis libevent' \
-	    'Libs: -L$${libdir} -lscratchpad' \
+	    'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lscratchpad' \
 	    'Cflags: -I$${includedir}' \
 	    > $(DESTDIR)$(LIBDIR)/pkgconfig/scratchpad.pc
 	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/scratchpad.pc
@@ -93,3 +93,35 @@ uninstall-client:
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/scratchpad.pc $(DESTDIR)$(INCLUDEDIR)/scratchpad.h
 
 -include $(CLIENT_OBJ:.o=.d)
+
+# ---- the LLM tools and scratchpad-mcp ----
+# client/tools.c is the one table of the tools; scratchpad-mcp serves them over
+# MCP and, with --print-tools, generates the files checked in next to it
+# (`make tools-json` rewrites them; tests/integration/mcp_stdio.py checks that
+# they are current). `make install` puts scratchpad-mcp in $(BINDIR).
+MCP_BIN      := $(BUILD)/scratchpad-mcp
+MCP_SRC      := client/mcp/scratchpad_mcp.c client/mcp/mcp_proto.c client/mcp/mcp_http.c client/tools.c \
+                client/tools_call.c
+MCP_LIBS     := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+EXTRA_ALL    += $(MCP_BIN)
+
+$(MCP_BIN): $(MCP_SRC) client/tools.h client/mcp/mcp_proto.h client/mcp/mcp_http.h $(CLIENT_A) client/scratchpad.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CLIENT_CFLAGS) -Iclient -Iclient/mcp -o $@ $(MCP_SRC) $(CLIENT_A) $(CLIENT_LIBS) $(MCP_LIBS)
+
+BINDIR ?= $(PREFIX)/bin
+install: install-mcp
+.PHONY: install-mcp uninstall uninstall-mcp
+install-mcp: $(MCP_BIN)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(MCP_BIN) $(DESTDIR)$(BINDIR)/scratchpad-mcp
+
+uninstall: uninstall-client uninstall-mcp
+uninstall-mcp:
+	rm -f $(DESTDIR)$(BINDIR)/scratchpad-mcp
+
+.PHONY: tools-json
+tools-json: $(MCP_BIN)
+	$(MCP_BIN) --print-tools anthropic > client/tools.json
+	$(MCP_BIN) --print-tools openai > client/tools.openai.json
+	$(MCP_BIN) --print-tools table > client/python/scratchpad/tools_table.json

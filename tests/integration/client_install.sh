@@ -168,6 +168,20 @@ check "the statically linked example runs the same session" run_session "$tmp/ag
 check "a second session finds the entries of the first in its listing" \
     sh -c "LD_LIBRARY_PATH='$LIBDIR' timeout 60 '$tmp/agent_dyn' 127.0.0.1 $port session-dyn | grep -q '^list: 2 entries'"
 
+# ---- a PREFIX of one's own: the README's program as printed, run with no LD_LIBRARY_PATH ----
+PFX=$tmp/prefix
+check "make install PREFIX=<tmp>/prefix installs there" mk install PREFIX="$PFX"
+sed -n '/^## In one screen/,/^## /p' "$TOP/client/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' |
+    sed "s/6379/$port/" >"$tmp/one_screen.c"
+check "client/README.md's 'In one screen' compiles as printed against the installed library" \
+    sh -c "[ -s '$tmp/one_screen.c' ] && PKG_CONFIG_SYSROOT_DIR= PKG_CONFIG_PATH='$PFX/lib/pkgconfig' \
+        $CC -std=gnu11 -Wall -Wextra -o '$tmp/one_screen' '$tmp/one_screen.c' \
+        \$(PKG_CONFIG_SYSROOT_DIR= PKG_CONFIG_PATH='$PFX/lib/pkgconfig' pkg-config --cflags --libs scratchpad)"
+check "it runs without LD_LIBRARY_PATH (the .pc's rpath) and finds the error in the offloaded log" \
+    sh -c "env -u LD_LIBRARY_PATH '$tmp/one_screen' | grep -q '^stored obs-1; tail 2000 bytes; 3 grep lines; plan at version 2'"
+check "the installed scratchpad-mcp runs from PREFIX/bin and prints its tools" \
+    sh -c "'$PFX/bin/scratchpad-mcp' --print-tools openai | grep -q '\"scratchpad_read\"'"
+
 # ---- the default PREFIX, and uninstall ----
 default_prefix() {
     mk install DESTDIR="$tmp/root2" >/dev/null || return 1
@@ -177,10 +191,10 @@ default_prefix() {
 check "without PREFIX, make install uses /usr/local" default_prefix
 
 uninstalled() {
-    mk uninstall-client DESTDIR="$ROOT" PREFIX=/usr >/dev/null || return 1
+    mk uninstall DESTDIR="$ROOT" PREFIX=/usr >/dev/null || return 1
     [ -z "$(find "$ROOT" -type f -o -type l)" ]
 }
-check "make uninstall-client removes every installed file" uninstalled
+check "make uninstall removes every installed file" uninstalled
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,403 @@
+"""mcp_stdio.py -- scratchpad-mcp over stdio, a whole session against a real server.
+
+Drives build/scratchpad-mcp as a harness does (JSON-RPC 2.0, one message a
+line): initialize with version negotiation, notifications/initialized, ping,
+tools/list (equal to the generated client/tools.json), every tool called with
+good arguments and with bad ones (errors are isError results with the reason),
+every integer bound and name edge of every schema sent to the server (a schema
+admits only calls the server accepts), JSON-RPC errors (-32700, -32600,
+-32601, -32602) with the session going on, the namespace fixed by the harness,
+the Python package rendering the same texts as the C dispatcher, and the
+server stopped and started again underneath (a tool error, then service again).
+"""
+
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from spserver import TOP, Reporter, Server, server_binary  # noqa: E402
+
+sys.path.insert(0, os.path.join(TOP, "client", "python"))
+import redis  # noqa: E402
+import scratchpad  # noqa: E402
+
+MCP = os.path.join(TOP, os.environ.get("BUILD", "build"), "scratchpad-mcp")
+NS = "mcp-test"
+
+
+class Session:
+    def __init__(self, port, ns=NS, db=0):
+        self.err = tempfile.TemporaryFile()
+        self.p = subprocess.Popen([MCP, "--url", "redis://127.0.0.1:%d/%d" % (port, db), "--namespace", ns],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
+        self.next_id = 0
+        self.notes = []
+
+    def send_line(self, line):
+        self.p.stdin.write(line.encode() + b"\n")
+        self.p.stdin.flush()
+
+    def recv(self):
+        line = self.p.stdout.readline()
+        assert line, "scratchpad-mcp closed stdout"
+        return json.loads(line)
+
+    def request(self, method, params=None):
+        self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send_line(json.dumps(msg))
+        reply = self.recv()
+        while "method" in reply and "id" not in reply:  # a notification of ours on the way
+            self.notes.append(reply)
+            reply = self.recv()
+        assert reply["id"] == self.next_id, reply
+        return reply
+
+    def wait_note(self, timeout=5.0):
+        """The next notification from the server, or None after timeout seconds."""
+        if self.notes:
+            return self.notes.pop(0)
+        ready, _, _ = select.select([self.p.stdout], [], [], timeout)
+        return self.recv() if ready else None
+
+    def call(self, name, args):
+        reply = self.request("tools/call", {"name": name, "arguments": args})
+        assert "result" in reply, reply
+        content = reply["result"]["content"]
+        assert len(content) == 1 and content[0]["type"] == "text", reply
+        return content[0]["text"], reply["result"]["isError"]
+
+    def close(self):
+        """End of input ends the session: the process exits 0 (under ASan: nothing leaked)."""
+        self.p.stdin.close()
+        rc = self.p.wait(10)
+        self.err.seek(0)
+        err = self.err.read().decode(errors="replace")
+        self.err.close()
+        assert rc == 0, "scratchpad-mcp exited %d:\n%s" % (rc, err[-3000:])
+
+
+def generated(form):
+    return json.loads(subprocess.run([MCP, "--print-tools", form], check=True, capture_output=True).stdout)
+
+
+# (tool, good arguments, what the text contains) in order: a whole agent session.
+SESSION = [
+    ("scratchpad_list", {}, "No entries."),
+    ("scratchpad_write", {"name": "plan", "content": "- [ ] one\n- [ ] two\n- [ ] three\n"}, "version 1"),
+    ("scratchpad_append", {"name": "log", "content": "started\n"}, "now 8 long"),
+    ("scratchpad_read", {"name": "plan"}, "- [ ] two"),
+    ("scratchpad_read", {"name": "plan", "offset": 2, "limit": 5}, "continue with offset=7"),
+    ("scratchpad_read", {"name": "plan", "regex": "t(wo|hree)"}, "2 matching lines in 'plan':\n2:- [ ] two"),
+    ("scratchpad_view", {"name": "plan", "mode": "head", "count": 5}, "- [ ]\n[truncated: 27 more characters"),
+    ("scratchpad_view", {"name": "plan", "mode": "tail", "count": 6}, "three"),
+    ("scratchpad_view", {"name": "plan", "mode": "lines", "start": 2, "end": 2}, "continue with start=3"),
+    ("scratchpad_peek", {"name": "plan", "head": 3, "tail": 3}, "characters omitted"),
+    ("scratchpad_grep", {"name": "plan", "pattern": "TWO", "ignore_case": True, "context": 1}, "1-- [ ] one"),
+    ("scratchpad_grep", {"name": "plan", "pattern": "[ ]", "literal": True, "max": 1}, "(the first 1 shown)"),
+    ("scratchpad_edit", {"name": "plan", "old_string": "[ ] one", "new_string": "[x] one"}, "1 replacement"),
+    ("scratchpad_edit", {"name": "plan", "old_string": "[ ]", "new_string": "[?]", "replace_all": True},
+     "2 replacements"),
+    ("scratchpad_edit", {"name": "log", "content": "rewritten\n"}, "version 2"),
+    ("scratchpad_insert", {"name": "plan", "line": 0, "content": "# plan"}, "version 4"),
+    ("scratchpad_stat", {"name": "plan"}, "lines: 4"),
+    ("scratchpad_lease", {"resource": "plan", "holder": "agent-a", "ttl_ms": 60000}, "with token"),
+    ("scratchpad_changes", {"since": 0, "count": 2}, "write 'plan' version 1"),
+    ("scratchpad_list", {"match": "p*"}, "plan (text, "),
+    ("scratchpad_delete", {"name": "log"}, "Deleted 'log'."),
+    ("scratchpad_delete", {"name": "log"}, "nothing deleted"),
+]
+
+# (tool, bad arguments, what the error says)
+BAD = [
+    ("scratchpad_write", {"name": "plan"}, "missing required argument 'content'"),
+    ("scratchpad_write", {"name": "a//b", "content": "x"}, "invalid entry name 'a//b'"),
+    ("scratchpad_write", {"name": "plan", "content": 5}, "must be a string"),
+    ("scratchpad_write", {"name": "plan", "content": "x", "color": "red"}, "unknown argument 'color'"),
+    ("scratchpad_write", {"name": "plan", "content": "x", "if_version": 1}, "VERSION entry is at version"),
+    ("scratchpad_write", {"name": "plan", "content": "x", "fence_token": 5}, "missing argument 'fence_resource'"),
+    ("scratchpad_write", {"name": "plan", "content": "x", "fence_resource": "plan", "fence_token": 1},
+     "FENCED"),
+    ("scratchpad_read", {"name": "missing"}, "no entry 'missing' in the scratchpad"),
+    ("scratchpad_read", {"name": "plan", "limit": 0}, "between 1 and 100000"),
+    ("scratchpad_read", {"name": "plan", "offset": True}, "must be an integer"),
+    ("scratchpad_read", {"name": "plan", "regex": "("}, "invalid pattern"),
+    ("scratchpad_view", {"name": "plan", "mode": "middle"}, "must be one of: head tail lines"),
+    ("scratchpad_edit", {"name": "plan", "old_string": "nowhere", "new_string": "x"}, "not found"),
+    ("scratchpad_edit", {"name": "plan", "old_string": "x"}, "missing argument 'new_string'"),
+    ("scratchpad_edit", {"name": "nope", "content": "x"}, "no entry 'nope'"),
+    ("scratchpad_insert", {"name": "plan", "line": -2, "content": "x"}, "between -1 and"),
+    ("scratchpad_lease", {"resource": "plan", "holder": "agent-b", "ttl_ms": 1000}, "LEASED held by agent-a"),
+    ("scratchpad_lease", {"resource": "plan", "holder": "agent b", "ttl_ms": 1000}, "invalid holder"),
+    ("scratchpad_release", {"resource": "plan", "holder": "agent-b", "token": 1}, "not released"),
+    ("scratchpad_grep", {"name": "plan", "pattern": "x", "max": 1001}, "between 1 and 1000"),
+]
+
+NAME_EDGES = ["a", "x" * 255, ".a", "..a", "a.", "a..b", "a/.b/..c", "A-Z_0:9", "a/b/c"]
+NAME_BAD = ["", "x" * 256, ".", "..", "a/", "/a", "a//b", "a/./b", "a/../b", "my notes", "é"]
+
+
+def normalize(text):
+    """Times and sequence numbers differ between two namespaces; the words must not."""
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "T", text)
+    text = re.sub(r"\d+ more ms", "N more ms", text)
+    return re.sub(r"\d{10,}", "N", text)
+
+
+def main():
+    r = Reporter()
+    srv = Server().start()
+    s = Session(srv.port)
+    try:
+        def initialize():
+            rep = s.request("initialize", {"protocolVersion": "2025-03-26", "capabilities": {},
+                                           "clientInfo": {"name": "test", "version": "1"}})
+            assert rep["result"]["protocolVersion"] == "2025-03-26", rep
+            assert rep["result"]["capabilities"]["tools"] == {"listChanged": False}, rep
+            assert rep["result"]["serverInfo"]["name"] == "scratchpad-mcp"
+            s.send_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            assert s.request("ping")["result"] == {}
+            other = Session(srv.port)
+            rep = other.request("initialize", {"protocolVersion": "2099-01-01", "capabilities": {},
+                                               "clientInfo": {"name": "t", "version": "1"}})
+            other.close()
+            assert rep["result"]["protocolVersion"] == "2025-06-18", rep
+        r.case("initialize answers the client's protocol version when it is known, else the latest; ping answers {}",
+               initialize)
+
+        def files_current():
+            for form, path in (("anthropic", "client/tools.json"), ("openai", "client/tools.openai.json"),
+                               ("table", "client/python/scratchpad/tools_table.json")):
+                with open(os.path.join(TOP, path), encoding="utf-8") as f:
+                    assert json.load(f) == generated(form), "%s is not current: run make tools-json" % path
+        r.case("client/tools.json, tools.openai.json and tools_table.json are what the table generates now",
+               files_current)
+
+        def tools_list():
+            tools = s.request("tools/list")["result"]["tools"]
+            assert tools == generated("mcp")
+            with open(os.path.join(TOP, "client", "tools.json"), encoding="utf-8") as f:
+                anth = json.load(f)
+            assert [{"name": t["name"], "description": t["description"], "inputSchema": t["input_schema"]}
+                     for t in anth] == tools
+            assert scratchpad.as_tools("openai") == generated("openai")
+            names = {t["name"] for t in tools}
+            assert {"scratchpad_write", "scratchpad_read", "scratchpad_edit", "scratchpad_list",
+                    "scratchpad_delete", "scratchpad_lease", "scratchpad_release", "scratchpad_changes"} <= names
+            props = {t["name"]: t["inputSchema"]["properties"] for t in tools}
+            assert set(props["scratchpad_read"]) >= {"name", "offset", "limit", "regex"}
+            assert props["scratchpad_read"]["limit"]["default"] == 30000
+            assert set(props["scratchpad_edit"]) >= {"name", "content", "old_string", "new_string", "replace_all"}
+        r.case("tools/list is the generated table, the Anthropic file and the OpenAI form hold the same tools, "
+               "with the parameter names models know", tools_list)
+
+        def session():
+            for tool, args, want in SESSION:
+                text, err = s.call(tool, args)
+                assert not err and want in text, (tool, args, text)
+        r.case("a whole session: every tool called with good arguments gives the expected text", session)
+
+        def bad():
+            for tool, args, want in BAD:
+                text, err = s.call(tool, args)
+                assert err and want in text, (tool, args, text)
+        r.case("bad arguments and refused calls are isError results that say why (the server's message)", bad)
+
+        def rpc_errors():
+            s.send_line("this is not json")
+            assert s.recv()["error"]["code"] == -32700
+            s.send_line("[]")
+            assert s.recv()["error"]["code"] == -32600
+            assert s.request("no/such/method")["error"]["code"] == -32601
+            assert s.request("tools/call", {"name": "scratchpad_nope", "arguments": {}})["error"]["code"] == -32602
+            assert s.request("tools/call", {"arguments": {}})["error"]["code"] == -32602
+            assert s.request("ping")["result"] == {}
+        r.case("malformed JSON-RPC gets -32700/-32600/-32601/-32602 and the session goes on", rpc_errors)
+
+        def edges():
+            c = redis.Redis(port=srv.port)
+            c.execute_command("SP.WRITE", NS, "e", "0123456789\n" * 20)
+            for name in NAME_EDGES:
+                text, err = s.call("scratchpad_write", {"name": name, "content": "x"})
+                assert not err, (name, text)
+            for name in NAME_BAD:
+                text, err = s.call("scratchpad_write", {"name": name, "content": "x"})
+                assert err and ("invalid entry name" in text or "characters long" in text), (name, text)
+                # and the server agrees that it is invalid
+                try:
+                    c.execute_command("SP.WRITE", NS, name, "x")
+                    raise AssertionError("the server accepted %r" % name)
+                except redis.ResponseError as e:
+                    assert "invalid entry name" in str(e)
+            refused = re.compile(r"syntax error|not an integer|out of range|must not be negative|invalid|must be")
+            sent = 0
+            for t in generated("mcp"):
+                props = t["inputSchema"]["properties"]
+                base = {"name": "e", "content": "x", "pattern": "0", "mode": "lines", "line": 1,
+                        "resource": "r-" + t["name"], "holder": "h", "ttl_ms": 1000, "token": 1}
+                base = {k: v for k, v in base.items() if k in props}
+                for arg, p in props.items():
+                    if p["type"] != "integer":
+                        continue
+                    for v in (p["minimum"], p["maximum"]):
+                        args = dict(base, **{arg: v})
+                        if arg == "fence_token":
+                            args["fence_resource"] = "r"
+                        if arg == "wait_ms":
+                            v = args[arg] = 1
+                        if arg == "if_version" and v == 0:
+                            continue
+                        text, err = s.call(t["name"], args)
+                        sent += 1
+                        assert not err or not refused.search(text), (t["name"], args, text)
+            assert sent > 40, sent
+        r.case("every schema's edge values (integer bounds, names of 1 and 255 characters, dots) are accepted "
+               "by the server, and the names the schema refuses the server refuses too", edges)
+
+        def same_texts():
+            c = redis.Redis(port=srv.port)
+            sp = scratchpad.Scratchpad(c, "py-twin")
+            s2 = Session(srv.port, "c-twin")
+            try:
+                for tool, args, _ in SESSION + BAD:
+                    ctext, cerr = s2.call(tool, args)
+                    try:
+                        ptext, perr = sp.call(tool, args), False
+                    except scratchpad.ToolError as e:
+                        ptext, perr = str(e), True
+                    assert (normalize(ctext), cerr) == (normalize(ptext), perr), (tool, args, ctext, ptext)
+            finally:
+                s2.close()
+        r.case("the Python package's call() renders every call of the session exactly as scratchpad-mcp does",
+               same_texts)
+
+        def namespace_fixed():
+            c = redis.Redis(port=srv.port)
+            assert c.execute_command("SP.STAT", NS, "plan") is not None
+            assert c.execute_command("SP.STAT", "py-twin", "plan") is not None
+            text, err = s.call("scratchpad_write", {"name": "plan", "content": "x", "namespace": "py-twin"})
+            assert err and "unknown argument 'namespace'" in text
+        r.case("the namespace is the one --namespace gave, never an argument of a tool", namespace_fixed)
+
+        def resources():
+            rep = s.request("resources/list")["result"]
+            uris = {x["uri"]: x for x in rep["resources"]}
+            assert uris["scratchpad://mcp-test/plan"]["mimeType"] == "text/plain", rep
+            rep = s.request("resources/read", {"uri": "scratchpad://mcp-test/plan"})["result"]
+            assert rep["contents"][0]["text"] == redis.Redis(port=srv.port).execute_command(
+                "SP.READ", NS, "plan").decode(), rep
+            assert s.request("resources/read", {"uri": "scratchpad://py-twin/plan"})["error"]["code"] == -32002
+            assert s.request("resources/read", {"uri": "scratchpad://mcp-test/nope"})["error"]["code"] == -32002
+            tmpl = s.request("resources/templates/list")["result"]["resourceTemplates"]
+            assert tmpl[0]["uriTemplate"] == "scratchpad://mcp-test/{name}", tmpl
+            assert s.request("prompts/list")["result"]["prompts"][0]["name"] == "scratchpad_guidance"
+            msg = s.request("prompts/get", {"name": "scratchpad_guidance"})["result"]["messages"][0]
+            assert msg["role"] == "user" and "scratchpad_list" in msg["content"]["text"]
+            assert s.request("prompts/get", {"name": "nope"})["error"]["code"] == -32602
+        r.case("entries are resources scratchpad://<ns>/<name> (list, read, template) of this namespace only; "
+               "the guidance prompt", resources)
+
+        def database():
+            s3 = Session(srv.port, "db-three", db=3)
+            try:
+                text, err = s3.call("scratchpad_write", {"name": "plan", "content": "in db 3"})
+                assert not err, text
+            finally:
+                s3.close()
+            assert redis.Redis(port=srv.port, db=3).execute_command("SP.READ", "db-three", "plan") == b"in db 3"
+            assert redis.Redis(port=srv.port).execute_command("SP.READ", "db-three", "plan") is None
+        r.case("--url redis://host:port/3 works in database 3", database)
+
+        def subscriptions():
+            c = redis.Redis(port=srv.port)
+            uri = "scratchpad://mcp-test/plan"
+            assert s.request("resources/subscribe", {"uri": uri})["result"] == {}
+            assert s.request("resources/subscribe", {"uri": "scratchpad://other/plan"})["error"]["code"] == -32002
+            c.execute_command("SP.WRITE", NS, "unwatched", "x")
+            c.execute_command("SP.APPEND", NS, "plan", "more\n")
+            c.execute_command("SP.APPEND", NS, "plan", "more\n")
+            note = s.wait_note()
+            assert note == {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}, note
+            while True:  # the two appends may fall in two polls; 'unwatched' never notifies
+                more = s.wait_note(0.6)
+                if more is None:
+                    break
+                assert more == note, more
+            text, err = s.call("scratchpad_edit", {"name": "plan", "old_string": "more", "new_string": "MORE",
+                                                   "replace_all": True})
+            assert not err, text
+            assert s.wait_note() == note
+            assert s.request("resources/unsubscribe", {"uri": uri})["result"] == {}
+            s.notes.clear()
+            c.execute_command("SP.APPEND", NS, "plan", "after\n")
+            assert s.wait_note(0.6) is None, "no notification after unsubscribe"
+        r.case("resources/subscribe: a change of the entry (by anyone) is notifications/resources/updated within "
+               "a poll; other entries and unsubscribed ones are not", subscriptions)
+
+        def big_read():
+            c = redis.Redis(port=srv.port)
+            c.execute_command("SP.WRITE", NS, "big", "é" * 100000)
+            text, err = s.call("scratchpad_read", {"name": "big"})
+            assert not err and text.startswith("é" * 30000) and text.endswith(
+                "[truncated: 70000 more characters after this; continue with offset=30000]"), text[-200:]
+            c.execute_command("SP.WRITE", NS, "bin", b"\x00\x01\xff")
+            text, err = s.call("scratchpad_read", {"name": "bin"})
+            assert not err and "[binary entry 'bin': 3 bytes in all" in text, text
+            text, err = s.call("scratchpad_read", {"name": "bin", "base64": True})
+            assert not err and text.endswith("\nAAH/"), text
+            rep = s.request("resources/read", {"uri": "scratchpad://mcp-test/bin"})["result"]
+            assert rep["contents"][0]["blob"] == "AAH/", rep
+        r.case("a read is 30,000 characters by default and says what remains; binary is described or base64",
+               big_read)
+
+        def server_down():
+            port = srv.port
+            srv.stop()
+            text, err = s.call("scratchpad_read", {"name": "plan"})
+            assert err and ("unavailable" in text or "was lost" in text), text
+            text, err = s.call("scratchpad_read", {"name": "plan"})
+            assert err and "the scratchpad server is unavailable" in text, text
+            assert s.request("ping")["result"] == {}
+            workdir = tempfile.mkdtemp(prefix="sp-mcp-")
+            again = subprocess.Popen([server_binary(), "--port", str(port), "--bind", "127.0.0.1"], cwd=workdir,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                c = redis.Redis(port=port)
+                deadline = time.time() + 10
+                while True:
+                    try:
+                        c.ping()
+                        break
+                    except redis.ConnectionError:
+                        assert time.time() < deadline, "the server did not start again"
+                        time.sleep(0.05)
+                c.execute_command("SP.WRITE", NS, "plan", "back")
+                text, err = s.call("scratchpad_read", {"name": "plan"})
+                assert not err and text == "back", text
+            finally:
+                os.kill(again.pid, signal.SIGTERM)
+                again.wait(10)
+                shutil.rmtree(workdir, ignore_errors=True)
+        r.case("with the server stopped a tool call is an isError result, and it works again once the server "
+               "is back on its port", server_down)
+        r.case("at the end of its input scratchpad-mcp exits 0", s.close)
+    finally:
+        if s.p.poll() is None:
+            s.p.kill()
+            s.p.wait(10)
+        srv.stop()
+    r.finish()
+
+
+if __name__ == "__main__":
+    main()
