@@ -1368,10 +1368,10 @@ static void test_active_reclaim(void)
     before = info_num(c, "memory", "used_memory");
     for (ns = 0; ns < 40; ns++)
         for (i = 0; i < 100; i++, n++)
-            redisAppendCommand(c, "SP.WRITE ar:ns%d e%d %b PX 300", ns, i, val, (size_t)2000);
+            redisAppendCommand(c, "SP.WRITE ar:ns%d e%d %b PX 3000", ns, i, val, (size_t)2000);
     /* One scratchpad keeps a lasting entry among expiring ones. */
     for (i = 0; i < 1000; i++, n++)
-        redisAppendCommand(c, "SP.WRITE ar:keep e%d %b PX 300", i, val, (size_t)2000);
+        redisAppendCommand(c, "SP.WRITE ar:keep e%d %b PX 3000", i, val, (size_t)2000);
     redisAppendCommand(c, "SP.WRITE ar:keep lasting x");
     n++;
     for (i = 0; i < n; i++) {
@@ -1381,7 +1381,7 @@ static void test_active_reclaim(void)
     }
     peak = info_num(c, "memory", "used_memory");
     CHECK(keyspace_keys(c, 9) == 41);
-    end = it_now_ms() + 10000;
+    end = it_now_ms() + 20000;
     while (it_now_ms() < end) {
         it_sleep_ms(100);
         keys = keyspace_keys(c, 9);
