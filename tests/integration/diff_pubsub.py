@@ -375,7 +375,9 @@ TRACKING = [
     ("t3", "CLIENT", "TRACKING", "on", "bcast", "prefix", "p:x"),
     ("w", "SET", "p:1", "x"),
     ("w", "MSET", "q:1", "x", "p:2", "y", "zz", "1", "p:0", "z"),
-    ("t3", "SET", "p:3", "1"),
+    # Its own BCAST push goes out in the loop turn of its reply: let that turn
+    # end before the barrier arrives (else the order races on both servers).
+    ("t3", "SET", "p:3", "1", {"sleep": 0.05}),
     ("w", "DEL", "p:1", "p:2"),
     ("w", "FLUSHALL"),
     ("t3", "CLIENT", "TRACKING", "off"),
