@@ -14,6 +14,7 @@
 #include "log.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
+#include "cmd/pause.h"
 #include "net/net.h"
 #include "aof/persist.h"
 #include "cmd/propagate.h"
@@ -143,6 +144,7 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
     (void)what;
     (void)arg;
 
+    pause_cron(now);
     for (i = 0; i < srv.cfg.databases && budget > 0; i++) {
         int64_t t0 = mono_us();
         db_active_expire(&srv.dbs[i], now, budget);

@@ -12,6 +12,7 @@
 #include "core/mem.h"
 #include "cmd/block.h"
 #include "cmd/multi.h"
+#include "cmd/pause.h"
 #include "cmd/propagate.h"
 #include "net/net.h"
 #include "net/reply.h"
@@ -402,6 +403,8 @@ static void dispatch(client *c);
 void cmd_dispatch(client *c)
 {
     dispatch(c);
+    if (c->flags & CLIENT_POSTPONED)
+        return; /* runs again when the pause ends: CLIENT REPLY SKIP still ahead */
     if (blk_ready_pending)
         blk_handle_ready();
     if (c->flags & CLIENT_REPLY_SKIP)
@@ -462,6 +465,8 @@ static void dispatch(client *c)
             return;
         }
     }
+    if (pause_postpone(c, cmd))
+        return;
     if ((c->flags & CLIENT_MULTI) && !is_multi_control(cmd)) {
         multi_queue(c, cmd);
         return;
@@ -664,6 +669,7 @@ void slowlog_push(client *c, long long duration)
 void cmd_client_release(client *c)
 {
     blk_client_release(c);
+    pause_release(c);
     multi_unwatch_all(c);
     multi_discard(c);
 }

@@ -179,6 +179,7 @@ int db_persist(db *d, dbent *e)
 }
 
 int db_expiry_paused;
+int db_expiry_held;
 
 int db_is_expired(const db *d, const dbent *e)
 {
@@ -259,6 +260,8 @@ dbent *db_lookup_write(db *d, const char *key, size_t klen)
     if (db_expiry_paused)
         return e;
     if (e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now) {
+        if (db_expiry_held)
+            return NULL;
         db_expire_entry(d, e);
         return NULL;
     }
@@ -412,7 +415,7 @@ long long db_active_expire(db *d, int64_t now, int64_t budget_us)
     long long n = 0;
     int64_t saved = db_now;
 
-    if (db_expiry_paused)
+    if (db_expiry_paused || db_expiry_held)
         return 0;
     db_now = now;
     while (d->nheap > 0 && d->heap[0].when <= now) {
@@ -453,7 +456,7 @@ int db_subexpire_due(db *d, dbent *e)
     uint32_t i;
     int64_t next;
 
-    if (db_expiry_paused || !has_subexpiry(e) || (i = *idx_of(e, 1)) == DB_NOEXPIRE ||
+    if (db_expiry_paused || db_expiry_held || !has_subexpiry(e) || (i = *idx_of(e, 1)) == DB_NOEXPIRE ||
         d->sheap[i].when > db_now)
         return 0;
     next = type_of(e)->subexpire(d, e, db_now);

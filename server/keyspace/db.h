@@ -104,6 +104,11 @@ extern int64_t db_now;
  * cycle does nothing. The log holds a DEL for every expiry that happened, so
  * the replay must not expire anything on its own. */
 extern int db_expiry_paused;
+/* While non-zero (CLIENT PAUSE, cmd/pause.h), nothing is deleted for its time:
+ * lookups answer a key whose time has passed as missing but leave it, the
+ * active cycle does nothing, and a scratchpad's due entries stay until the
+ * pause ends (Redis 7.0 holds expiry the same way during a pause). */
+extern int db_expiry_held;
 
 /* Keyspace hits and misses counted by db_lookup (INFO stats). */
 extern long long db_stat_hits, db_stat_misses;

@@ -36,6 +36,8 @@
 #define CLIENT_PROTECTED_WRITE   (1u << 13) /* write event armed */
 #define CLIENT_AOF_HELD          (1u << 14) /* replies wait until the log is written up to aof_need */
 #define CLIENT_BLOCKED           (1u << 15) /* waits for keys (cmd/block.h): runs no request meanwhile */
+#define CLIENT_POSTPONED (1u << 16)         /* its next request waits for CLIENT PAUSE's end (cmd/pause.h) */
+#define CLIENT_NO_EVICT (1u << 17)          /* CLIENT NO-EVICT ON */
 
 /* A command queued by MULTI: owned copies of its arguments. */
 typedef struct mcmd {
