@@ -19,6 +19,7 @@
 #include "aof/persist.h"
 #include "cmd/propagate.h"
 #include "cmd/signal.h"
+#include "keyspace/evict.h"
 #include "keyspace/lazyfree.h"
 #include "keyspace/type.h"
 #include "types/hash/hash.h"
@@ -188,6 +189,7 @@ int server_init_keyspace(void)
     for (i = 0; i < srv.cfg.databases; i++)
         db_init(&srv.dbs[i], i, srv.arena, srv.hash_seed);
     db_on_expired = signal_key_expired;
+    evict_on_evicted = signal_key_evicted;
     db_on_changed = signal_key_changed;
     sv_type_register();
     sp_type_register();

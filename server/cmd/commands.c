@@ -13,6 +13,7 @@
 #include "cmd/block.h"
 #include "cmd/multi.h"
 #include "cmd/pause.h"
+#include "keyspace/evict.h"
 #include "cmd/propagate.h"
 #include "net/net.h"
 #include "net/reply.h"
@@ -418,6 +419,7 @@ void cmd_dispatch(client *c)
 static void dispatch(client *c)
 {
     const cmd_def *cmd;
+    int oom = 0;
 
     cmd = cmd_resolve(c);
     if (!cmd) {
@@ -439,8 +441,13 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
+    /* Over maxmemory, every command first evicts what the policy allows (as
+     * Redis's performEvictions); a command that may grow memory is refused
+     * when that is not enough. */
+    if (over_maxmemory() && !srv.loading)
+        oom = evict_run(srv.dbs, srv.cfg.databases, (size_t)srv.cfg.maxmemory) < 0;
     if ((cmd->flags & CMD_DENYOOM) || (cmd == srv.cmd_exec && multi_has_denyoom(c))) {
-        if (over_maxmemory()) {
+        if (oom) {
             srv.stat_oom_rejections++;
             if (cmd == srv.cmd_exec && (c->flags & CLIENT_MULTI)) {
                 multi_exec_abort(c, ERR_OOM);

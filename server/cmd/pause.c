@@ -13,8 +13,8 @@
 #include "keyspace/db.h"
 #include "net/client.h"
 
-static int mode;       /* PAUSE_* in force */
-static int64_t until;  /* ms since epoch: when the pause ends */
+static int mode;      /* PAUSE_* in force */
+static int64_t until; /* ms since epoch: when the pause ends */
 static client **waiting;
 static int nwaiting, capwaiting;
 

@@ -29,6 +29,14 @@ void signal_key_expired(db *d, const char *key, size_t klen)
         prop_del(d->id, key, klen);
 }
 
+void signal_key_evicted(db *d, const char *key, size_t klen)
+{
+    /* The keyspace notification "evicted" goes here when notifications exist. */
+    multi_touch_key(d, key, klen);
+    if (prop_on)
+        prop_del(d->id, key, klen);
+}
+
 void signal_db_flushed(db *d)
 {
     multi_touch_db(d);

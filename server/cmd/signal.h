@@ -28,6 +28,9 @@ void signal_key_written(db *d, const char *key, size_t klen);
 /* Key in d expired and was deleted (lazily or by the active cycle); its DEL is
  * propagated here too. */
 void signal_key_expired(db *d, const char *key, size_t klen);
+/* Key was evicted by maxmemory's policy (keyspace/evict.h): WATCH and the log
+ * (a DEL) are told, as for an expiry. */
+void signal_key_evicted(db *d, const char *key, size_t klen);
 /* Every key of d changes at once (FLUSHDB, FLUSHALL: before the flush). */
 void signal_db_flushed(db *d);
 /* The contents of a and b were exchanged (SWAPDB: after the swap). */

@@ -9,6 +9,7 @@
 #include "keyspace/type.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -267,10 +268,69 @@ dbent *db_lookup_write(db *d, const char *key, size_t klen)
     }
     if (has_subexpiry(e) && db_subexpire_due(d, e))
         return NULL;
+    if (!db_touch_off)
+        db_touch(e);
     return e;
 }
 
 long long db_stat_hits, db_stat_misses;
+
+/* ---- the access clock (LRU / LFU) ---- */
+
+#define LRU_MAX ((1u << 24) - 1)
+int db_lfu;
+int db_lfu_log_factor = 10;
+int db_lfu_decay_time = 1;
+int db_touch_off;
+
+static uint32_t lru_clock(void)
+{
+    return (uint32_t)(db_now / 1000) & LRU_MAX;
+}
+
+static uint32_t lfu_minutes(void)
+{
+    return (uint32_t)(db_now / 60000) & 0xFFFF;
+}
+
+/* The field a new or rewritten entry starts with. */
+static uint32_t clock_init(void)
+{
+    return db_lfu ? (lfu_minutes() << 8) | DB_LFU_INIT : lru_clock();
+}
+
+uint64_t db_idle_ms(const dbent *e)
+{
+    uint32_t now = lru_clock(), t = e->lru;
+    return (uint64_t)(now >= t ? now - t : LRU_MAX - t + now) * 1000;
+}
+
+unsigned db_lfu_freq(const dbent *e)
+{
+    uint32_t now = lfu_minutes(), ldt = e->lru >> 8, counter = e->lru & 255, elapsed, periods;
+
+    elapsed = now >= ldt ? now - ldt : 65535 - ldt + now;
+    periods = db_lfu_decay_time ? elapsed / (uint32_t)db_lfu_decay_time : 0;
+    return periods > counter ? 0 : counter - periods;
+}
+
+void db_touch(dbent *e)
+{
+    unsigned counter;
+
+    if (!db_lfu) {
+        e->lru = lru_clock();
+        return;
+    }
+    counter = db_lfu_freq(e);
+    if (counter < 255) {
+        double base = counter > DB_LFU_INIT ? counter - DB_LFU_INIT : 0;
+        double r = (double)rand() / RAND_MAX;
+        if (r < 1.0 / (base * db_lfu_log_factor + 1))
+            counter++;
+    }
+    e->lru = (lfu_minutes() << 8) | counter;
+}
 
 dbent *db_lookup(db *d, const char *key, size_t klen)
 {
@@ -287,6 +347,7 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
     dbent *e = dbent_alloc(d, key, klen, room);
     e->node.hash = db_hash(d, key, klen);
     e->type = (uint8_t)type;
+    e->lru = clock_init();
     dbent_set_epoch(e, db_epoch);
     ht_insert(&d->keys, &e->node);
     return e;

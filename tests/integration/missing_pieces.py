@@ -42,8 +42,56 @@ def replies_as_redis(ports):
                  ("CLIENT", "PAUSE"), ("CLIENT", "UNPAUSE", "x"), ("CLIENT", "UNPAUSE"),
                  ("CLIENT", "NO-EVICT", "maybe"), ("CLIENT", "NO-EVICT", "on"), ("CLIENT", "NO-EVICT", "OFF"),
                  ("CLIENT", "NO-EVICT"),
-                 ("COMMAND", "INFO", "lolwut", "client|pause", "client|unpause", "client|no-evict", "debug")):
+                 ("COMMAND", "INFO", "lolwut", "client|pause", "client|unpause", "client|no-evict", "object|freq",
+                  "object|idletime", "object|help", "debug")):
         same(ports, *args)
+
+
+def object_clock_as_redis(ports):
+    """OBJECT FREQ / IDLETIME on keys holding strings that are not small
+    integers (Redis shares the objects of 0..9999 among keys when maxmemory is
+    0, so their clock is everyone's)."""
+    script = [("FLUSHALL",), ("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"), ("SET", "s", "hello"),
+              ("OBJECT", "FREQ", "s"), ("GET", "s"), ("OBJECT", "FREQ", "s"), ("SET", "s", "world"),
+              ("OBJECT", "FREQ", "s"), ("TYPE", "s"), ("EXISTS", "s"), ("TTL", "s"), ("OBJECT", "FREQ", "s"),
+              ("HSET", "h", "f", "v"), ("OBJECT", "FREQ", "h"), ("OBJECT", "IDLETIME", "h"),
+              ("OBJECT", "FREQ", "nosuch"), ("OBJECT", "IDLETIME", "nosuch"),
+              ("CONFIG", "SET", "maxmemory-policy", "volatile-lru"), ("SET", "t", "abc"),
+              ("OBJECT", "IDLETIME", "t"), ("OBJECT", "FREQ", "t"),
+              ("CONFIG", "SET", "maxmemory-samples", "0"), ("CONFIG", "SET", "maxmemory-policy", "lru"),
+              ("CONFIG", "SET", "lfu-log-factor", "-1"), ("CONFIG", "SET", "lfu-decay-time", "x"),
+              ("CONFIG", "SET", "maxmemory-policy", "volatile-ttl", "maxmemory-samples", "7", "lfu-log-factor", "3",
+               "lfu-decay-time", "2"),
+              ("CONFIG", "GET", "maxmemory-policy"), ("CONFIG", "GET", "maxmemory-samples"),
+              ("CONFIG", "GET", "lfu-log-factor"), ("CONFIG", "GET", "lfu-decay-time"),
+              ("CONFIG", "SET", "maxmemory-policy", "noeviction", "maxmemory-samples", "5", "lfu-log-factor", "10",
+               "lfu-decay-time", "1")]
+    conns = [Conn(p, read_timeout=5) for p in ports]
+    try:
+        for args in script:
+            got = []
+            for c in conns:
+                c.send(encode([a.encode() for a in args]))
+                got.append(c.read_reply()[0])
+            assert got[0] == got[1], "%r: redis %r, scratchpad %r" % (args, got[0], got[1])
+    finally:
+        for c in conns:
+            c.close()
+
+
+def idle_time_grows(ports):
+    for p in ports:
+        c = Conn(p, read_timeout=5)
+        c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+        c.call("SET", "idle", "abc")
+        c.call("SET", "busy", "abc")
+        time.sleep(2.2)
+        c.call("GET", "busy")
+        c.call("TYPE", "idle")  # not an access
+        idle, busy = c.call("OBJECT", "IDLETIME", "idle")[1], c.call("OBJECT", "IDLETIME", "busy")[1]
+        c.call("CONFIG", "SET", "maxmemory-policy", "noeviction")
+        c.close()
+        assert int(idle) >= 2 and int(busy) == 0, (p, idle, busy)
 
 
 def no_evict_flag(ports):
@@ -146,6 +194,11 @@ def main():
         ports = (redis.port, sp.port)
         rep.case("DEBUG ERROR, LOLWUT, CLIENT PAUSE/UNPAUSE/NO-EVICT reply as redis-server's, errors and COMMAND "
                  "INFO rows byte for byte", replies_as_redis, ports)
+        rep.case("OBJECT FREQ and IDLETIME answer as redis-server's under LFU and LRU policies (values, errors), and "
+                 "CONFIG SET of maxmemory-policy, maxmemory-samples, lfu-* at once as well", object_clock_as_redis,
+                 ports)
+        rep.case("OBJECT IDLETIME counts seconds since the last access; TYPE is not an access", idle_time_grows,
+                 ports)
         rep.case("CLIENT NO-EVICT ON shows flag e in CLIENT INFO, OFF takes it away", no_evict_flag, ports)
         rep.case("under CLIENT PAUSE WRITE reads run at once (an expired key reads as missing but stays), "
                  "writes wait for the pause's end, as in redis-server", pause_write, ports)
