@@ -22,7 +22,7 @@ typedef struct cand {
     uint64_t score; /* higher goes first: idle ms, 255 - LFU counter */
     int dbid;
     size_t klen;
-    char *key;      /* owned copy */
+    char *key; /* owned copy */
 } cand;
 
 static cand pool[EVICT_POOL];

@@ -38,13 +38,16 @@ enum {
 
 #define EVICT_POOL 16 /* candidates kept between calls, as Redis's pool */
 
-extern int evict_policy;  /* EVICT_*: set by maxmemory-policy (apply_policy) */
-extern int evict_samples; /* maxmemory-samples: keys sampled per database per pick */
+extern int evict_policy;      /* EVICT_*: set by maxmemory-policy (apply_policy) */
+extern int evict_samples;     /* maxmemory-samples: keys sampled per database per pick */
 extern long long evict_count; /* keys evicted since start-up (INFO's evicted_keys) */
 extern void (*evict_on_evicted)(db *d, const char *key, size_t klen);
 
 /* 1 if policy p reads the access clock as LFU. */
-static inline int evict_is_lfu(int p) { return p == EVICT_ALLKEYS_LFU || p == EVICT_VOLATILE_LFU; }
+static inline int evict_is_lfu(int p)
+{
+    return p == EVICT_ALLKEYS_LFU || p == EVICT_VOLATILE_LFU;
+}
 
 /* Delete keys of dbs[0..ndbs) chosen by evict_policy until memory (mem_used(),
  * less the estimated size of values evicted that are still being freed in
