@@ -41,6 +41,7 @@ void pause_end(void)
     db_expiry_held = 0;
     for (i = 0; i < nwaiting; i++) {
         waiting[i]->flags &= ~CLIENT_POSTPONED;
+        waiting[i]->last_interaction = now_ms(); /* it waited, it was not idle */
         blk_resume_later(waiting[i]);
     }
     nwaiting = 0;

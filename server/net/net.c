@@ -878,7 +878,7 @@ void net_clients_cron(void)
     for (c = srv.clients; c; c = c->next) {
         if (c->flags & CLIENT_CLOSE_ASAP)
             continue;
-        if (srv.cfg.timeout > 0 && !(c->flags & (CLIENT_FAKE | CLIENT_BLOCKED)) &&
+        if (srv.cfg.timeout > 0 && !(c->flags & (CLIENT_FAKE | CLIENT_BLOCKED | CLIENT_POSTPONED)) &&
             now - c->last_interaction > (int64_t)srv.cfg.timeout * 1000 && reply_pending(c) == 0) {
             log_verbose("Closing idle client");
             client_close_async(c);

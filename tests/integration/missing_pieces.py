@@ -185,6 +185,30 @@ def exec_with_writes_waits(ports):
         c.close()
 
 
+def paused_client_not_timed_out(ports):
+    """A client whose command waits for a pause is not idle (Redis counts it
+    blocked): the idle timeout does not close it."""
+    admins = [Conn(p, read_timeout=5) for p in ports]
+    writers = [Conn(p, read_timeout=5) for p in ports]
+    try:
+        for a in admins:
+            a.call("CONFIG", "SET", "timeout", "1")
+        for w in writers:
+            w.call("PING")
+        for a in admins:
+            a.call("CLIENT", "PAUSE", "2600", "WRITE")
+        for w in writers:
+            w.send(encode([b"SET", b"pt", b"1"]))
+        got = [w.read_reply()[0] for w in writers]
+        assert got == [b"+OK\r\n", b"+OK\r\n"], got
+    finally:
+        for a in admins:
+            a.call("CONFIG", "SET", "timeout", "0")
+            a.close()
+        for w in writers:
+            w.close()
+
+
 def main():
     rep = spserver.Reporter()
     redis = RedisServer("--enable-debug-command", "yes")
@@ -205,6 +229,8 @@ def main():
         rep.case("under CLIENT PAUSE ALL every command waits for the pause's end, as in redis-server",
                  pause_all, ports)
         rep.case("CLIENT UNPAUSE runs the waiting pipeline (inline requests with quotes too) at once, in order", unpause_resumes, ports)
+        rep.case("a client waiting for a pause's end is not closed by the idle timeout, as in redis-server",
+                 paused_client_not_timed_out, ports)
         rep.case("under PAUSE WRITE an EXEC of reads runs, an EXEC holding a write waits", exec_with_writes_waits,
                  ports)
     finally:
