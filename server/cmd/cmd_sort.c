@@ -48,10 +48,10 @@ typedef struct sbytes {
 } sbytes;
 
 typedef struct sitem {
-    size_t off, len;    /* the element, in the buffer */
-    double score;       /* numeric sort */
+    size_t off, len; /* the element, in the buffer */
+    double score;    /* numeric sort */
     size_t cmp_off, cmp_len;
-    int has_cmp;        /* ALPHA BY: the BY value was found */
+    int has_cmp; /* ALPHA BY: the BY value was found */
 } sitem;
 
 static size_t sb_add(sbytes *b, const char *p, size_t n)
@@ -262,9 +262,10 @@ static void sort_generic(client *c, int readonly)
         alpha = 1;
         by = NULL;
     }
-    vlen = !e ? 0 : e->type == OBJ_LIST ? (long long)ql_len(list_ql(e))
-                  : e->type == OBJ_SET  ? (long long)set_card(e)
-                                        : (long long)zs_len(e);
+    vlen = !e                    ? 0
+           : e->type == OBJ_LIST ? (long long)ql_len(list_ql(e))
+           : e->type == OBJ_SET  ? (long long)set_card(e)
+                                 : (long long)zs_len(e);
     start = offset < 0 ? 0 : offset;
     end = count < 0 ? vlen - 1 : start + count - 1;
     if (start >= vlen) {
@@ -406,11 +407,11 @@ static void cmd_sort_ro(client *c)
     sort_generic(c, 1);
 }
 
-#define SORT_SPECS_RO                                                                                                  \
-    "RO access;?RO access#For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from "  \
+#define SORT_SPECS_RO                                                                                                 \
+    "RO access;?RO access#For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from " \
     "the content of the key we sort"
-#define SORT_COMPLEXITY                                                                                                \
-    "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned "       \
+#define SORT_COMPLEXITY                                                                                         \
+    "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned " \
     "elements. When the elements are not sorted, complexity is O(N)."
 /* clang-format off */
 const cmd_def cmd_table_sort[] = {
