@@ -62,6 +62,8 @@ def object_clock_as_redis(ports):
               ("CONFIG", "SET", "lfu-log-factor", "-1"), ("CONFIG", "SET", "lfu-decay-time", "x"),
               ("CONFIG", "SET", "maxmemory-policy", "volatile-ttl", "maxmemory-samples", "7", "lfu-log-factor", "3",
                "lfu-decay-time", "2"),
+              ("CONFIG", "SET", "hz", "20", "maxmemory-policy", "bogus"), ("CONFIG", "GET", "hz"),
+              ("CONFIG", "SET", "lfu-decay-time", "5", "maxmemory-samples", "-3"), ("CONFIG", "GET", "lfu-decay-time"),
               ("CONFIG", "GET", "maxmemory-policy"), ("CONFIG", "GET", "maxmemory-samples"),
               ("CONFIG", "GET", "lfu-log-factor"), ("CONFIG", "GET", "lfu-decay-time"),
               ("CONFIG", "SET", "maxmemory-policy", "noeviction", "maxmemory-samples", "5", "lfu-log-factor", "10",
