@@ -23,13 +23,17 @@
 #include "keyspace/vcomp.h"
 #include "types/set/set.h"
 #include "types/hash/hash.h"
+#include "keyspace/evict.h"
 #include "types/sp/sptype.h"
 #include "types/string/value.h"
 #include "types/zset/zset.h"
 #include "types/stream/stream.h"
 
 static const char *const loglevel_names[] = {"debug", "verbose", "notice", "warning", NULL};
-static const char *const maxmemory_policy_names[] = {"noeviction", NULL};
+/* In keyspace/evict.h's EVICT_* order. */
+static const char *const maxmemory_policy_names[] = {"volatile-lru",   "volatile-lfu", "volatile-random",
+                                                     "volatile-ttl",   "allkeys-lru",  "allkeys-lfu",
+                                                     "allkeys-random", "noeviction",   NULL};
 static const char *const appendfsync_names[] = {"no", "everysec", "always", NULL};
 static const char *const rewrite_mode_names[] = {"incremental", "fork", NULL};
 static const char *const bad_values_names[] = {"refuse", "skip", NULL};
@@ -187,6 +191,15 @@ static int apply_maxclients(const char **err)
     return 0;
 }
 
+static int apply_policy(const char **err)
+{
+    (void)err;
+    evict_policy = srv.cfg.maxmemory_policy;
+    db_lfu = evict_is_lfu(evict_policy);
+    evict_pool_clear();
+    return 0;
+}
+
 static int apply_compress(const char **err)
 {
     (void)err;
@@ -249,7 +262,10 @@ const cfg_def cfg_table[] = {
     {"requirepass", CFG_STRING, CFG_SENSITIVE, 0, 0, "", C(requirepass), NULL, NULL, NULL, NULL},
     {"maxmemory", CFG_MEMORY, 0, 0, LLONG_MAX, "0", C(maxmemory), NULL, NULL, NULL, apply_compress},
     {"maxmemory-policy", CFG_ENUM, 0, 0, 0, "noeviction", C(maxmemory_policy), maxmemory_policy_names, NULL, NULL,
-     NULL},
+     apply_policy},
+    {"maxmemory-samples", CFG_INT, 0, 1, INT_MAX, "5", &evict_samples, NULL, NULL, NULL, NULL},
+    {"lfu-log-factor", CFG_INT, 0, 0, INT_MAX, "10", &db_lfu_log_factor, NULL, NULL, NULL, NULL},
+    {"lfu-decay-time", CFG_INT, 0, 0, INT_MAX, "1", &db_lfu_decay_time, NULL, NULL, NULL, NULL},
     {"proto-max-bulk-len", CFG_MEMORY, 0, 1024 * 1024, 2047LL * 1024 * 1024, "512mb", C(proto_max_bulk_len), NULL, NULL,
      NULL, NULL},
     {"client-query-buffer-limit", CFG_MEMORY, 0, 1024 * 1024, LLONG_MAX, "1gb", C(client_query_buffer_limit), NULL,

@@ -14,10 +14,12 @@
 #include "log.h"
 #include "core/mem.h"
 #include "cmd/multi.h"
+#include "cmd/pause.h"
 #include "net/net.h"
 #include "aof/persist.h"
 #include "cmd/propagate.h"
 #include "cmd/signal.h"
+#include "keyspace/evict.h"
 #include "keyspace/lazyfree.h"
 #include "keyspace/type.h"
 #include "types/hash/hash.h"
@@ -147,6 +149,7 @@ void server_cron(evutil_socket_t fd, short what, void *arg)
     if (cmd_busy_error)
         return; /* a busy script: the keyspace waits for it (script/script.h) */
 
+    pause_cron(now);
     for (i = 0; i < srv.cfg.databases && budget > 0; i++) {
         int64_t t0 = mono_us();
         db_active_expire(&srv.dbs[i], now, budget);
@@ -190,6 +193,7 @@ int server_init_keyspace(void)
     for (i = 0; i < srv.cfg.databases; i++)
         db_init(&srv.dbs[i], i, srv.arena, srv.hash_seed);
     db_on_expired = signal_key_expired;
+    evict_on_evicted = signal_key_evicted;
     db_on_changed = signal_key_changed;
     db_on_new = signal_key_new;
     db_on_miss = signal_key_miss;

@@ -182,6 +182,11 @@ static void resume_later(client *c)
     resumeq[nresume++] = c;
 }
 
+void blk_resume_later(client *c)
+{
+    resume_later(c);
+}
+
 /* End c's wait: leave every line, drop the timer and the arguments. */
 static void unblock(client *c)
 {
@@ -466,7 +471,7 @@ void blk_resume(void)
         client *c = resumeq[0];
         memmove(resumeq, resumeq + 1, sizeof(client *) * (size_t)(nresume - 1));
         nresume--;
-        if (c->qpos < c->qlen && !(c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP)))
+        if (c->qpos < c->qlen && !(c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED | CLIENT_CLOSE_ASAP)))
             client_process_input(c);
     }
 }

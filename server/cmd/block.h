@@ -92,6 +92,8 @@ void blk_handle_ready(void);
 /* Run the requests waiting in the query buffers of clients woken since the
  * last call (the loop, once per iteration). */
 void blk_resume(void);
+/* Have blk_resume run what waits in c's query buffer (a pause ended). */
+void blk_resume_later(client *c);
 
 /* CLIENT UNBLOCK: wake c as a timeout (error 0) or with the UNBLOCKED error.
  * 1 if c was blocked, else 0. */

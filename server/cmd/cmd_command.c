@@ -63,7 +63,8 @@ static void spec_positions(key_spec *s)
  * keyword (then COMMAND shows movablekeys). */
 static int has_keynum_spec(const cmd_def *cmd)
 {
-    return cmd->key_specs && (strstr(cmd->key_specs, "@k:") != NULL || strstr(cmd->key_specs, "@w:") != NULL);
+    return cmd->key_specs && (strstr(cmd->key_specs, "@k:") != NULL || strstr(cmd->key_specs, "@w:") != NULL ||
+                              strstr(cmd->key_specs, ";?") != NULL);
 }
 
 /* Fill out[] with cmd's key specs; returns how many (0 for a command without keys). */
@@ -658,6 +659,36 @@ static void getkeys_by_specs(client *c, const cmd_def *cmd, const sarg *argv, in
     }
 }
 
+/* GETKEYS of SORT, whose STORE key may stand anywhere after its options (as
+ * Redis's sortGetKeys: LIMIT skips 2, GET and BY 1; the last STORE wins). */
+static void getkeys_sort(client *c, const sarg *argv, int argc, int with_flags)
+{
+    int i, store = 0, n;
+
+    if (argc < 2) {
+        reply_error(c, "ERR Invalid number of arguments specified for command");
+        return;
+    }
+    for (i = 2; i < argc; i++) {
+        if (str_eq_ci(argv[i].p, argv[i].len, "limit"))
+            i += 2;
+        else if (str_eq_ci(argv[i].p, argv[i].len, "get") || str_eq_ci(argv[i].p, argv[i].len, "by"))
+            i += 1;
+        else if (str_eq_ci(argv[i].p, argv[i].len, "store") && i + 1 < argc)
+            store = i + 1;
+    }
+    n = store ? 2 : 1;
+    reply_array(c, n);
+    for (i = 0; i < n; i++) {
+        const sarg *k = &argv[i == 0 ? 1 : store];
+        if (with_flags)
+            reply_array(c, 2);
+        reply_bulk(c, k->p, k->len);
+        if (with_flags)
+            reply_word_set(c, i == 0 ? "RO access" : "OW update", i == 0 ? 9 : 9, 0);
+    }
+}
+
 /* COMMAND GETKEYS / GETKEYSANDFLAGS <command> [arg ...]: the keys (and their key
  * spec flags) at the command's key positions, with Redis's errors. */
 static void command_getkeys_impl(client *c, int with_flags)
@@ -676,6 +707,10 @@ static void command_getkeys_impl(client *c, int with_flags)
     }
     if (!cmd) {
         reply_error(c, "ERR Invalid command specified");
+        return;
+    }
+    if (strcmp(cmd->name, "sort") == 0) {
+        getkeys_sort(c, argv, argc, with_flags);
         return;
     }
     if (cmd->key_specs && strchr(cmd->key_specs, '@')) {

@@ -17,6 +17,7 @@
 #include "core/mem.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
+#include "keyspace/evict.h"
 #include "core/util.h"
 
 /* A copy of d's current value, as CONFIG GET shows it; caller frees. */
@@ -210,6 +211,7 @@ static void config_resetstat(client *c)
     srv.stat_commands = 0;
     srv.stat_keyspace_hits = srv.stat_keyspace_misses = 0;
     srv.stat_expired_keys = 0;
+    evict_count = 0;
     srv.stat_net_in = srv.stat_net_out = 0;
     srv.stat_proto_errors = 0;
     srv.stat_oom_rejections = 0;

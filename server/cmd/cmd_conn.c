@@ -12,6 +12,7 @@
 #include "cmd/monitor.h"
 #include "cmd/pubsub.h"
 #include "cmd/tracking.h"
+#include "cmd/pause.h"
 #include "net/net.h"
 #include "net/reply.h"
 #include "core/util.h"
@@ -421,6 +422,59 @@ static void client_unblock(client *c)
     reply_int(c, x && blk_unblock(x, error));
 }
 
+/* CLIENT PAUSE timeout [WRITE|ALL]: the mode is checked before the timeout,
+ * as in Redis; the timeout is ms from now (a sum past the clock's range wraps,
+ * as Redis's does, and the pause is then over at once). */
+static void client_pause(client *c)
+{
+    long long ms;
+    int mode = PAUSE_ALL;
+
+    if (c->argc == 4) {
+        if (str_eq_ci(c->argv[3].p, c->argv[3].len, "write"))
+            mode = PAUSE_WRITE;
+        else if (!str_eq_ci(c->argv[3].p, c->argv[3].len, "all")) {
+            reply_error(c, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    } else if (c->argc != 3) {
+        reply_subcommand_syntax(c);
+        return;
+    }
+    if (str_to_ll(c->argv[2].p, c->argv[2].len, &ms) < 0) {
+        reply_error(c, "ERR timeout is not an integer or out of range");
+        return;
+    }
+    if (ms < 0) {
+        reply_error(c, "ERR timeout is negative");
+        return;
+    }
+    pause_start(mode, (int64_t)((uint64_t)now_ms() + (uint64_t)ms));
+    reply_ok(c);
+}
+
+static void client_unpause(client *c)
+{
+    pause_end();
+    reply_ok(c);
+}
+
+/* CLIENT NO-EVICT ON|OFF: the flag CLIENT LIST shows ("e"). Scratchpad has no
+ * client eviction (maxmemory-clients), so it protects from nothing else. */
+static void client_no_evict(client *c)
+{
+    const sarg *m = &c->argv[2];
+    if (str_eq_ci(m->p, m->len, "on"))
+        c->flags |= CLIENT_NO_EVICT;
+    else if (str_eq_ci(m->p, m->len, "off"))
+        c->flags &= ~CLIENT_NO_EVICT;
+    else {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    reply_ok(c);
+}
+
 static void client_setinfo(client *c)
 {
     const sarg *attr = &c->argv[2], *val = &c->argv[3];
@@ -494,6 +548,10 @@ static void client_help(client *c)
         "      Return clients of specified type.",
         "    * ID <client-id> [<client-id> ...]",
         "      Return clients of specified IDs only.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
         "REPLY (ON|OFF|SKIP)",
         "    Control the replies sent to the current connection.",
         "SETNAME <name>",
@@ -509,6 +567,8 @@ static void client_help(client *c)
         "    Report tracking status for the current connection.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
         "    Unblock the specified blocked client.",
+        "NO-EVICT (ON|OFF)",
+        "    Protect current client connection from eviction.",
         NULL,
     };
     reply_help(c, lines);
@@ -559,6 +619,15 @@ static const cmd_def client_subcommands[] = {
     {.name = "getredir", .proc = client_getredir, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .group = "connection", .summary = "Get tracking notifications redirection client ID if any", .since = "6.0.0",
      .complexity = "O(1)", .acl = "slow connection"},
+    {.name = "pause", .proc = client_pause, .arity = -3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Stop processing commands from clients for some time", .since = "2.9.50",
+     .complexity = "O(1)", .acl = "admin slow dangerous connection"},
+    {.name = "unpause", .proc = client_unpause, .arity = 2, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Resume processing of clients that were paused", .since = "6.2.0",
+     .complexity = "O(N) Where N is the number of paused clients", .acl = "admin slow dangerous connection"},
+    {.name = "no-evict", .proc = client_no_evict, .arity = 3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "connection", .summary = "Set client eviction mode for the current connection", .since = "7.0.0",
+     .complexity = "O(1)", .acl = "admin slow dangerous connection"},
     {.name = "help", .proc = client_help, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "connection",
      .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0", .complexity = "O(1)",
      .acl = "slow connection"},

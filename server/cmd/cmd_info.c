@@ -32,6 +32,7 @@
 #include "net/reply.h"
 #include "cmd/stats.h"
 #include "core/util.h"
+#include "keyspace/evict.h"
 #include "keyspace/lazyfree.h"
 #include "keyspace/vcomp.h"
 #include "types/string/value.h"
@@ -424,7 +425,7 @@ static void info_stats(sbuf *b)
             "sync_partial_ok:0\r\n"
             "sync_partial_err:0\r\n"
             "expired_keys:%lld\r\n"
-            "evicted_keys:0\r\n"
+            "evicted_keys:%lld\r\n"
             "evicted_clients:0\r\n"
             "keyspace_hits:%lld\r\n"
             "keyspace_misses:%lld\r\n"
@@ -446,9 +447,9 @@ static void info_stats(sbuf *b)
             "oom_rejected_commands:%lld\r\n",
             srv.stat_conns, srv.stat_commands, metric_mean(METRIC_OPS), srv.stat_net_in, srv.stat_net_out,
             (double)metric_mean(METRIC_NET_IN) / 1024, (double)metric_mean(METRIC_NET_OUT) / 1024,
-            srv.stat_rejected_conns, srv.stat_expired_keys, db_stat_hits, db_stat_misses, ps_count(PS_CHANNEL),
-            ps_count(PS_PATTERN), ps_count(PS_SHARD), trk_keys, trk_items, trk_prefixes, cmd_total_errors(),
-            srv.stat_obuf_disconnects, srv.stat_proto_errors, srv.stat_oom_rejections);
+            srv.stat_rejected_conns, srv.stat_expired_keys, evict_count, db_stat_hits, db_stat_misses,
+            ps_count(PS_CHANNEL), ps_count(PS_PATTERN), ps_count(PS_SHARD), trk_keys, trk_items, trk_prefixes,
+            cmd_total_errors(), srv.stat_obuf_disconnects, srv.stat_proto_errors, srv.stat_oom_rejections);
 }
 
 static void info_replication(sbuf *b)

@@ -14,10 +14,11 @@
  * entries have all expired counts as missing (KEYS, which cannot change the
  * table while walking it, still lists it until the active cycle reaps it).
  *
- * OBJECT IDLETIME is not offered: an entry records no access time (dbent has no
- * room for one), so no truthful idle time can be given. OBJECT FREQ answers the
- * error Redis gives when no LFU policy is selected, which is always our case
- * (the only maxmemory-policy is noeviction). */
+ * Access clock: lookups touch the entry's LRU/LFU field (db.h) except where
+ * Redis looks without touching (TYPE, EXISTS, the TTL family, OBJECT, SCAN's
+ * TYPE filter): key_peek. OBJECT IDLETIME reads the field as seconds, OBJECT
+ * FREQ as a decayed LFU counter, each refused under the other kind of policy
+ * with Redis's errors. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -57,6 +58,17 @@ static dbent *key_lookup(db *d, const char *key, size_t klen, int read)
 static dbent *key_read(db *d, const char *key, size_t klen)
 {
     return key_lookup(d, key, klen, 1);
+}
+
+/* As key_read, leaving the entry's access clock as it was. */
+static dbent *key_peek(db *d, const char *key, size_t klen)
+{
+    dbent *e;
+
+    db_touch_off++;
+    e = key_lookup(d, key, klen, 1);
+    db_touch_off--;
+    return e;
 }
 
 static dbent *key_write(db *d, const char *key, size_t klen)
@@ -169,15 +181,17 @@ static void cmd_exists(client *c)
     long long n = 0;
     int i;
 
+    int touch = str_eq_ci(c->argv[0].p, c->argv[0].len, "touch");
+
     for (i = 1; i < c->argc; i++)
-        if (key_read(c->db, c->argv[i].p, c->argv[i].len))
+        if ((touch ? key_read : key_peek)(c->db, c->argv[i].p, c->argv[i].len))
             n++;
     reply_int(c, n);
 }
 
 static void cmd_type(client *c)
 {
-    reply_status(c, type_name(key_read(c->db, c->argv[1].p, c->argv[1].len)));
+    reply_status(c, type_name(key_peek(c->db, c->argv[1].p, c->argv[1].len)));
 }
 
 /* ---- RENAME, RENAMENX, MOVE, COPY, SWAPDB ---- */
@@ -512,7 +526,7 @@ static void cmd_scan(client *c)
 
         if (pat && !glob_match(pat->p, pat->len, p, k.len, 0))
             continue;
-        e = type ? key_read(c->db, p, k.len) : key_write(c->db, p, k.len);
+        e = type ? key_peek(c->db, p, k.len) : key_write(c->db, p, k.len);
         if (!e || (type && !str_eq_ci(type->p, type->len, type_name(e))))
             continue;
         b->keys[kept++] = k;
@@ -640,7 +654,7 @@ static void cmd_pexpireat(client *c)
  * (absolute: the expiry time) in ms or in seconds rounded half up. */
 static void ttl_generic(client *c, int ms, int absolute)
 {
-    dbent *e = key_read(c->db, c->argv[1].p, c->argv[1].len);
+    dbent *e = key_peek(c->db, c->argv[1].p, c->argv[1].len);
     long long t;
 
     if (!e) {
@@ -698,7 +712,7 @@ static void cmd_persist(client *c)
 /* The entry for OBJECT's key argument, or NULL after replying nil. */
 static dbent *object_lookup(client *c)
 {
-    dbent *e = key_read(c->db, c->argv[2].p, c->argv[2].len);
+    dbent *e = key_peek(c->db, c->argv[2].p, c->argv[2].len);
     if (!e)
         reply_null(c);
     return e;
@@ -716,10 +730,31 @@ static void object_encoding(client *c)
 
 static void object_freq(client *c)
 {
-    if (!object_lookup(c))
+    dbent *e = object_lookup(c);
+
+    if (!e)
         return;
-    reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
-                   "when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    if (!db_lfu) {
+        reply_error(c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+                       "that when switching between policies at runtime LRU and LFU data will take some time to "
+                       "adjust.");
+        return;
+    }
+    reply_int(c, db_lfu_freq(e));
+}
+
+static void object_idletime(client *c)
+{
+    dbent *e = object_lookup(c);
+
+    if (!e)
+        return;
+    if (db_lfu) {
+        reply_error(c, "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+                       "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+        return;
+    }
+    reply_int(c, (long long)(db_idle_ms(e) / 1000));
 }
 
 /* Values are never shared between keys, so the count is always 1. */
@@ -738,6 +773,9 @@ static void object_help(client *c)
         "FREQ <key>",
         "    Return the access frequency index of the <key>. The returned integer is",
         "    proportional to the logarithm of the recent access frequency of the key.",
+        "IDLETIME <key>",
+        "    Return the idle time of the <key>, that is the approximated number of",
+        "    seconds elapsed since the last access to the key.",
         "REFCOUNT <key>",
         "    Return the number of references of the value associated with the specified",
         "    <key>.",
@@ -754,6 +792,9 @@ static const cmd_def object_subcommands[] = {
      .complexity = "O(1)", .acl = RO_SLOW, .tips = "nondeterministic_output", .key_specs = "RO"},
     {.name = "freq", .proc = object_freq, .arity = 3, .flags = CMD_READONLY, KEYS(2, 2, 1), .group = "generic",
      .summary = "Get the logarithmic access frequency counter of a Redis object", .since = "4.0.0",
+     .complexity = "O(1)", .acl = RO_SLOW, .tips = "nondeterministic_output", .key_specs = "RO"},
+    {.name = "idletime", .proc = object_idletime, .arity = 3, .flags = CMD_READONLY, KEYS(2, 2, 1),
+     .group = "generic", .summary = "Get the time since a Redis object was last accessed", .since = "2.2.3",
      .complexity = "O(1)", .acl = RO_SLOW, .tips = "nondeterministic_output", .key_specs = "RO"},
     {.name = "refcount", .proc = object_refcount, .arity = 3, .flags = CMD_READONLY, KEYS(2, 2, 1),
      .group = "generic", .summary = "Get the number of references to the value of the key", .since = "2.2.3",

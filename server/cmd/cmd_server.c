@@ -144,9 +144,19 @@ static void debug_sleep(client *c)
     reply_ok(c);
 }
 
+/* DEBUG ERROR <message>: reply <message> as an error, as Redis does (client
+ * libraries' tests use it to see an error come back). */
+static void debug_error(client *c)
+{
+    reply_error(c, c->argv[2].p);
+}
+
 static void cmd_debug(client *c)
 {
     static const char *const help[] = {
+        "ERROR <string>",
+        "    Return a Redis protocol error with <string> as message. Useful for clients",
+        "    unit tests to simulate Redis errors.",
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
         "LZ4-CORRUPT <key> [<entry>] <chunk>",
@@ -158,10 +168,28 @@ static void cmd_debug(client *c)
         reply_help(c, help);
     else if (c->argc == 3 && str_eq_ci(c->argv[1].p, c->argv[1].len, "sleep"))
         debug_sleep(c);
+    else if (c->argc == 3 && str_eq_ci(c->argv[1].p, c->argv[1].len, "error"))
+        debug_error(c);
     else if ((c->argc == 4 || c->argc == 5) && str_eq_ci(c->argv[1].p, c->argv[1].len, "lz4-corrupt"))
         debug_lz4_corrupt(c);
     else
         reply_subcommand_syntax(c);
+}
+
+/* LOLWUT [VERSION v] [...]: the version line Redis 7.0 prints for its own
+ * version, a verbatim string. VERSION must be an integer, as in Redis; Redis's
+ * drawings for VERSION 5 and 6 are not made (the line is printed whatever v). */
+static void cmd_lolwut(client *c)
+{
+    static const char line[] = "Redis ver. " SP_VERSION "\n";
+    long long v;
+
+    if (c->argc >= 3 && str_eq_ci(c->argv[1].p, c->argv[1].len, "version") &&
+        str_to_ll(c->argv[2].p, c->argv[2].len, &v) < 0) {
+        reply_error(c, "ERR value is not an integer or out of range");
+        return;
+    }
+    reply_verbatim(c, line, sizeof(line) - 1);
 }
 
 /* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. Nothing is saved (the log, when
@@ -234,6 +262,8 @@ const cmd_def cmd_table_server[] = {
     {.name = "debug", .proc = cmd_debug, .arity = -2, .flags = ADM, .group = "server",
      .summary = "A container for debugging commands", .since = "1.0.0", .complexity = "Depends on subcommand.",
      .acl = "admin slow dangerous"},
+    {.name = "lolwut", .proc = cmd_lolwut, .arity = -1, .flags = CMD_READONLY | CMD_FAST, .group = "server",
+     .summary = "Display some computer art and the Redis version", .since = "5.0.0", .acl = "read fast"},
     {.name = "shutdown", .proc = cmd_shutdown, .arity = -1,
      .flags = ADM | CMD_NOT_IN_MULTI | CMD_ALLOW_BUSY | CMD_SENTINEL, .group = "server",
      .summary = "Synchronously save the dataset to disk and then shut down the server", .since = "1.0.0",

@@ -12,6 +12,8 @@
 #include "core/mem.h"
 #include "cmd/block.h"
 #include "cmd/multi.h"
+#include "cmd/pause.h"
+#include "keyspace/evict.h"
 #include "cmd/propagate.h"
 #include "cmd/monitor.h"
 #include "cmd/pubsub.h"
@@ -37,6 +39,7 @@ static const cmd_def *table_list[] = {
     cmd_table_monitor,
     cmd_table_eval,
     cmd_table_function,
+    cmd_table_sort,
 };
 /* clang-format on */
 
@@ -424,6 +427,8 @@ static void dispatch(client *c);
 void cmd_dispatch(client *c)
 {
     dispatch(c);
+    if (c->flags & CLIENT_POSTPONED)
+        return; /* runs again when the pause ends: CLIENT REPLY SKIP still ahead */
     if (blk_ready_pending)
         blk_handle_ready();
     if (c->flags & CLIENT_REPLY_SKIP)
@@ -437,6 +442,7 @@ void cmd_dispatch(client *c)
 static void dispatch(client *c)
 {
     const cmd_def *cmd;
+    int oom = 0;
 
     cmd = cmd_resolve(c);
     if (!cmd) {
@@ -469,8 +475,13 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
+    /* Over maxmemory, every command first evicts what the policy allows (as
+     * Redis's performEvictions); a command that may grow memory is refused
+     * when that is not enough. */
+    if (over_maxmemory() && !srv.loading)
+        oom = evict_run(srv.dbs, srv.cfg.databases, (size_t)srv.cfg.maxmemory) < 0;
     if ((cmd->flags & CMD_DENYOOM) || (cmd == srv.cmd_exec && multi_has_denyoom(c))) {
-        if (over_maxmemory()) {
+        if (oom) {
             srv.stat_oom_rejections++;
             if (cmd == srv.cmd_exec && (c->flags & CLIENT_MULTI)) {
                 multi_exec_abort(c, ERR_OOM);
@@ -509,6 +520,8 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
+    if (pause_postpone(c, cmd))
+        return;
     if ((c->flags & CLIENT_MULTI) && !is_multi_control(cmd)) {
         multi_queue(c, cmd);
         return;
@@ -733,6 +746,7 @@ void slowlog_push(client *c, long long duration)
 void cmd_client_release(client *c)
 {
     blk_client_release(c);
+    pause_release(c);
     multi_unwatch_all(c);
     multi_discard(c);
     ps_client_release(c);

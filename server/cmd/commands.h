@@ -41,6 +41,7 @@ extern const cmd_def cmd_table_pubsub[];
 extern const cmd_def cmd_table_monitor[];
 extern const cmd_def cmd_table_eval[];
 extern const cmd_def cmd_table_function[];
+extern const cmd_def cmd_table_sort[];
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */

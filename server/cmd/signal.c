@@ -41,6 +41,16 @@ void signal_key_expired(db *d, const char *key, size_t klen)
         prop_del(d->id, key, klen);
 }
 
+void signal_key_evicted(db *d, const char *key, size_t klen)
+{
+    multi_touch_key(d, key, klen);
+    if (tracking_clients > 0)
+        tracking_invalidate(key, klen, NULL);
+    if (prop_on)
+        prop_del(d->id, key, klen);
+    signal_event(d, NOTIFY_EVICTED, "evicted", key, klen);
+}
+
 void signal_db_flushed(db *d)
 {
     static long long flush_cmd = -1; /* FLUSHALL flushes every database: one null invalidation */

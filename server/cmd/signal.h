@@ -37,7 +37,7 @@ void signal_key_written(db *d, const char *key, size_t klen);
 #define NOTIFY_HASH (1 << 6)        /* h */
 #define NOTIFY_ZSET (1 << 7)        /* z */
 #define NOTIFY_EXPIRED (1 << 8)     /* x: expired */
-#define NOTIFY_EVICTED (1 << 9)     /* e: evicted (noeviction only here: never fired) */
+#define NOTIFY_EVICTED (1 << 9)     /* e: evicted (keyspace/evict.c) */
 #define NOTIFY_STREAM (1 << 10)     /* t */
 #define NOTIFY_KEY_MISS (1 << 11)   /* m: keymiss (not in A) */
 #define NOTIFY_MODULE (1 << 12)     /* d: accepted, no modules here */
@@ -69,6 +69,9 @@ void notify_flags_format(int flags, char *buf);
 /* Key in d expired and was deleted (lazily or by the active cycle); its DEL is
  * propagated here too. */
 void signal_key_expired(db *d, const char *key, size_t klen);
+/* Key was evicted by maxmemory's policy (keyspace/evict.h): WATCH and the log
+ * (a DEL) are told, as for an expiry. */
+void signal_key_evicted(db *d, const char *key, size_t klen);
 /* Every key of d changes at once (FLUSHDB, FLUSHALL: before the flush). */
 void signal_db_flushed(db *d);
 /* The contents of a and b were exchanged (SWAPDB: after the swap). */

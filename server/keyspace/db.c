@@ -9,6 +9,7 @@
 #include "keyspace/type.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -182,6 +183,7 @@ int db_persist(db *d, dbent *e)
 }
 
 int db_expiry_paused;
+int db_expiry_held;
 
 int db_is_expired(const db *d, const dbent *e)
 {
@@ -262,15 +264,76 @@ dbent *db_lookup_write(db *d, const char *key, size_t klen)
     if (db_expiry_paused)
         return e;
     if (e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now) {
+        if (db_expiry_held)
+            return NULL;
         db_expire_entry(d, e);
         return NULL;
     }
     if (has_subexpiry(e) && db_subexpire_due(d, e))
         return NULL;
+    if (!db_touch_off)
+        db_touch(e);
     return e;
 }
 
 long long db_stat_hits, db_stat_misses;
+
+/* ---- the access clock (LRU / LFU) ---- */
+
+#define LRU_MAX ((1u << 24) - 1)
+int db_lfu;
+int db_lfu_log_factor = 10;
+int db_lfu_decay_time = 1;
+int db_touch_off;
+
+static uint32_t lru_clock(void)
+{
+    return (uint32_t)(db_now / 1000) & LRU_MAX;
+}
+
+static uint32_t lfu_minutes(void)
+{
+    return (uint32_t)(db_now / 60000) & 0xFFFF;
+}
+
+/* The field a new or rewritten entry starts with. */
+static uint32_t clock_init(void)
+{
+    return db_lfu ? (lfu_minutes() << 8) | DB_LFU_INIT : lru_clock();
+}
+
+uint64_t db_idle_ms(const dbent *e)
+{
+    uint32_t now = lru_clock(), t = e->lru;
+    return (uint64_t)(now >= t ? now - t : LRU_MAX - t + now) * 1000;
+}
+
+unsigned db_lfu_freq(const dbent *e)
+{
+    uint32_t now = lfu_minutes(), ldt = e->lru >> 8, counter = e->lru & 255, elapsed, periods;
+
+    elapsed = now >= ldt ? now - ldt : 65535 - ldt + now;
+    periods = db_lfu_decay_time ? elapsed / (uint32_t)db_lfu_decay_time : 0;
+    return periods > counter ? 0 : counter - periods;
+}
+
+void db_touch(dbent *e)
+{
+    unsigned counter;
+
+    if (!db_lfu) {
+        e->lru = lru_clock();
+        return;
+    }
+    counter = db_lfu_freq(e);
+    if (counter < 255) {
+        double base = counter > DB_LFU_INIT ? counter - DB_LFU_INIT : 0;
+        double r = (double)rand() / RAND_MAX;
+        if (r < 1.0 / (base * db_lfu_log_factor + 1))
+            counter++;
+    }
+    e->lru = (lfu_minutes() << 8) | counter;
+}
 
 dbent *db_lookup(db *d, const char *key, size_t klen)
 {
@@ -290,6 +353,7 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
     dbent *e = dbent_alloc(d, key, klen, room);
     e->node.hash = db_hash(d, key, klen);
     e->type = (uint8_t)type;
+    e->lru = clock_init();
     dbent_set_epoch(e, db_epoch);
     ht_insert(&d->keys, &e->node);
     if (db_on_new)
@@ -432,7 +496,7 @@ long long db_active_expire(db *d, int64_t now, int64_t budget_us)
     long long n = 0;
     int64_t saved = db_now;
 
-    if (db_expiry_paused)
+    if (db_expiry_paused || db_expiry_held)
         return 0;
     db_now = now;
     while (d->nheap > 0 && d->heap[0].when <= now) {
@@ -475,7 +539,7 @@ int db_subexpire_due(db *d, dbent *e)
     uint32_t i;
     int64_t next;
 
-    if (db_expiry_paused || !has_subexpiry(e) || (i = *idx_of(e, 1)) == DB_NOEXPIRE ||
+    if (db_expiry_paused || db_expiry_held || !has_subexpiry(e) || (i = *idx_of(e, 1)) == DB_NOEXPIRE ||
         d->sheap[i].when > db_now)
         return 0;
     next = type_of(e)->subexpire(d, e, db_now);

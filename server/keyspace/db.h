@@ -55,8 +55,9 @@ typedef struct dbent {
     uint32_t icap;    /* bytes of room after the key (inline value or a pointer) */
     uint32_t vlen;    /* bytes of an INLINE or RAW value */
     uint32_t xidx;    /* index in the expire heap, DB_NOEXPIRE if none */
-    uint8_t type;     /* OBJ_* */
-    uint8_t enc;      /* ENC_* */
+    uint32_t lru : 24; /* access clock (db_touch): LRU s, or LFU minutes << 8 | counter */
+    uint32_t type : 4; /* OBJ_* */
+    uint32_t enc : 4;  /* ENC_* */
     uint8_t flags;    /* DBENT_F_* */
     char data[];      /* key (node.klen bytes), then icap bytes of room */
 } dbent;
@@ -104,6 +105,33 @@ extern int64_t db_now;
  * cycle does nothing. The log holds a DEL for every expiry that happened, so
  * the replay must not expire anything on its own. */
 extern int db_expiry_paused;
+/* While non-zero (CLIENT PAUSE, cmd/pause.h), nothing is deleted for its time:
+ * lookups answer a key whose time has passed as missing but leave it, the
+ * active cycle does nothing, and a scratchpad's due entries stay until the
+ * pause ends (Redis 7.0 holds expiry the same way during a pause). */
+extern int db_expiry_held;
+
+/* The access clock of each entry (Redis's LRU/LFU field, 24 bits): with an LRU
+ * (or no) policy, the seconds of the last access modulo 2^24; with an LFU
+ * policy (db_lfu set), the minutes of the last decrement modulo 2^16 above an
+ * 8-bit logarithmic counter, which starts at DB_LFU_INIT, grows with accesses
+ * as 1 / ((counter - DB_LFU_INIT) * db_lfu_log_factor + 1) and loses one per
+ * db_lfu_decay_time minutes unaccessed. Lookups (db_lookup, db_lookup_write)
+ * touch the entry unless db_touch_off is set (TYPE, EXISTS, TTL, OBJECT, SCAN
+ * look without touching, as Redis's LOOKUP_NOTOUCH). Switching between LRU
+ * and LFU reinterprets the field: the values settle as keys are accessed. */
+#define DB_LFU_INIT 5
+extern int db_lfu;            /* 1: an LFU maxmemory-policy is selected */
+extern int db_lfu_log_factor; /* lfu-log-factor */
+extern int db_lfu_decay_time; /* lfu-decay-time, minutes */
+extern int db_touch_off;      /* while non-zero, lookups leave the clock alone */
+/* Record an access to e (and, with LFU, decay then maybe increment its counter). */
+void db_touch(dbent *e);
+/* Milliseconds since e's last access (LRU reading of the field, Redis's
+ * estimate: resolution one second). */
+uint64_t db_idle_ms(const dbent *e);
+/* e's LFU counter decayed to now, without recording an access (OBJECT FREQ). */
+unsigned db_lfu_freq(const dbent *e);
 
 /* Keyspace hits and misses counted by db_lookup (INFO stats). */
 extern long long db_stat_hits, db_stat_misses;

@@ -43,6 +43,8 @@
 #define CLIENT_TRACKING_BROKEN   (1u << 19) /* its REDIRECT client went away */
 #define CLIENT_TRACKING_BCAST    (1u << 20) /* tracking in BCAST mode */
 #define CLIENT_SCRIPT            (1u << 21) /* a script's client (fake): its replies are kept for the script */
+#define CLIENT_POSTPONED         (1u << 22) /* its next request waits for CLIENT PAUSE's end (cmd/pause.h) */
+#define CLIENT_NO_EVICT          (1u << 23) /* CLIENT NO-EVICT ON */
 /* clang-format on */
 
 /* A command queued by MULTI: owned copies of its arguments. */

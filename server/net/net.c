@@ -414,13 +414,50 @@ static void grow_args(client *c)
     c->parser.args_cap = cap;
 }
 
+/* The request of `consumed` bytes at c->qpos was postponed (CLIENT PAUSE): put
+ * it back as it came so that it parses again. A multibulk request had the
+ * '\r' after each argument replaced by a NUL: it is restored. An inline one may
+ * have been rewritten in place (quotes): it is replaced by its multibulk form. */
+static void requeue_request(client *c, size_t consumed)
+{
+    size_t i, need, rest;
+    char *nb, *p;
+
+    if (c->qbuf[c->qpos] == '*') {
+        for (i = 0; i < (size_t)c->argc; i++)
+            c->argv[i].p[c->argv[i].len] = '\r';
+        return;
+    }
+    need = 32;
+    for (i = 0; i < (size_t)c->argc; i++)
+        need += c->argv[i].len + 32;
+    rest = c->qlen - c->qpos - consumed;
+    nb = xmalloc(need + rest + 1);
+    p = nb + sprintf(nb, "*%d\r\n", c->argc);
+    for (i = 0; i < (size_t)c->argc; i++) {
+        p += sprintf(p, "$%zu\r\n", c->argv[i].len);
+        memcpy(p, c->argv[i].p, c->argv[i].len);
+        p += c->argv[i].len;
+        *p++ = '\r';
+        *p++ = '\n';
+    }
+    memcpy(p, c->qbuf + c->qpos + consumed, rest);
+    p += rest;
+    xfree(c->qbuf);
+    c->qbuf = nb;
+    c->qcap = need + rest;
+    c->qlen = (size_t)(p - nb);
+    c->qpos = 0;
+}
+
 void client_process_input(client *c)
 {
     /* One clock reading per batch: every command of a pipeline sees the same
      * instant for expiry decisions (reading the clock per command cost more than
      * a GET). */
     db_now = now_ms();
-    while (c->qpos < c->qlen && !(c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY | CLIENT_BLOCKED))) {
+    while (c->qpos < c->qlen &&
+           !(c->flags & (CLIENT_CLOSE_ASAP | CLIENT_CLOSE_AFTER_REPLY | CLIENT_BLOCKED | CLIENT_POSTPONED))) {
         size_t consumed = 0, i;
         resp_status st;
 
@@ -457,6 +494,11 @@ void client_process_input(client *c)
             }
             c->argc = (int)c->parser.argc;
             net_up.dispatch(c);
+            if (c->flags & CLIENT_POSTPONED) {
+                requeue_request(c, consumed); /* parsed again when the pause ends */
+                c->argc = 0;
+                break;
+            }
             c->argc = 0;
         }
         c->qpos += consumed;
@@ -837,7 +879,7 @@ void net_clients_cron(void)
     for (c = srv.clients; c; c = c->next) {
         if (c->flags & CLIENT_CLOSE_ASAP)
             continue;
-        if (srv.cfg.timeout > 0 && !(c->flags & (CLIENT_FAKE | CLIENT_BLOCKED)) &&
+        if (srv.cfg.timeout > 0 && !(c->flags & (CLIENT_FAKE | CLIENT_BLOCKED | CLIENT_POSTPONED)) &&
             now - c->last_interaction > (int64_t)srv.cfg.timeout * 1000 && reply_pending(c) == 0) {
             log_verbose("Closing idle client");
             client_close_async(c);
@@ -881,7 +923,7 @@ size_t client_describe(const client *c, char *buf, size_t cap)
         flags[f++] = 'P';
     if (c->flags & CLIENT_MULTI)
         flags[f++] = 'x';
-    if (c->flags & CLIENT_BLOCKED)
+    if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED))
         flags[f++] = 'b';
     if (c->flags & CLIENT_TRACKING)
         flags[f++] = 't';
@@ -897,6 +939,8 @@ size_t client_describe(const client *c, char *buf, size_t cap)
         flags[f++] = 'c';
     if (c->flags & CLIENT_UNIX)
         flags[f++] = 'U';
+    if (c->flags & CLIENT_NO_EVICT)
+        flags[f++] = 'e';
     if (f == 0)
         flags[f++] = 'N';
     flags[f] = '\0';

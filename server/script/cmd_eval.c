@@ -316,11 +316,11 @@ static const cmd_def script_subcommands[] = {
 };
 
 const cmd_def cmd_table_eval[] = {
-    {.name = "eval", .proc = cmd_eval, .arity = -3, .flags = EVAL_FLAGS, .group = "scripting",
+    {.name = "eval", .proc = cmd_eval, .arity = -3, .flags = EVAL_FLAGS | CMD_MAY_REPLICATE, .group = "scripting",
      .summary = "Execute a Lua script server side", .since = "2.6.0",
      .complexity = "Depends on the script that is executed.", .acl = "slow scripting",
      .key_specs = RW_SPEC WORST_RW},
-    {.name = "evalsha", .proc = cmd_evalsha, .arity = -3, .flags = EVAL_FLAGS, .group = "scripting",
+    {.name = "evalsha", .proc = cmd_evalsha, .arity = -3, .flags = EVAL_FLAGS | CMD_MAY_REPLICATE, .group = "scripting",
      .summary = "Execute a Lua script server side", .since = "2.6.0",
      .complexity = "Depends on the script that is executed.", .acl = "slow scripting", .key_specs = RW_SPEC},
     {.name = "eval_ro", .proc = cmd_eval_ro, .arity = -3, .flags = CMD_READONLY | EVAL_FLAGS, .group = "scripting",

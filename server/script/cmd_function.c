@@ -682,7 +682,7 @@ static const cmd_def function_subcommands[] = {
 };
 
 const cmd_def cmd_table_function[] = {
-    {.name = "fcall", .proc = cmd_fcall, .arity = -3, .flags = FC_FLAGS, .group = "scripting",
+    {.name = "fcall", .proc = cmd_fcall, .arity = -3, .flags = FC_FLAGS | CMD_MAY_REPLICATE, .group = "scripting",
      .summary = "Invoke a function", .since = "7.0.0", .complexity = "Depends on the function that is executed.",
      .acl = "slow scripting",
      .key_specs = "RW access update@k:2,0,1,1#We cannot tell how the keys will be used so we assume the worst, "

@@ -768,11 +768,12 @@ def t_object():
     raw.close()
 
 
-def t_object_idletime_absent():
+def t_object_idletime():
     raw = Raw(PORT)
     raw.cmd("SET", "ob:k", "v")
-    err(raw, "ERR unknown subcommand 'idletime'. Try OBJECT HELP.", "OBJECT", "idletime", "ob:k")
-    check("IDLETIME <key>" not in raw.cmd("OBJECT", "HELP"), "HELP does not offer IDLETIME")
+    eq(raw.cmd("OBJECT", "idletime", "ob:k"), 0, "a key just written is idle 0 s")
+    eq(raw.cmd("OBJECT", "IDLETIME", "ob:none"), None, "OBJECT IDLETIME of a missing key is nil")
+    check("IDLETIME <key>" in raw.cmd("OBJECT", "HELP"), "HELP offers IDLETIME")
     raw.close()
 
 
@@ -950,8 +951,8 @@ def t_resp3_shapes():
     err(r3, "ERR no such key", "RENAME", "k", "k3")
     eq(r3.last, b"-ERR no such key\r\n")
     help_ = r3.cmd("OBJECT", "HELP")
-    check(r3.last.startswith(b"*12\r\n+OBJECT <subcommand>"), "OBJECT HELP is an array of simple strings")
-    eq(len(help_), 12)
+    check(r3.last.startswith(b"*15\r\n+OBJECT <subcommand>"), "OBJECT HELP is an array of simple strings")
+    eq(len(help_), 15)
     r3.close()
 
 
@@ -1021,7 +1022,7 @@ CASES = [
     (t_expire_milliseconds, "PEXPIRE and PEXPIREAT expire keys to the millisecond"),
     (t_ttl_family, "TTL, PTTL, EXPIRETIME, PEXPIRETIME and PERSIST answer -2, -1 and rounded times"),
     (t_object, "OBJECT ENCODING, REFCOUNT, FREQ and HELP answer as Redis with noeviction"),
-    (t_object_idletime_absent, "OBJECT IDLETIME is not offered, since no access time is tracked"),
+    (t_object_idletime, "OBJECT IDLETIME answers the seconds since the last access, nil for a missing key"),
     (t_binary_keys, "keys with NUL, CR, LF and high bytes work with every key command"),
     (t_watch, "every key write aborts a WATCHing transaction and reads or no-ops do not"),
     (t_watch_swapdb, "SWAPDB aborts a transaction watching a key it brings in"),

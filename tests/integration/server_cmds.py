@@ -595,7 +595,7 @@ def run_cases(srv):
         eq(r.execute_command("CONFIG", "GET", "MAXMEMORY"), [b"MAXMEMORY", b"0"])
         got = r.execute_command("CONFIG", "GET", "maxmemory*", "maxmemory", "MAXMEM*")
         names = got[0::2]
-        eq(sorted(names), [b"maxmemory", b"maxmemory-policy"])
+        eq(sorted(names), [b"maxmemory", b"maxmemory-policy", b"maxmemory-samples"])
         eq(r.execute_command("CONFIG", "GET", "nosuchdirective"), [])
         m = r3.cmd("CONFIG", "GET", "hz")
         assert isinstance(m, Map)
