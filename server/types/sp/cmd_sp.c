@@ -195,7 +195,7 @@ static void cmd_sp_write(client *c)
     s = spc_ns_write(c, &ke, &replied);
     if (replied || spc_fence_check(c, s, &f) < 0)
         return;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
+    e = s ? sp_find_own(s, name->p, name->len) : NULL;
     if ((o.flags & W_NX && e) || (o.flags & W_XX && !e)) {
         reply_null(c);
         return;
@@ -249,7 +249,7 @@ static void cmd_sp_append(client *c)
     s = spc_ns_write(c, &ke, &replied);
     if (replied || spc_fence_check(c, s, &f) < 0)
         return;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
+    e = s ? sp_find_own(s, name->p, name->len) : NULL;
     if (check_version(c, e, ifversion) < 0)
         return;
     sp_text_scan(val->p, val->len, &ti);
@@ -323,7 +323,7 @@ static sp_entry *edit_target(client *c, long long ifversion, const spc_fence *f,
     s = spc_ns_write(c, ke, &replied);
     if (replied || spc_fence_check(c, s, f) < 0)
         return NULL;
-    e = s ? sp_find(s, name->p, name->len) : NULL;
+    e = s ? sp_find_own(s, name->p, name->len) : NULL;
     if (check_version(c, e, ifversion) < 0)
         return NULL;
     if (!e) {
@@ -826,6 +826,24 @@ const cmd_def cmd_table_sp[] = {
     {.name = "sp.changes", .proc = cmd_sp_changes, .arity = -2, .flags = SPR | CMD_BLOCKING, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Returns the changes of a scratchpad after a sequence number, optionally waiting for the next.",
      .since = "0.1.0", .complexity = "O(log(N)+M) for N retained changes, M returned", .acl = "read scratchpad slow blocking"},
+    {.name = "sp.snapshot", .proc = cmd_sp_snapshot, .arity = -3, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Freezes a scratchpad's entries under a label, sharing their content; replies the number of entries.",
+     .since = "0.1.0", .complexity = "O(N) where N is the number of entries", .acl = "write scratchpad slow"},
+    {.name = "sp.snapshots", .proc = cmd_sp_snapshots, .arity = 2, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Lists a scratchpad's snapshots: label, time, entries, bytes.", .since = "0.1.0",
+     .complexity = "O(N) where N is the number of snapshots", .acl = "read scratchpad fast"},
+    {.name = "sp.restore", .proc = cmd_sp_restore, .arity = -3, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Makes a scratchpad's entries those of a snapshot, with new versions; replies the entries changed.",
+     .since = "0.1.0", .complexity = "O(N) where N is the number of entries", .acl = "write scratchpad slow"},
+    {.name = "sp.dropsnapshot", .proc = cmd_sp_dropsnapshot, .arity = -3, .flags = CMD_WRITE | CMD_OWN_EFFECT, KEYS(1, 1, 1),
+     .group = "scratchpad", .summary = "Drops a snapshot; replies 1, or 0 if there was none.", .since = "0.1.0",
+     .complexity = "O(N) where N is the number of entries of the snapshot", .acl = "write scratchpad slow"},
+    {.name = "sp.diff", .proc = cmd_sp_diff, .arity = 4, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Lists the entries added, removed and changed between two snapshots or NOW.", .since = "0.1.0",
+     .complexity = "O(N) where N is the number of entries", .acl = "read scratchpad slow"},
+    {.name = "sp.fork", .proc = cmd_sp_fork, .arity = -3, .flags = SPW, KEYS(1, 2, 1), .group = "scratchpad",
+     .summary = "Creates a scratchpad sharing the entries of another (or of its snapshot); replies the number of entries.",
+     .since = "0.1.0", .complexity = "O(N) where N is the number of entries", .acl = "write scratchpad slow"},
     {0},
 };
 /* clang-format on */

@@ -100,7 +100,9 @@ sp_entry *spc_ttl_target(client *c, dbent **ke, sp **sp_out, int write, int *rep
     if (*replied)
         return NULL;
     *sp_out = s;
-    return s ? sp_find(s, name->p, name->len) : NULL;
+    if (!s)
+        return NULL;
+    return write ? sp_find_own(s, name->p, name->len) : sp_find(s, name->p, name->len);
 }
 
 /* ---- checks and options ---- */
