@@ -218,7 +218,10 @@ def t_fast(r, text):
     while int(r.info("memory")["lz4_recompressed_values"]) < before + 1:
         check(time.monotonic() < deadline, "the fast entry is re-encoded (INFO %r)" % r.info("memory"))
         time.sleep(0.05)
-    eq(sp_stored(r, "fns", "fast"), s1, "re-encoded at acceleration 1: stored as if written so")
+    # As if written so, to glibc's rounding: a block shrunk in place keeps up to
+    # 31 bytes it cannot split off (malloc_usable_size), depending on the heap.
+    got = sp_stored(r, "fns", "fast")
+    check(abs(got - s1) < 32, "re-encoded at acceleration 1: stored as if written so: %d vs %d" % (got, s1))
     eq(r.execute_command("SP.READ", "fns", "fast"), short, "the re-encoded entry")
     eq(int(r.info("memory")["lz4_recompressed_values"]), before + 1, "only the fast entry was re-encoded")
     # near maxmemory: written at acceleration 1 at once

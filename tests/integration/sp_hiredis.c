@@ -1451,7 +1451,8 @@ static void test_info(void)
     EXPECT_INT(c, 1, "SP.WRITE if:ns b %s", "wörld");
     r = CMD_ARRAY(c, "SP.INFO if:ns");
     if (r) {
-        CHECK(r->elements == 18 && map_int(r, "entries") == 2 && map_int(r, "bytes") == 11);
+        CHECK(r->elements == 22 && map_int(r, "entries") == 2 && map_int(r, "bytes") == 11);
+        CHECK(map_int(r, "snapshots") == 0 && map_int(r, "snapshot_bytes") == 0);
         CHECK(map_int(r, "leases") == 0 && map_int(r, "changes") == 2 && map_int(r, "feed_bytes") > 0);
         CHECK(map_int(r, "stored_bytes") > 0);
         CHECK(map_get(r, "compression_ratio") && map_get(r, "compression_ratio")->type == REDIS_REPLY_STRING);

@@ -145,12 +145,12 @@ static void test_restore_gives_new_versions(void)
     put(s, "b", b1, n1, &pr);
     put(s, "keep", "same", 4, &pr);
     sn = sp_snap_take(s, "before", 6, 5);
-    put(s, "a", "two", 3, &pr);                /* a at version 2 */
-    sp_remove(s, sp_find(s, "b", 1));          /* b gone at version 1 */
-    put(s, "c", "new", 3, &pr);                /* c added */
+    put(s, "a", "two", 3, &pr);       /* a at version 2 */
+    sp_remove(s, sp_find(s, "b", 1)); /* b gone at version 1 */
+    put(s, "c", "new", 3, &pr);       /* c added */
     CHECK(sp_restore(s, sn, 77, on_restore, &x) == 3);
-    CHECK(x.n == 3 && strcmp(x.names[0], "a") == 0 && strcmp(x.names[1], "b") == 0 &&
-          strcmp(x.names[2], "c") == 0 && x.removed[2] && !x.removed[0]);
+    CHECK(x.n == 3 && strcmp(x.names[0], "a") == 0 && strcmp(x.names[1], "b") == 0 && strcmp(x.names[2], "c") == 0 &&
+          x.removed[2] && !x.removed[0]);
     e = sp_find(s, "a", 1);
     CHECK(reads(e, "one", 3, &pr) && e->version == 3 && e->updated == 77);
     e = sp_find(s, "b", 1);

@@ -488,7 +488,13 @@ size_t sp_stored(const sp *s)
         total += xmalloc_size(s->offs[i]);
     for (i = 0; i < s->n; i++)
         total += sp_entry_stored(s->e[i]);
-    total += xmalloc_size(s->snaps);
+    return total + sp_snaps_stored(s);
+}
+
+size_t sp_snaps_stored(const sp *s)
+{
+    size_t i, total = xmalloc_size(s->snaps);
+
     for (i = 0; i < s->nsnaps; i++) {
         const sp_snap *sn = s->snaps[i];
         size_t j;

@@ -170,6 +170,8 @@ sp *sp_dup_snap(const sp_snap *sn);
  * or a content held by k holders counts 1/k for each, so the shares of all
  * holders add up to what the allocator holds once. */
 size_t sp_stored(const sp *s);
+/* The part of sp_stored that s's snapshots hold (their shares, as above). */
+size_t sp_snaps_stored(const sp *s);
 
 /* ---- sharing ---- */
 

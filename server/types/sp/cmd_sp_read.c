@@ -404,7 +404,7 @@ void cmd_sp_info(client *c)
         if (newest < 0 || e->updated > newest)
             newest = e->updated;
     }
-    reply_map(c, 9);
+    reply_map(c, 11);
     reply_bulk_cstr(c, "entries");
     reply_int(c, (long long)s->n);
     reply_bulk_cstr(c, "bytes");
@@ -423,6 +423,10 @@ void cmd_sp_info(client *c)
     reply_int(c, s->co ? (long long)s->co->nchanges : 0);
     reply_bulk_cstr(c, "feed_bytes");
     reply_int(c, (long long)spco_stored(s->co));
+    reply_bulk_cstr(c, "snapshots");
+    reply_int(c, (long long)s->nsnaps);
+    reply_bulk_cstr(c, "snapshot_bytes");
+    reply_int(c, (long long)sp_snaps_stored(s));
 }
 
 /* ---- SP.PEEK ---- */
