@@ -83,6 +83,49 @@ def check_diff(r, ns, frm, to, a, b):
     eq(seen - may, must, "SP.DIFF %s %s %s" % (ns, frm, to))
 
 
+def apply_unified(a, d):
+    """The text a unified diff d (bytes) turns a into."""
+    lines = a.splitlines(keepends=True)
+    rows = d.split(b"\n")[2:]
+    out, ai, i = [], 0, 0
+    while i < len(rows):
+        if not rows[i]:
+            i += 1
+            continue
+        assert rows[i].startswith(b"@@ -"), rows[i]
+        start, length = (int(x) for x in rows[i].split(b" ")[1][1:].split(b","))
+        k = start - 1 if length else start
+        out.extend(lines[ai:k])
+        ai = k
+        i += 1
+        while i < len(rows) and rows[i][:1] in (b" ", b"-", b"+"):
+            mark, body = rows[i][:1], rows[i][1:] + b"\n"
+            if i + 1 < len(rows) and rows[i + 1].startswith(b"\\ No newline"):
+                body = body[:-1]
+                i += 1
+            if mark != b"+":
+                assert lines[ai] == body, (lines[ai], body)
+                ai += 1
+            if mark != b"-":
+                out.append(body)
+            i += 1
+    out.extend(lines[ai:])
+    return b"".join(out)
+
+
+def check_entry_diff(r, ns, frm, to, a, b, name):
+    got = r.execute_command("SP.DIFF", ns, frm, to, name)
+    x, y = a.get(name), b.get(name)
+    if x is None and y is None:
+        eq(got, None, "SP.DIFF of an entry in neither state")
+        return
+    ta, tb = x.content if x else b"", y.content if y else b""
+    if ta == tb:
+        eq(got, b"", "SP.DIFF of an entry the same in both")
+        return
+    eq(apply_unified(ta, got), tb, "SP.DIFF %s %s %s %s applied" % (ns, frm, to, name))
+
+
 def check_live(r, ns, live):
     names = sorted(n.encode() for n in live)
     got = r.execute_command("SP.LIST", ns, "COUNT", 1000)
@@ -209,7 +252,9 @@ def case_model():
             a, b = rnd.choice(labels), rnd.choice(labels)
             if not lv and not snaps[ns]:
                 continue
-            check_diff(r, ns, a, b, lv if a == "NOW" else snaps[ns][a], lv if b == "NOW" else snaps[ns][b])
+            sa, sb = lv if a == "NOW" else snaps[ns][a], lv if b == "NOW" else snaps[ns][b]
+            check_diff(r, ns, a, b, sa, sb)
+            check_entry_diff(r, ns, a, b, sa, sb, n)
         else:
             check_live(r, ns, lv)
         for x in NSS:

@@ -13,13 +13,16 @@
  * snapshot, like the leases and the feed, belongs to the value: DEL, RENAME,
  * MOVE, FLUSHDB and the key's expiry need nothing of their own; COPY and
  * SP.FORK copy the entries only; a key with snapshots and no entries stays. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
 #include "cmd/propagate.h"
 #include "cmd/signal.h"
 #include "core/sp/sp.h"
+#include "core/mem.h"
 #include "core/sp/spco.h"
+#include "core/sp/spdiff.h"
 #include "net/reply.h"
 #include "server.h"
 #include "types/sp/cmd_sp_int.h"
@@ -218,6 +221,83 @@ static int diff_side(client *c, sp *s, const sarg *a, sp_entry *const **e, size_
     return 0;
 }
 
+/* The entry named name among e[0..n) (sorted), or NULL. */
+static const sp_entry *side_entry(sp_entry *const *e, size_t n, const sarg *name)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = sp_name_cmp(e[mid]->name, e[mid]->nlen, name->p, name->len);
+        if (r == 0)
+            return e[mid];
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The content of x (NULL: none, empty) in *buf (xmalloc'd, or NULL), *n bytes.
+ * 0, or -1 after replying an error. */
+static int diff_text(client *c, const sp_entry *x, char **buf, size_t *n)
+{
+    sp_params pr = sp_server_params();
+
+    *buf = NULL;
+    *n = 0;
+    if (!x)
+        return 0;
+    if (x->kind != SP_TEXT) {
+        reply_error(c, "ERR binary entries are not diffed");
+        return -1;
+    }
+    if (x->size > SPDIFF_MAX_BYTES) {
+        reply_errorf(c, "ERR diff too large: an entry of more than %d bytes", SPDIFF_MAX_BYTES);
+        return -1;
+    }
+    if (sp_entry_copy(x, buf, &pr) < 0) {
+        reply_error(c, ERR_CORRUPT);
+        return -1;
+    }
+    *n = x->size;
+    return 0;
+}
+
+/* SP.DIFF ns from to name: the unified diff of the entry between the two
+ * states (spdiff.h's bounds), "" if the same, nil if in neither. */
+static void diff_entry(client *c, sp_entry *const *a, size_t na, sp_entry *const *b, size_t nb)
+{
+    const sarg *name = &c->argv[4];
+    const sp_entry *x = side_entry(a, na, name), *y = side_entry(b, nb, name);
+    char *ta = NULL, *tb = NULL, *out = NULL, la[SP_NAME_MAX * 2 + 8], lb[SP_NAME_MAX * 2 + 8];
+    size_t lena, lenb, outlen;
+    int rc;
+
+    if (!x && !y) {
+        reply_null(c);
+        return;
+    }
+    if (diff_text(c, x, &ta, &lena) < 0 || diff_text(c, y, &tb, &lenb) < 0)
+        goto done;
+    snprintf(la, sizeof(la), "%.*s@%.*s", (int)name->len, name->p, (int)c->argv[2].len, c->argv[2].p);
+    snprintf(lb, sizeof(lb), "%.*s@%.*s", (int)name->len, name->p, (int)c->argv[3].len, c->argv[3].p);
+    rc = spdiff_unified(ta ? ta : "", lena, tb ? tb : "", lenb, la, lb, &out, &outlen);
+    if (rc == SPDIFF_TOO_MANY_LINES)
+        reply_errorf(c, "ERR diff too large: more than %d changed lines on a side", SPDIFF_MAX_LINES);
+    else if (rc == SPDIFF_TOO_MANY_EDITS)
+        reply_errorf(c, "ERR diff too large: more than %d lines removed and added", SPDIFF_MAX_EDITS);
+    else if (rc == SPDIFF_TOO_LONG)
+        reply_errorf(c, "ERR diff too large: more than %d bytes", SPDIFF_MAX_OUT);
+    else
+        reply_bulk(c, out, outlen);
+done:
+    xfree(out);
+    xfree(ta);
+    xfree(tb);
+}
+
 typedef struct diff_ctx {
     client *c;
     long count;
@@ -251,8 +331,9 @@ static int diff_one(void *ctx, const sp_entry *a, const sp_entry *b)
     return 0;
 }
 
-/* SP.DIFF ns from to: [added|removed|changed, name, old version, new version,
- * old size, new size] per entry that differs, in name order. */
+/* SP.DIFF ns from to [name]: [added|removed|changed, name, old version, new
+ * version, old size, new size] per entry that differs, in name order; with a
+ * name, that entry's unified line diff. */
 void cmd_sp_diff(client *c)
 {
     sp_params pr = sp_server_params();
@@ -263,13 +344,19 @@ void cmd_sp_diff(client *c)
     int replied;
     sp *s;
 
-    if (c->argc != 4) {
+    if (c->argc != 4 && c->argc != 5) {
         reply_error(c, ERR_SYNTAX);
         return;
     }
+    if (c->argc == 5 && spc_check_name(c, &c->argv[4]) < 0)
+        return;
     s = spc_ns_read(c, NULL, &replied);
     if (replied || diff_side(c, s, &c->argv[2], &a, &na) < 0 || diff_side(c, s, &c->argv[3], &b, &nb) < 0)
         return;
+    if (c->argc == 5) {
+        diff_entry(c, a, na, b, nb);
+        return;
+    }
     d.c = c;
     d.count = 0;
     slot = reply_defer(c);
