@@ -370,6 +370,67 @@ def case_memory():
     r.execute_command("DEL", "sn:big")
 
 
+def case_key_commands():
+    r = client()
+    r.execute_command("DEL", "sk:a", "sk:b", "sk:c", "sk:d")
+    r.execute_command("SP.WRITE", "sk:a", "x", "one")
+    r.execute_command("SP.SNAPSHOT", "sk:a", "s")
+    # RENAME and MOVE carry the snapshots (they belong to the value).
+    r.execute_command("RENAME", "sk:a", "sk:b")
+    eq([x[0] for x in r.execute_command("SP.SNAPSHOTS", "sk:b")], [b"s"], "snapshots after RENAME")
+    r.execute_command("MOVE", "sk:b", 1)
+    r1 = redis.Redis(host="127.0.0.1", port=PORT, db=1)
+    eq([x[0] for x in r1.execute_command("SP.SNAPSHOTS", "sk:b")], [b"s"], "snapshots after MOVE")
+    r1.execute_command("MOVE", "sk:b", 0)
+    # COPY copies the entries, sharing them, and no snapshot.
+    eq(r.execute_command("COPY", "sk:b", "sk:c"), 1, "COPY")
+    eq(r.execute_command("SP.SNAPSHOTS", "sk:c"), [], "a COPY's snapshots")
+    eq(r.execute_command("SP.READ", "sk:c", "x"), b"one", "a COPY's entry")
+    r.execute_command("SP.WRITE", "sk:c", "x", "two")
+    eq(r.execute_command("SP.READ", "sk:b", "x"), b"one", "the original after the COPY changed")
+    # A scratchpad whose entries are all deleted stays while it has a snapshot.
+    r.execute_command("SP.DEL", "sk:b", "x")
+    eq(r.execute_command("EXISTS", "sk:b"), 1, "a scratchpad with a snapshot and no entries")
+    eq(r.execute_command("SP.RESTORE", "sk:b", "s"), 1, "SP.RESTORE into an empty scratchpad")
+    eq(r.execute_command("SP.READ", "sk:b", "x"), b"one", "the restored entry")
+    r.execute_command("SP.DEL", "sk:b", "x")
+    eq(r.execute_command("SP.DROPSNAPSHOT", "sk:b", "s"), 1, "SP.DROPSNAPSHOT")
+    eq(r.execute_command("EXISTS", "sk:b"), 0, "the key goes with its last snapshot")
+    # DEL and the key's expiry drop the snapshots with the value.
+    r.execute_command("SP.WRITE", "sk:d", "x", "one")
+    r.execute_command("SP.SNAPSHOT", "sk:d", "s")
+    r.execute_command("PEXPIRE", "sk:d", 50)
+    time.sleep(0.2)
+    eq(r.execute_command("EXISTS", "sk:d"), 0, "the key expired")
+    r.execute_command("SP.WRITE", "sk:d", "y", "new")
+    eq(r.execute_command("SP.SNAPSHOTS", "sk:d"), [], "a new value has no snapshot of the old one")
+    r.execute_command("SP.SNAPSHOT", "sk:d", "s")
+    r.execute_command("DEL", "sk:d")
+    eq(r.execute_command("SP.SNAPSHOTS", "sk:d"), [], "DEL dropped the snapshots")
+    # Errors.
+    r.execute_command("SP.WRITE", "sk:d", "x", "one")
+    for args, want in ((("SP.RESTORE", "sk:d", "nope"), "no such snapshot"),
+                       (("SP.DIFF", "sk:d", "nope", "NOW"), "no such snapshot"),
+                       (("SP.SNAPSHOT", "sk:d", "a b"), "invalid snapshot label"),
+                       (("SP.FORK", "sk:d", "sk:d"), "same scratchpad"),
+                       (("SP.FORK", "sk:none", "sk:e"), "no such scratchpad"),
+                       (("SP.FORK", "sk:d", "sk:e", "FROM"), "syntax error"),
+                       (("SP.SNAPSHOT", "sk:d", "s", "extra"), "syntax error")):
+        try:
+            r.execute_command(*args)
+        except redis.ResponseError as e:
+            assert want in str(e), (args, str(e))
+        else:
+            raise AssertionError("%r was accepted" % (args,))
+    r.execute_command("SET", "sk:str", "v")
+    try:
+        r.execute_command("SP.SNAPSHOT", "sk:str", "s")
+        raise AssertionError("SP.SNAPSHOT of a string was accepted")
+    except redis.ResponseError as e:
+        assert str(e).startswith("WRONGTYPE"), str(e)
+    r.execute_command("DEL", "sk:a", "sk:b", "sk:c", "sk:d", "sk:str")
+
+
 def main():
     global PORT
     print("# SEED=%d SNAP_COUNT=%d" % (SEED, COUNT))
@@ -382,6 +443,8 @@ def main():
                  case_model)
         rep.case("snapshots, forks and their shared content are the same after a restart and both rewrite modes, "
                  "and scratchpad-check-aof reads the log", case_restart, srv)
+        rep.case("RENAME and MOVE carry snapshots, COPY shares entries only, DEL and the key's expiry drop them; "
+                 "a key stays while it has a snapshot; errors are named", case_key_commands)
         rep.case("two snapshots of 40 large entries add under 1 MB; a rewrite under them costs one entry; "
                  "dropping them gives it back", case_memory)
     finally:
