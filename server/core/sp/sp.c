@@ -441,6 +441,7 @@ void sp_free(sp *s)
     for (i = 0; i < s->nsnaps; i++)
         snap_free(s->snaps[i]);
     xfree(s->snaps);
+    sp_hist_free_all(s);
     xfree(s);
 }
 
@@ -454,6 +455,8 @@ sp *sp_dup(const sp *s)
     d->co = NULL;
     d->snaps = NULL;
     d->nsnaps = 0;
+    d->hist = NULL;
+    d->nhist = 0;
     d->cap = s->n ? s->n : 0;
     d->e = s->n ? xmalloc(sizeof(sp_entry *) * s->n) : NULL;
     for (i = 0; i < s->n; i++)
@@ -488,7 +491,7 @@ size_t sp_stored(const sp *s)
         total += xmalloc_size(s->offs[i]);
     for (i = 0; i < s->n; i++)
         total += sp_entry_stored(s->e[i]);
-    return total + sp_snaps_stored(s);
+    return total + sp_snaps_stored(s) + sp_hist_stored(s);
 }
 
 size_t sp_snaps_stored(const sp *s)

@@ -97,9 +97,29 @@ typedef struct sp {
     struct spco *co;     /* leases and change feed (spco.h), NULL until first used */
     struct sp_snap **snaps; /* snapshots, in the order they were taken */
     size_t nsnaps;
-    uint64_t vdead; /* the highest version of an entry removed from the live set:
-                            a restored entry that is not live gets a version above it */
+    uint64_t vdead;        /* the highest version of an entry removed from the live set:
+                              a restored entry that is not live gets a version above it */
+    struct sp_hist **hist; /* entry history (sphist.c), sorted by name; NULL if none */
+    size_t nhist;
 } sp;
+
+/* One version of an entry in its history: the entry's state (a share of it)
+ * and the change that made it. */
+typedef struct sp_histrec {
+    sp_entry *e;
+    int64_t time; /* ms since epoch, of the change */
+    uint8_t op;   /* SPCO_OP_* (spco.h) */
+    uint8_t clen; /* bytes of client */
+    char *client; /* the writer's CLIENT SETNAME name (xmalloc'd), NULL if none */
+} sp_histrec;
+
+/* The history of one entry name: its last versions, oldest first. */
+typedef struct sp_hist {
+    sp_histrec *rec;
+    size_t n;
+    uint8_t nlen;
+    char name[];
+} sp_hist;
 
 /* A snapshot: the entries of a scratchpad at one moment, each shared with the
  * live scratchpad (and other snapshots and forks) until one of them changes it. */
@@ -293,5 +313,28 @@ int sp_entry_sha256(sp_entry *e, uint8_t out[32], const sp_params *pr);
 size_t sp_entry_stored(const sp_entry *e);
 /* Number of compressed chunks (0 for raw). */
 size_t sp_entry_chunks(const sp_entry *e);
+
+/* ---- entry history (sphist.c) ---- */
+
+/* Record that entry e of s (live, its new state) was changed at time by op
+ * (client[0..clen), may be empty): a share of e joins its name's history, which
+ * keeps the last depth + 1 versions (the live one and depth before it); older
+ * ones are released. A version not above the newest kept is ignored (the log's
+ * replay sees some changes twice). depth 0 keeps nothing (and drops the name's
+ * history). */
+void sp_hist_note(sp *s, sp_entry *e, int64_t time, int op, const char *client, size_t clen, size_t depth);
+/* Drop the history of name[0..nlen) (the entry was deleted). */
+void sp_hist_drop(sp *s, const char *name, size_t nlen);
+/* The history of name, or NULL. */
+sp_hist *sp_hist_find(const sp *s, const char *name, size_t nlen);
+/* The record of version v in h, or NULL. */
+sp_histrec *sp_hist_version(const sp_hist *h, uint64_t v);
+/* Put a record at the end of name's history (the loader: versions given in
+ * order), e's share passing to it. */
+void sp_hist_push(sp *s, sp_entry *e, int64_t time, int op, const char *client, size_t clen);
+/* Free every history of s. */
+void sp_hist_free_all(sp *s);
+/* Bytes of memory the histories hold (their shares of entries). */
+size_t sp_hist_stored(const sp *s);
 
 #endif

@@ -45,6 +45,7 @@ enum {
     SPCO_OP_EXPIRE,
     SPCO_OP_TTL,
     SPCO_OP_RESTORE,
+    SPCO_OP_REVERT,
     SPCO_OP_COUNT
 };
 

@@ -844,6 +844,12 @@ const cmd_def cmd_table_sp[] = {
     {.name = "sp.fork", .proc = cmd_sp_fork, .arity = -3, .flags = SPW, KEYS(1, 2, 1), .group = "scratchpad",
      .summary = "Creates a scratchpad sharing the entries of another (or of its snapshot); replies the number of entries.",
      .since = "0.1.0", .complexity = "O(N) where N is the number of entries", .acl = "write scratchpad slow"},
+    {.name = "sp.history", .proc = cmd_sp_history, .arity = 3, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Lists the versions of an entry kept in its history: version, time, op, size, client.",
+     .since = "0.1.0", .complexity = "O(N) where N is sp-history-depth", .acl = "read scratchpad fast"},
+    {.name = "sp.revert", .proc = cmd_sp_revert, .arity = -4, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Writes an older version of an entry, from its history, as a new version; replies the version.",
+     .since = "0.1.0", .complexity = "O(1), O(N) for raw content of N bytes", .acl = "write scratchpad fast"},
     {0},
 };
 /* clang-format on */

@@ -210,6 +210,10 @@ void spc_note(client *c, sp *s, int op, const char *name, size_t nlen, const sp_
         return;
     sp_change_note(prop_on ? &prop_effects : NULL, c->dbid, c->argv[1].p, c->argv[1].len, s, op, name, nlen, e, c->name,
                    c->name ? strlen(c->name) : 0, db_now);
+    if (!e)
+        sp_hist_drop(s, name, nlen);
+    else
+        sp_hist_note(s, (sp_entry *)e, db_now, op, c->name, c->name ? strlen(c->name) : 0, (size_t)sp_history_depth);
 }
 
 /* ---- replies ---- */

@@ -126,5 +126,8 @@ void cmd_sp_restore(client *c);
 void cmd_sp_dropsnapshot(client *c);
 void cmd_sp_diff(client *c);
 void cmd_sp_fork(client *c);
+/* cmd_sp_hist.c */
+void cmd_sp_history(client *c);
+void cmd_sp_revert(client *c);
 
 #endif

@@ -93,9 +93,11 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
             eo_end(o);
         for (i = 0; i < s->n; i++) {
             const sp_entry *x = s->e[i];
-            if (x->expire >= 0 && x->expire <= now)
+            if (x->expire >= 0 && x->expire <= now) {
                 sp_change_note(o, d->id, dbent_key(e), dbent_klen(e), s, SPCO_OP_EXPIRE, x->name, x->nlen, NULL, NULL,
                                0, now);
+                sp_hist_drop(s, x->name, x->nlen);
+            }
         }
         if (o)
             eo_end(o);
@@ -113,6 +115,7 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
 /* ---- leases and the change feed ---- */
 
 long long sp_changes_max_len = 10000;
+long long sp_history_depth = 2;
 
 /* The highest token or change number given out or loaded, any scratchpad. */
 static uint64_t counter_floor;
@@ -286,6 +289,39 @@ static size_t snaps_rewrite(const effect_out *o, int dbid, const dbent *ke, cons
     return written;
 }
 
+/* Each entry's history, oldest first: _SPHIST for the live version (shared),
+ * _SPHISTENTRY (the whole state) for older ones. Written after the feed, whose
+ * replay would otherwise drop or reorder them; the first record of a name
+ * starts its history again (apply_sphist). */
+static void hist_rewrite(const effect_out *o, int dbid, const dbent *ke, const sp *s, int64_t now)
+{
+    size_t k;
+
+    for (k = 0; k < s->nhist; k++) {
+        const sp_hist *h = s->hist[k];
+        const sp_entry *live = sp_find(s, h->name, h->nlen);
+        size_t j;
+        if (live && live->expire >= 0 && live->expire <= now)
+            continue; /* not written: gone at the first lookup, its history with it */
+        for (j = 0; j < h->n; j++) {
+            const sp_histrec *rec = &h->rec[j];
+            eo_begin(o, dbid);
+            eo_str(o, rec->e == live ? "_SPHIST" : "_SPHISTENTRY");
+            eo_bytes(o, dbent_key(ke), dbent_klen(ke));
+            eo_bytes(o, h->name, h->nlen);
+            eo_ll(o, rec->time);
+            eo_str(o, spco_op_name(rec->op));
+            eo_bytes(o, rec->client ? rec->client : "", rec->clen);
+            if (rec->e == live)
+                eo_ll(o, (long long)live->version);
+            else
+                entry_state_args(o, rec->e);
+            eo_end(o);
+            eo_pause(o);
+        }
+    }
+}
+
 /* A scratchpad: one _SPENTRY per live entry, then its key's expiry; a pause
  * after each entry. Every compressed entry is verified before anything is
  * written. */
@@ -358,6 +394,8 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
             written += 1 + live;
         }
     }
+    if (written)
+        hist_rewrite(o, dbid, e, s, now);
     if (written && expire >= 0) {
         eo_begin(o, dbid);
         eo_str(o, "PEXPIREAT");
@@ -584,6 +622,14 @@ static int apply_spchange(effect_replay *r, db *d, int dbid, const effect_arg *a
     spco_change_add(co, (uint64_t)n[0], n[1], op, a[5].p, a[5].len, (uint64_t)vs[0], (uint64_t)vs[1], a[8].p, a[8].len,
                     (size_t)sp_changes_max_len);
     counter_seen((uint64_t)n[0]);
+    /* The entry's history, as spc_note keeps it when the change is made. */
+    if (op == SPCO_OP_DEL || op == SPCO_OP_EXPIRE || vs[0] == 0) { /* the entry is gone */
+        sp_hist_drop(s, a[5].p, a[5].len);
+    } else {
+        sp_entry *e = sp_find(s, a[5].p, a[5].len);
+        if (e && e->version == (uint64_t)vs[0])
+            sp_hist_note(s, e, n[1], op, a[8].p, a[8].len, (size_t)sp_history_depth);
+    }
     return 0;
 }
 
@@ -704,6 +750,64 @@ static int apply_spsnapentry(effect_replay *r, db *d, int dbid, const effect_arg
     return 0;
 }
 
+/* _SPHIST ns name time op client version: the live entry (at that version)
+ * is the newest record of its history.
+ * _SPHISTENTRY ns name time op client kind version created updated expire
+ * content: an older version, in that state. */
+static int apply_sphist(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    sp_params pr = sp_server_params();
+    int whole = argc == 12, op;
+    long long n[6];
+    dbent *ke;
+    sp_entry *e;
+    sp *s;
+
+    if ((argc != 7 && argc != 12) || a[1].lz || a[2].lz || !sp_name_valid(a[2].p, a[2].len) ||
+        replay_nums(a, 3, 1, n) < 0 || a[4].lz || (op = spco_op_parse(a[4].p, a[4].len)) < 0 || a[5].lz ||
+        replay_nums(a, 6, whole ? 5 : 1, n + 1) < 0 || (whole && n[1] != SP_TEXT && n[1] != SP_BINARY))
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    ke = db_find_raw(d, a[1].p, a[1].len);
+    if (!ke || ke->type != OBJ_SCRATCHPAD) {
+        if (whole && a[11].lz)
+            lzval_free(r->take_lzval(r, &a[11]));
+        return 0;
+    }
+    s = dbent_ptr(ke);
+    {
+        const sp_hist *h = sp_hist_find(s, a[2].p, a[2].len);
+        uint64_t v = (uint64_t)(whole ? n[2] : n[1]);
+        if (h && h->n && h->rec[h->n - 1].e->version >= v)
+            sp_hist_drop(s, a[2].p, a[2].len); /* a rewrite's history starts again */
+    }
+    if (!whole) {
+        e = sp_find(s, a[2].p, a[2].len);
+        if (e && e->version == (uint64_t)n[1])
+            sp_hist_push(s, sp_entry_share(e), n[0], op, a[5].p, a[5].len);
+        return 0;
+    } else {
+        sp *tmp = sp_new();
+        e = sp_add(tmp, a[2].p, a[2].len, n[3]);
+        if (a[11].lz) {
+            lzval *v = r->take_lzval(r, &a[11]);
+            if (!v) {
+                sp_free(tmp);
+                return r->bad_value(r, dbid, &a[1], &a[2], why, whylen);
+            }
+            sp_entry_set_lz(tmp, e, v, (int)n[1]);
+        } else {
+            sp_entry_set(tmp, e, a[11].p, a[11].len, (int)n[1], &pr);
+        }
+        e->version = (uint64_t)n[2];
+        e->created = n[3];
+        e->updated = n[4];
+        e->expire = n[5] >= 0 ? n[5] : -1;
+        sp_hist_push(s, sp_entry_share(e), n[0], op, a[5].p, a[5].len);
+        sp_free(tmp);
+    }
+    return 0;
+}
+
 /* _SPVDEAD ns version: the version floor of restored entries is at least it. */
 static int apply_spvdead(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
 {
@@ -757,6 +861,8 @@ static const type_effect scratchpad_effects[] = {
     {"_SPSNAPDEL", apply_spsnapdel},
     {"_SPSNAPENTRY", apply_spsnapentry},
     {"_SPVDEAD", apply_spvdead},
+    {"_SPHIST", apply_sphist},
+    {"_SPHISTENTRY", apply_sphist},
     {"_SPRESTORE", apply_sprestore},
     {NULL, NULL},
 };

@@ -42,6 +42,8 @@ void sp_entry_effect_args(const struct effect_out *o, const char *ns, size_t nsl
 
 /* sp-changes-max-len: changes each scratchpad retains. */
 extern long long sp_changes_max_len;
+/* sp-history-depth: the versions of each entry kept before its live one. */
+extern long long sp_history_depth;
 /* s's leases and feed, created (with fresh counters) on first use. */
 spco *sp_co(sp *s);
 /* The earliest time a part of s is due: an entry's expiry or a lease's, or -1. */
