@@ -237,6 +237,47 @@ static void test_stored_counts_once(void)
     free(b1);
 }
 
+static void test_history_keeps_last_versions(void)
+{
+    sp_params pr = params();
+    size_t base = mem_used(), n1, n2;
+    char *b1 = big(5, &n1), *b2 = big(6, &n2);
+    sp *s = sp_new();
+    sp_hist *h;
+    sp_entry *e;
+    int i;
+
+    for (i = 0; i < 5; i++) {
+        e = put(s, "e", i % 2 ? b2 : b1, i % 2 ? n2 : n1, &pr);
+        sp_hist_note(s, e, 100 + i, 0, "agent", 5, 2);
+        /* Noted twice (the log's replay sees some changes twice): kept once. */
+        sp_hist_note(s, e, 100 + i, 0, "agent", 5, 2);
+    }
+    h = sp_hist_find(s, "e", 1);
+    CHECK(h && h->n == 3 && h->rec[0].e->version == 3 && h->rec[2].e->version == 5);
+    CHECK(h && h->rec[2].e == sp_find(s, "e", 1) && h->rec[2].e->shares == 1);
+    CHECK(h && h->rec[0].time == 102 && h->rec[0].clen == 5 && memcmp(h->rec[0].client, "agent", 5) == 0);
+    CHECK(h && reads(sp_hist_version(h, 4)->e, b2, n2, &pr) && reads(sp_hist_version(h, 3)->e, b1, n1, &pr));
+    CHECK(sp_hist_version(h, 2) == NULL);
+    /* An append to the live entry leaves the kept version alone. */
+    e = sp_find_own(s, "e", 1);
+    CHECK(sp_entry_append(s, e, "x", 1, &pr) == 0);
+    CHECK(reads(sp_hist_version(h, 5)->e, b1, n1, &pr));
+    /* Depth 0 drops the history; a deleted entry's history is dropped. */
+    sp_hist_note(s, e, 200, 0, NULL, 0, 0);
+    CHECK(sp_hist_find(s, "e", 1) == NULL && s->nhist == 0);
+    e->version++;
+    sp_hist_note(s, e, 201, 0, NULL, 0, 2);
+    CHECK(sp_hist_find(s, "e", 1) != NULL && sp_hist_stored(s) > 0);
+    sp_hist_drop(s, "e", 1);
+    CHECK(s->nhist == 0 && e->shares == 0);
+    sp_hist_note(s, e, 202, 0, NULL, 0, 2);
+    sp_free(s); /* with its history */
+    free(b1);
+    free(b2);
+    CHECK(mem_used() == base);
+}
+
 int main(void)
 {
     RUN(test_snapshot_shares_entries, "a snapshot shares the live entries and their content, adding one pointer each");
@@ -246,6 +287,9 @@ int main(void)
         "a restore brings back what changed with versions above any seen, leaves the rest, and reports each change");
     RUN(test_diff_and_copies,
         "the diff finds added, removed and changed entries; copies share and change on their own; nothing leaks");
+    RUN(test_history_keeps_last_versions,
+        "an entry's history keeps its last depth + 1 versions, shared, each once, unchanged by later appends; "
+        "dropped and freed");
     RUN(test_stored_counts_once, "memory of shared entries is counted once across their holders");
     return TEST_DONE();
 }
