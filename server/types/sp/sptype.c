@@ -115,7 +115,7 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
 /* ---- leases and the change feed ---- */
 
 long long sp_changes_max_len = 10000;
-long long sp_history_depth = 2;
+long long sp_history_depth = 1;
 
 /* The highest token or change number given out or loaded, any scratchpad. */
 static uint64_t counter_floor;
