@@ -135,6 +135,7 @@ def t_converted(r, text, text2):
 
 def t_short_lived(r, text):
     r.config_set("compress-dict-delay", "60000")
+    r.config_set("sp-history-depth", "0")  # an overwritten version is gone, not kept in the history
     base = dict_info(r)
     r.execute_command("SP.WRITE", "dns", "tmp", text)
     r.execute_command("SP.WRITE", "dns", "tmp2", text)
@@ -146,6 +147,7 @@ def t_short_lived(r, text):
     d = wait_for(r, lambda d: d["pending_values"] == 0, "nothing to wait")
     eq(d["converted_values"], base["converted_values"], "nothing converted")
     eq(r.execute_command("SP.READ", "dns", "tmp2"), b"short now", "the overwritten entry")
+    r.config_set("sp-history-depth", "1")
 
 
 def t_restart(srv, text, text2):

@@ -437,6 +437,12 @@ def case_history():
     r.execute_command("SP.WRITE", "sh:a", "e", "again")
     r.execute_command("SP.WRITE", "sh:a", "e", "and again")
     eq([x[0] for x in r.execute_command("SP.HISTORY", "sh:a", "e")], [3, 4], "history again at depth 2")
+    # An append to a compressed entry drops its history (no copy per append).
+    r.execute_command("SP.WRITE", "sh:a", "log", b"x" * 100000)
+    r.execute_command("SP.WRITE", "sh:a", "log", b"y\n" * 50000)
+    eq(len(r.execute_command("SP.HISTORY", "sh:a", "log")), 2, "a large entry's history")
+    r.execute_command("SP.APPEND", "sh:a", "log", b"more\n")
+    eq(r.execute_command("SP.HISTORY", "sh:a", "log"), [], "the history after an append to a large entry")
     r.config_set("sp-history-depth", 1)
     r.execute_command("CLIENT", "SETNAME", "x")
 

@@ -195,13 +195,14 @@ static void cmd_sp_write(client *c)
     s = spc_ns_write(c, &ke, &replied);
     if (replied || spc_fence_check(c, s, &f) < 0)
         return;
-    e = s ? sp_find_own(s, name->p, name->len) : NULL;
+    e = s ? sp_find(s, name->p, name->len) : NULL;
     if ((o.flags & W_NX && e) || (o.flags & W_XX && !e)) {
         reply_null(c);
         return;
     }
     if (check_version(c, e, o.ifversion) < 0)
         return;
+    e = s ? sp_own(s, e) : NULL; /* a snapshot or the history may hold it */
     if (!s)
         s = ns_create(c, &ke);
     if (!e)
@@ -249,7 +250,7 @@ static void cmd_sp_append(client *c)
     s = spc_ns_write(c, &ke, &replied);
     if (replied || spc_fence_check(c, s, &f) < 0)
         return;
-    e = s ? sp_find_own(s, name->p, name->len) : NULL;
+    e = s ? sp_find(s, name->p, name->len) : NULL;
     if (check_version(c, e, ifversion) < 0)
         return;
     sp_text_scan(val->p, val->len, &ti);
@@ -268,7 +269,7 @@ static void cmd_sp_append(client *c)
         sp_entry_set_info(s, e, val->p, val->len, sp_kind_of(&ti), &ti, &pr);
         sp_set_expire(s, e, default_expire());
         created = 1;
-    } else if (sp_entry_append_info(s, e, val->p, val->len, &ti, &pr) < 0) {
+    } else if (sp_entry_append_info(s, e = sp_own(s, e), val->p, val->len, &ti, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
         return;
     }
@@ -323,7 +324,7 @@ static sp_entry *edit_target(client *c, long long ifversion, const spc_fence *f,
     s = spc_ns_write(c, ke, &replied);
     if (replied || spc_fence_check(c, s, f) < 0)
         return NULL;
-    e = s ? sp_find_own(s, name->p, name->len) : NULL;
+    e = s ? sp_find(s, name->p, name->len) : NULL;
     if (check_version(c, e, ifversion) < 0)
         return NULL;
     if (!e) {
@@ -420,6 +421,7 @@ static void cmd_sp_edit(client *c)
         }
         memcpy(out + pos, from, e->size - (size_t)(from - content));
     }
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
     if (commit_content(c, s, e, out, outlen) == 0) {
         int g = group_begin(c);
         log_entry(c, s, e);
@@ -487,6 +489,7 @@ static void cmd_sp_insert(client *c)
     if (trail_nl)
         out[pos++] = '\n';
     memcpy(out + pos, content + at, e->size - at);
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
     if (commit_content(c, s, e, out, outlen) == 0) {
         int g = group_begin(c);
         log_entry(c, s, e);
@@ -686,6 +689,7 @@ static void expire_generic(client *c, int seconds)
         reply_int(c, 0);
         return;
     }
+    e = sp_own(s, e);
     g = group_begin(c);
     if (prop_on) {
         prop_begin(c->dbid);
@@ -740,6 +744,7 @@ static void cmd_sp_persist(client *c)
         reply_int(c, 0);
         return;
     }
+    e = sp_own(s, e);
     sp_set_expire(s, e, -1);
     g = group_begin(c);
     if (prop_on) {

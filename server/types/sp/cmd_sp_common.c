@@ -102,7 +102,7 @@ sp_entry *spc_ttl_target(client *c, dbent **ke, sp **sp_out, int write, int *rep
     *sp_out = s;
     if (!s)
         return NULL;
-    return write ? sp_find_own(s, name->p, name->len) : sp_find(s, name->p, name->len);
+    return sp_find(s, name->p, name->len);
 }
 
 /* ---- checks and options ---- */
@@ -210,10 +210,7 @@ void spc_note(client *c, sp *s, int op, const char *name, size_t nlen, const sp_
         return;
     sp_change_note(prop_on ? &prop_effects : NULL, c->dbid, c->argv[1].p, c->argv[1].len, s, op, name, nlen, e, c->name,
                    c->name ? strlen(c->name) : 0, db_now);
-    if (!e)
-        sp_hist_drop(s, name, nlen);
-    else
-        sp_hist_note(s, (sp_entry *)e, db_now, op, c->name, c->name ? strlen(c->name) : 0, (size_t)sp_history_depth);
+    sp_history_note(s, (sp_entry *)e, name, nlen, op, db_now, c->name, c->name ? strlen(c->name) : 0);
 }
 
 /* ---- replies ---- */

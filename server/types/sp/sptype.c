@@ -117,6 +117,15 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
 long long sp_changes_max_len = 10000;
 long long sp_history_depth = 1;
 
+void sp_history_note(sp *s, sp_entry *e, const char *name, size_t nlen, int op, int64_t time, const char *client,
+                     size_t clen)
+{
+    if (!e || (op == SPCO_OP_APPEND && e->enc == SP_ENC_LZ4))
+        sp_hist_drop(s, name, nlen);
+    else
+        sp_hist_note(s, e, time, op, client, clen, (size_t)sp_history_depth);
+}
+
 /* The highest token or change number given out or loaded, any scratchpad. */
 static uint64_t counter_floor;
 
@@ -628,7 +637,7 @@ static int apply_spchange(effect_replay *r, db *d, int dbid, const effect_arg *a
     } else {
         sp_entry *e = sp_find(s, a[5].p, a[5].len);
         if (e && e->version == (uint64_t)vs[0])
-            sp_hist_note(s, e, n[1], op, a[8].p, a[8].len, (size_t)sp_history_depth);
+            sp_history_note(s, e, a[5].p, a[5].len, op, n[1], a[8].p, a[8].len);
     }
     return 0;
 }
