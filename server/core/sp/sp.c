@@ -474,8 +474,15 @@ sp *sp_dup(const sp *s)
 
 size_t sp_entry_stored(const sp_entry *e)
 {
-    size_t own = (xmalloc_size(e) + e->rawcap) / ((size_t)e->shares + 1);
-    return own + (e->lz ? lzval_stored(e->lz) / (lzval_holders(e->lz) * ((size_t)e->shares + 1)) : 0);
+    return xmalloc_size(e) + e->rawcap + (e->lz ? lzval_stored(e->lz) : 0);
+}
+
+size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_entry *b)
+{
+    if (x == a || x == b)
+        return 0;
+    return xmalloc_size(x) + x->rawcap +
+           (x->lz && !(a && a->lz == x->lz) && !(b && b->lz == x->lz) ? lzval_stored(x->lz) : 0);
 }
 
 size_t sp_entry_chunks(const sp_entry *e)
@@ -499,11 +506,14 @@ size_t sp_snaps_stored(const sp *s)
     size_t i, total = xmalloc_size(s->snaps);
 
     for (i = 0; i < s->nsnaps; i++) {
-        const sp_snap *sn = s->snaps[i];
+        const sp_snap *sn = s->snaps[i], *prev = i ? s->snaps[i - 1] : NULL;
         size_t j;
         total += xmalloc_size(sn) + xmalloc_size(sn->e);
-        for (j = 0; j < sn->n; j++)
-            total += sp_entry_stored(sn->e[j]);
+        for (j = 0; j < sn->n; j++) {
+            const sp_entry *x = sn->e[j];
+            total += sp_entry_stored_beside(x, sp_find(s, x->name, x->nlen),
+                                            prev ? sp_snap_get(prev, x->name, x->nlen) : NULL);
+        }
     }
     return total;
 }

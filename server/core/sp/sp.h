@@ -186,11 +186,13 @@ void sp_free(sp *s);
 sp *sp_dup(const sp *s);
 /* As sp_dup, from the entries of snapshot sn. */
 sp *sp_dup_snap(const sp_snap *sn);
-/* Bytes of memory held by s, its entries, leases, feed and snapshots; an entry
- * or a content held by k holders counts 1/k for each, so the shares of all
- * holders add up to what the allocator holds once. */
+/* Bytes of memory held by s: its live entries, leases, feed, and what its
+ * snapshots and histories hold beside the live entries (an entry or content
+ * they share with the live one, or with the same name's entry in the previous
+ * snapshot or the next version, counts once). A fork or COPY counts the
+ * entries it shares with its source as its own. */
 size_t sp_stored(const sp *s);
-/* The part of sp_stored that s's snapshots hold (their shares, as above). */
+/* The part of sp_stored that s's snapshots hold beside the live entries. */
 size_t sp_snaps_stored(const sp *s);
 
 /* ---- sharing ---- */
@@ -309,8 +311,13 @@ int sp_entry_line_start(const sp_entry *e, size_t line, size_t *byte, const sp_p
 static inline size_t sp_entry_length(const sp_entry *e) { return e->kind == SP_TEXT ? e->chars : e->size; }
 /* SHA-256 of the content (computed once, cached until the next change). */
 int sp_entry_sha256(sp_entry *e, uint8_t out[32], const sp_params *pr);
-/* Bytes of memory the entry holds. */
+/* Bytes of memory the entry holds (its struct and content, whoever shares them). */
 size_t sp_entry_stored(const sp_entry *e);
+/* The bytes of x that a and b (may be NULL: the same name's entry in the live
+ * scratchpad, a neighbouring snapshot or version) do not hold already: 0 if x
+ * is one of them, its struct and raw content if it only shares their
+ * compressed content. */
+size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_entry *b);
 /* Number of compressed chunks (0 for raw). */
 size_t sp_entry_chunks(const sp_entry *e);
 
@@ -334,7 +341,7 @@ sp_histrec *sp_hist_version(const sp_hist *h, uint64_t v);
 void sp_hist_push(sp *s, sp_entry *e, int64_t time, int op, const char *client, size_t clen);
 /* Free every history of s. */
 void sp_hist_free_all(sp *s);
-/* Bytes of memory the histories hold (their shares of entries). */
+/* Bytes of memory the histories hold beside the live entries (as sp_stored). */
 size_t sp_hist_stored(const sp *s);
 
 #endif

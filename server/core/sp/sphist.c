@@ -152,9 +152,11 @@ size_t sp_hist_stored(const sp *s)
 
     for (i = 0; i < s->nhist; i++) {
         const sp_hist *h = s->hist[i];
+        const sp_entry *live = sp_find(s, h->name, h->nlen);
         total += xmalloc_size(h) + xmalloc_size(h->rec);
         for (j = 0; j < h->n; j++)
-            total += sp_entry_stored(h->rec[j].e) + xmalloc_size(h->rec[j].client);
+            total += sp_entry_stored_beside(h->rec[j].e, live, j + 1 < h->n ? h->rec[j + 1].e : NULL) +
+                     xmalloc_size(h->rec[j].client);
     }
     return total;
 }
