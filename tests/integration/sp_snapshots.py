@@ -167,6 +167,7 @@ def case_model():
     maxver = {}  # (ns, name) -> highest version seen: a restore never reuses one
     ident = [0]
     snapno = [0]
+    vers = {}  # (ns, name) -> {version: content}, the latest content seen at each version
 
     def new_ident():
         ident[0] += 1
@@ -276,9 +277,28 @@ def case_model():
             sa, sb = lv if a == "NOW" else snaps[ns][a], lv if b == "NOW" else snaps[ns][b]
             check_diff(r, ns, a, b, sa, sb)
             check_entry_diff(r, ns, a, b, sa, sb, n)
+        elif op < 0.97 and n in lv:
+            # The entry's history: the versions it lists are its last ones, each
+            # reads back as the model had it; sometimes one is written back.
+            hist = r.execute_command("SP.HISTORY", ns, n)
+            listed = [h[0] for h in hist]
+            if listed:
+                eq(listed[-1], lv[n].version, "the newest version in the history of %s %s" % (ns, n))
+                eq(listed, sorted(set(listed)), "versions in order, each once")
+                assert len(listed) <= 2, "more versions than sp-history-depth 1 keeps: %r" % listed
+            for v in listed:
+                eq(r.execute_command("SP.READ", ns, n, "VERSION", v), vers[(ns, n)][v],
+                   "version %d of %s %s" % (v, ns, n))
+            if listed and rnd.random() < 0.5:
+                v = listed[0]
+                got = r.execute_command("SP.REVERT", ns, n, v)
+                eq(got, lv[n].version + 1, "SP.REVERT's version")
+                lv[n].content, lv[n].version = vers[(ns, n)][v], got
         else:
             check_live(r, ns, lv)
         for x in NSS:
+            for k, e in live[x].items():
+                vers.setdefault((x, k), {})[e.version] = e.content
             if not live[x] and not snaps[x]:
                 for k in [k for k in maxver if k[0] == x]:
                     del maxver[k]  # the key is gone: a new one's versions start again

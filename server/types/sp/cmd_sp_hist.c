@@ -78,7 +78,13 @@ void cmd_sp_revert(client *c)
     x->created = e->created;
     x->updated = db_now;
     x->expire = e->expire;
-    sp_put(s, x); /* e is released; the history keeps its share */
+    {
+        /* e is replaced, not deleted: the version floor of restores stays (the
+         * log's replay of _SPENTRY does not move it either). */
+        uint64_t vdead = s->vdead;
+        sp_put(s, x); /* e is released; the history keeps its share */
+        s->vdead = vdead;
+    }
     if (prop_on) {
         prop_begin(c->dbid);
         prop_begin(c->dbid);
