@@ -286,6 +286,7 @@ const cfg_def cfg_table[] = {
     {"sp-grep-max-scan", CFG_MEMORY, 0, 1024, 1LL << 32, "64mb", C(sp_grep_max_scan), NULL, NULL, NULL, NULL},
     {"sp-grep-max-time", CFG_INT, 0, 1, 60000, "250", C(sp_grep_max_time), NULL, NULL, NULL, NULL},
     {"sp-changes-max-len", CFG_INT, 0, 0, 1000000, "10000", &sp_changes_max_len, NULL, NULL, NULL, NULL},
+    {"sp-history-depth", CFG_INT, 0, 0, 100, "1", &sp_history_depth, NULL, NULL, NULL, NULL},
     {"hash-max-listpack-entries", CFG_INT, 0, 0, LLONG_MAX, "128", &hash_max_listpack_entries, NULL, NULL, NULL, NULL},
     {"hash-max-listpack-value", CFG_MEMORY, 0, 0, LLONG_MAX, "64", &hash_max_listpack_value, NULL, NULL, NULL, NULL},
     {"dir", CFG_STRING, CFG_IMMUTABLE, 0, 0, "./data", C(dir), NULL, NULL, NULL, NULL},

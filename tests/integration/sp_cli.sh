@@ -180,7 +180,7 @@ printf 'SP.LIST agent:1\nSP.LIST agent:1 MATCH obs-*\nTYPE agent:1\n' | $CLI >se
 check "commands fed on stdin list the session again" "$(printf '0\nobs-1\nplan\n0\nobs-1\nscratchpad')" \
     "$(cat session2.txt)"
 check "--no-raw prints SP.STAT as a numbered array" ' 1) "kind"' "$($CLI --no-raw SP.STAT agent:1 plan | head -1)"
-check "-3 --no-raw prints SP.INFO as a map" '1# "entries" => (integer) 2' "$($CLI -3 --no-raw SP.INFO agent:1 | head -1)"
+check "-3 --no-raw prints SP.INFO as a map" ' 1# "entries" => (integer) 2' "$($CLI -3 --no-raw SP.INFO agent:1 | head -1)"
 check "--no-raw prints a missing entry as (nil)" "(nil)" "$($CLI --no-raw SP.READ agent:1 nosuch)"
 check "SP.EXPIRE gives a scratch note a lifetime" "1" \
     "$($CLI SP.WRITE agent:1 scratch 'temporary' >/dev/null; $CLI SP.EXPIRE agent:1 scratch 100)"

@@ -135,6 +135,7 @@ def t_converted(r, text, text2):
 
 def t_short_lived(r, text):
     r.config_set("compress-dict-delay", "60000")
+    r.config_set("sp-history-depth", "0")  # an overwritten version is gone, not kept in the history
     base = dict_info(r)
     r.execute_command("SP.WRITE", "dns", "tmp", text)
     r.execute_command("SP.WRITE", "dns", "tmp2", text)
@@ -146,6 +147,7 @@ def t_short_lived(r, text):
     d = wait_for(r, lambda d: d["pending_values"] == 0, "nothing to wait")
     eq(d["converted_values"], base["converted_values"], "nothing converted")
     eq(r.execute_command("SP.READ", "dns", "tmp2"), b"short now", "the overwritten entry")
+    r.config_set("sp-history-depth", "1")
 
 
 def t_restart(srv, text, text2):
@@ -218,7 +220,10 @@ def t_fast(r, text):
     while int(r.info("memory")["lz4_recompressed_values"]) < before + 1:
         check(time.monotonic() < deadline, "the fast entry is re-encoded (INFO %r)" % r.info("memory"))
         time.sleep(0.05)
-    eq(sp_stored(r, "fns", "fast"), s1, "re-encoded at acceleration 1: stored as if written so")
+    # As if written so, to glibc's rounding: a block shrunk in place keeps up to
+    # 31 bytes it cannot split off (malloc_usable_size), depending on the heap.
+    got = sp_stored(r, "fns", "fast")
+    check(abs(got - s1) < 32, "re-encoded at acceleration 1: stored as if written so: %d vs %d" % (got, s1))
     eq(r.execute_command("SP.READ", "fns", "fast"), short, "the re-encoded entry")
     eq(int(r.info("memory")["lz4_recompressed_values"]), before + 1, "only the fast entry was re-encoded")
     # near maxmemory: written at acceleration 1 at once

@@ -1451,7 +1451,8 @@ static void test_info(void)
     EXPECT_INT(c, 1, "SP.WRITE if:ns b %s", "wörld");
     r = CMD_ARRAY(c, "SP.INFO if:ns");
     if (r) {
-        CHECK(r->elements == 18 && map_int(r, "entries") == 2 && map_int(r, "bytes") == 11);
+        CHECK(r->elements == 22 && map_int(r, "entries") == 2 && map_int(r, "bytes") == 11);
+        CHECK(map_int(r, "snapshots") == 0 && map_int(r, "snapshot_bytes") == 0);
         CHECK(map_int(r, "leases") == 0 && map_int(r, "changes") == 2 && map_int(r, "feed_bytes") > 0);
         CHECK(map_int(r, "stored_bytes") > 0);
         CHECK(map_get(r, "compression_ratio") && map_get(r, "compression_ratio")->type == REDIS_REPLY_STRING);
@@ -1976,6 +1977,77 @@ done:
     free(text);
 }
 
+/* An agent harness's cycle: snapshot before, let the agent work, read the
+ * diff, go back; a sub-agent works in a fork of the parent's scratchpad. */
+static void test_snapshots_and_forks(void)
+{
+    redisContext *c = conn();
+    redisReply *r = NULL;
+    size_t len;
+    char *big = make_log(300000, &len);
+
+    if (!c || !big) {
+        CHECK(0);
+        goto done;
+    }
+    freeReplyObject(redisCommand(c, "DEL sn:h sn:sub"));
+    EXPECT_INT(c, 1, "SP.WRITE sn:h plan %s", "step 1");
+    EXPECT_INT(c, 1, "SP.WRITE sn:h log %b", big, len);
+    EXPECT_INT(c, 2, "SP.SNAPSHOT sn:h before");
+    EXPECT_ERR(c, "ERR snapshot 'before' exists", "SP.SNAPSHOT sn:h before");
+    EXPECT_ERR_PREFIX(c, "ERR invalid snapshot label", "SP.SNAPSHOT sn:h NOW");
+    EXPECT_ERR(c, "ERR no such scratchpad", "SP.SNAPSHOT sn:none x");
+    /* The agent's cycle. */
+    EXPECT_INT(c, 2, "SP.WRITE sn:h plan %s", "step 2");
+    r = redisCommand(c, "SP.APPEND sn:h log %s", "end\n");
+    CHECK(r && r->type == REDIS_REPLY_INTEGER && r->integer > 0);
+    freeReplyObject(r);
+    EXPECT_INT(c, 1, "SP.WRITE sn:h found %s", "x");
+    r = CMD_ARRAY(c, "SP.DIFF sn:h before NOW");
+    CHECK(r && r->elements == 3);
+    if (r && r->elements == 3) {
+        CHECK(strcmp(r->element[0]->element[0]->str, "added") == 0 &&
+              strcmp(r->element[0]->element[1]->str, "found") == 0 &&
+              r->element[0]->element[2]->type == REDIS_REPLY_NIL);
+        CHECK(strcmp(r->element[1]->element[0]->str, "changed") == 0 &&
+              strcmp(r->element[1]->element[1]->str, "log") == 0 &&
+              r->element[1]->element[4]->integer == (long long)len &&
+              r->element[1]->element[5]->integer == (long long)len + 4);
+        CHECK(strcmp(r->element[2]->element[1]->str, "plan") == 0 && r->element[2]->element[3]->integer == 2);
+    }
+    freeReplyObject(r);
+    r = CMD_ARRAY(c, "SP.SNAPSHOTS sn:h");
+    CHECK(r && r->elements == 1 && strcmp(r->element[0]->element[0]->str, "before") == 0 &&
+          r->element[0]->element[2]->integer == 2);
+    freeReplyObject(r);
+    r = CMD_ARRAY(c, "SP.INFO sn:h");
+    CHECK(r && map_int(r, "snapshots") == 1 && map_int(r, "snapshot_bytes") > 0);
+    freeReplyObject(r);
+    /* A sub-agent forks the state before the cycle and works there. */
+    EXPECT_INT(c, 2, "SP.FORK sn:h sn:sub FROM before");
+    EXPECT_ERR(c, "ERR target key exists", "SP.FORK sn:h sn:sub");
+    EXPECT_INT(c, 2, "SP.WRITE sn:sub plan %s", "sub's plan");
+    EXPECT_BIN(c, big, len, "SP.READ sn:sub log");
+    /* Back to before: new versions, the fork untouched. */
+    EXPECT_INT(c, 3, "SP.RESTORE sn:h before");
+    EXPECT_STR(c, "step 1", "SP.READ sn:h plan");
+    EXPECT_BIN(c, big, len, "SP.READ sn:h log");
+    EXPECT_NIL(c, "SP.READ sn:h found");
+    r = CMD_ARRAY(c, "SP.STAT sn:h plan");
+    CHECK(r && map_int(r, "version") > 2);
+    freeReplyObject(r);
+    EXPECT_ERR_PREFIX(c, "VERSION", "SP.WRITE sn:h plan %s IFVERSION 2", "stale");
+    EXPECT_STR(c, "sub's plan", "SP.READ sn:sub plan");
+    EXPECT_ERR(c, "ERR no such snapshot 'nope'", "SP.RESTORE sn:h nope");
+    EXPECT_INT(c, 1, "SP.DROPSNAPSHOT sn:h before");
+    EXPECT_INT(c, 0, "SP.DROPSNAPSHOT sn:h before");
+    freeReplyObject(redisCommand(c, "DEL sn:h sn:sub"));
+done:
+    free(big);
+    if (c)
+        redisFree(c);
+}
+
 int main(void)
 {
     it_init(280);
@@ -2017,6 +2089,8 @@ int main(void)
     RUN(test_resp3, "after HELLO 3 SP.STAT, SP.INFO and SP.OFFLOAD are maps, WITHMETA carries a map, nils are nulls");
     RUN(test_leases_and_feed,
         "an agent harness on hiredis: a lease, fenced writes, a WAIT served by a release, a stale token FENCED, a blocked SP.CHANGES reader woken with the writer's name, RESP3 shapes");
+    RUN(test_snapshots_and_forks,
+        "an agent harness on hiredis: SP.SNAPSHOT before a cycle, SP.DIFF after, SP.FORK for a sub-agent, SP.RESTORE with new versions");
     RUN(test_large_entry_windows, "a 10 MB log entry is stored lz4 and HEAD, TAIL, RANGE, OFFSET and LINES windows are exact");
     RUN(test_large_entry_append, "300 appends of 1 KB to a 10 MB entry reply the right lengths and leave the exact content");
     RUN(test_large_string, "a 10 MB string becomes lz4 and GET, GETRANGE, STRLEN, APPEND and SETRANGE stay exact");

@@ -910,7 +910,10 @@ static void test_dup_independent(void)
     sp_set_expire(s, a, 777);
     d = sp_dup(s);
     CHECK(d->n == 2 && d->bytes == s->bytes && d->nexpiring == 1 && sp_next_expire(d) == 777);
-    /* change the original every way */
+    /* change the original every way (through sp_own: the copy shares the entries) */
+    CHECK(a->shares == 1 && b->shares == 1);
+    a = sp_own(s, a);
+    b = sp_own(s, b);
     CHECK(sp_entry_append(s, a, "!", 1, &pr) == 0);
     CHECK(sp_entry_append(s, b, "tail", 4, &pr) == 0);
     sp_add(s, "c", 1, 7);
@@ -928,6 +931,7 @@ static void test_dup_independent(void)
     xfree(copy);
     /* the copy can be changed on its own */
     sp_add(d, "z", 1, 8);
+    x = sp_own(d, x);
     CHECK(sp_entry_append(d, x, "x", 1, &pr) == 0 && x->size == big.n + 1);
     CHECK(names_sorted(d) && d->n == 3);
     sp_free(d);

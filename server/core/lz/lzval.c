@@ -1059,12 +1059,27 @@ void lzval_free(lzval *v)
 
     if (!v)
         return;
+    if (v->shares) {
+        v->shares--;
+        return;
+    }
     if (v->idle)
         lzv_idle_forget(v);
     for (i = 0; i < v->nchunks; i++)
         xfree(v->chunks[i].data);
     xfree(v->chunks);
     xfree(v);
+}
+
+lzval *lzval_share(lzval *v)
+{
+    v->shares++;
+    return v;
+}
+
+size_t lzval_holders(const lzval *v)
+{
+    return (size_t)v->shares + 1;
 }
 
 size_t lzval_len(const lzval *v)

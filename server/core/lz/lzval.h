@@ -101,8 +101,16 @@ int lzval_accel(const lzval *v);
  * registered in an lzidle registry gives a copy registered in it too. */
 lzval *lzval_dup(const lzval *v);
 
-/* Release v (and take it off its lzidle registry). lzval_free(NULL) does nothing. */
+/* Release v (and take it off its lzidle registry). lzval_free(NULL) does nothing.
+ * A value shared by lzval_share is only released by its last holder's call. */
 void lzval_free(lzval *v);
+/* One more holder of v (a scratchpad's entry, snapshot or fork sharing its
+ * content): returns v, which each holder releases with lzval_free. A shared
+ * value must not be changed (lzval_shared says so): a holder about to change it
+ * takes its own copy (lzval_dup) and releases the shared one. */
+lzval *lzval_share(lzval *v);
+/* How many hold v: 1, or more when shared. */
+size_t lzval_holders(const lzval *v);
 
 size_t lzval_len(const lzval *v);      /* bytes, raw */
 size_t lzval_chars(const lzval *v);    /* non-continuation bytes (code points if valid UTF-8) */

@@ -69,6 +69,7 @@ struct lzval {
     size_t dict_no;       /* bytes, raw: the length at which the samples last refused a
                              dictionary, 0 if they never did */
     uint8_t listed;       /* 1: in idle's list */
+    uint32_t shares;      /* holders besides the first (lzval_share); lzval_free drops one */
 };
 
 /* Block checksums: CRC32C (ISA-L's crc32_iscsi, ~20 GB/s here) of a block's

@@ -308,10 +308,46 @@ static void content_free(sp_entry *e)
     e->lz = NULL;
 }
 
-static void entry_free(sp_entry *e)
+void sp_entry_release(sp_entry *e)
 {
+    if (e->shares) {
+        e->shares--;
+        return;
+    }
     content_free(e);
     xfree(e);
+}
+
+sp_entry *sp_entry_share(sp_entry *e)
+{
+    e->shares++;
+    return e;
+}
+
+sp_entry *sp_entry_clone(const sp_entry *src)
+{
+    sp_entry *e = xmalloc(sizeof(sp_entry) + src->nlen + 1);
+
+    memcpy(e, src, sizeof(sp_entry) + src->nlen + 1);
+    e->shares = 0;
+    if (src->raw) {
+        e->raw = xmalloc(src->size ? src->size : 1);
+        e->rawcap = xmalloc_size(e->raw);
+        memcpy(e->raw, src->raw, src->size);
+    }
+    if (src->lz)
+        e->lz = lzval_share(src->lz);
+    return e;
+}
+
+static void snap_free(sp_snap *sn)
+{
+    size_t i;
+
+    for (i = 0; i < sn->n; i++)
+        sp_entry_release(sn->e[i]);
+    xfree(sn->e);
+    xfree(sn);
 }
 
 /* ---- the name index ----
@@ -395,13 +431,17 @@ void sp_free(sp *s)
     if (!s)
         return;
     for (i = 0; i < s->n; i++)
-        entry_free(s->e[i]);
+        sp_entry_release(s->e[i]);
     for (i = 0; i < s->noffs; i++)
         xfree(s->offs[i]);
     xfree(s->offs);
     xfree(s->e);
     xfree(s->idx);
     spco_free(s->co);
+    for (i = 0; i < s->nsnaps; i++)
+        snap_free(s->snaps[i]);
+    xfree(s->snaps);
+    sp_hist_free_all(s);
     xfree(s);
 }
 
@@ -413,21 +453,14 @@ sp *sp_dup(const sp *s)
     *d = *s;
     d->subidx = UINT32_MAX;
     d->co = NULL;
+    d->snaps = NULL;
+    d->nsnaps = 0;
+    d->hist = NULL;
+    d->nhist = 0;
     d->cap = s->n ? s->n : 0;
     d->e = s->n ? xmalloc(sizeof(sp_entry *) * s->n) : NULL;
-    for (i = 0; i < s->n; i++) {
-        const sp_entry *src = s->e[i];
-        sp_entry *e = xmalloc(sizeof(sp_entry) + src->nlen + 1);
-        memcpy(e, src, sizeof(sp_entry) + src->nlen + 1);
-        if (src->raw) {
-            e->raw = xmalloc(src->size ? src->size : 1);
-            e->rawcap = xmalloc_size(e->raw);
-            memcpy(e->raw, src->raw, src->size);
-        }
-        if (src->lz)
-            e->lz = lzval_dup(src->lz);
-        d->e[i] = e;
-    }
+    for (i = 0; i < s->n; i++)
+        d->e[i] = sp_entry_share(s->e[i]);
     d->idx = NULL;
     idx_rebuild(d, s->idxcap);
     d->offs = s->noffs ? xmalloc(sizeof(sp_offseq *) * s->noffs) : NULL;
@@ -444,6 +477,14 @@ size_t sp_entry_stored(const sp_entry *e)
     return xmalloc_size(e) + e->rawcap + (e->lz ? lzval_stored(e->lz) : 0);
 }
 
+size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_entry *b)
+{
+    if (x == a || x == b)
+        return 0;
+    return xmalloc_size(x) + x->rawcap +
+           (x->lz && !(a && a->lz == x->lz) && !(b && b->lz == x->lz) ? lzval_stored(x->lz) : 0);
+}
+
 size_t sp_entry_chunks(const sp_entry *e)
 {
     return e->lz ? lzval_nchunks(e->lz) : 0;
@@ -457,16 +498,38 @@ size_t sp_stored(const sp *s)
         total += xmalloc_size(s->offs[i]);
     for (i = 0; i < s->n; i++)
         total += sp_entry_stored(s->e[i]);
+    return total + sp_snaps_stored(s) + sp_hist_stored(s);
+}
+
+size_t sp_snaps_stored(const sp *s)
+{
+    size_t i, total = xmalloc_size(s->snaps);
+
+    for (i = 0; i < s->nsnaps; i++) {
+        const sp_snap *sn = s->snaps[i], *prev = i ? s->snaps[i - 1] : NULL;
+        size_t j;
+        total += xmalloc_size(sn) + xmalloc_size(sn->e);
+        for (j = 0; j < sn->n; j++) {
+            const sp_entry *x = sn->e[j];
+            total += sp_entry_stored_beside(x, sp_find(s, x->name, x->nlen),
+                                            prev ? sp_snap_get(prev, x->name, x->nlen) : NULL);
+        }
+    }
     return total;
+}
+
+int sp_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t m = alen < blen ? alen : blen;
+    int r = memcmp(a, b, m);
+    if (r)
+        return r;
+    return alen < blen ? -1 : alen > blen;
 }
 
 static int name_cmp(const sp_entry *e, const char *name, size_t nlen)
 {
-    size_t m = e->nlen < nlen ? e->nlen : nlen;
-    int r = memcmp(e->name, name, m);
-    if (r)
-        return r;
-    return e->nlen < nlen ? -1 : e->nlen > nlen;
+    return sp_name_cmp(e->name, e->nlen, name, nlen);
 }
 
 /* Index of the first entry with name >= name. */
@@ -534,12 +597,19 @@ void sp_remove(sp *s, sp_entry *e)
     size_t i = lower_bound(s, e->name, e->nlen);
     if (i >= s->n || s->e[i] != e)
         return;
-    sp_set_expire(s, e, -1);
+    if (e->expire >= 0) {
+        /* As sp_set_expire(-1), without changing e, which a snapshot may hold. */
+        s->nexpiring--;
+        if (e->expire == s->min_expire)
+            s->min_exact = 0;
+    }
+    if (e->version > s->vdead)
+        s->vdead = e->version;
     s->bytes -= e->size;
     idx_del(s, e);
     memmove(&s->e[i], &s->e[i + 1], sizeof(sp_entry *) * (s->n - i - 1));
     s->n--;
-    entry_free(e);
+    sp_entry_release(e);
     if (s->cap > 16 && s->n < s->cap / 4) {
         s->cap /= 2;
         s->e = xrealloc(s->e, sizeof(sp_entry *) * s->cap);
@@ -614,7 +684,9 @@ size_t sp_expire_due(sp *s, int64_t now)
         if (e->expire >= 0 && e->expire <= now) {
             s->nexpiring--;
             s->bytes -= e->size;
-            entry_free(e);
+            if (e->version > s->vdead)
+                s->vdead = e->version;
+            sp_entry_release(e);
             removed++;
         } else {
             s->e[j++] = e;
@@ -711,6 +783,13 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
     if (n == 0)
         return 0;
     if (e->enc == SP_ENC_LZ4) {
+        if (lzval_holders(e->lz) > 1) {
+            /* Shared with a snapshot or a fork: this entry takes its own copy
+             * (the compressed chunks, not recompressed). */
+            lzval *mine = lzval_dup(e->lz);
+            lzval_free(e->lz);
+            e->lz = mine;
+        }
         if (lzval_append(e->lz, p, n, pr->cache) < 0)
             return -1;
     } else if (pr->compress_threshold > 0 && newsize >= pr->compress_threshold) {
@@ -873,4 +952,89 @@ int sp_entry_sha256(sp_entry *e, uint8_t out[32], const sp_params *pr)
     e->has_sha = 1;
     memcpy(out, e->sha, 32);
     return 0;
+}
+
+/* ---- sharing ---- */
+
+/* Where the index holds e (which it does). */
+static size_t idx_slot(const sp *s, const sp_entry *e)
+{
+    size_t mask = s->idxcap - 1, i;
+
+    for (i = e->hash & mask; s->idx[i] != e; i = (i + 1) & mask)
+        ;
+    return i;
+}
+
+sp_entry *sp_own(sp *s, sp_entry *e)
+{
+    sp_entry *mine;
+    size_t i;
+
+    if (!e || e->shares == 0)
+        return e;
+    mine = sp_entry_clone(e);
+    i = lower_bound(s, e->name, e->nlen);
+    s->e[i] = mine;
+    s->idx[idx_slot(s, e)] = mine;
+    sp_entry_release(e);
+    return mine;
+}
+
+sp_entry *sp_find_own(sp *s, const char *name, size_t nlen)
+{
+    return sp_own(s, sp_find(s, name, nlen));
+}
+
+sp *sp_dup_snap(const sp_snap *sn)
+{
+    sp *d = sp_new();
+    size_t i;
+
+    d->cap = sn->n;
+    d->e = sn->n ? xmalloc(sizeof(sp_entry *) * sn->n) : NULL;
+    for (i = 0; i < sn->n; i++) {
+        sp_entry *e = sn->e[i];
+        d->e[d->n++] = sp_entry_share(e);
+        d->bytes += e->size;
+        if (e->expire >= 0) {
+            if (d->nexpiring == 0 || e->expire < d->min_expire)
+                d->min_expire = e->expire;
+            d->nexpiring++;
+        }
+    }
+    d->min_exact = 1;
+    idx_rebuild(d, 0);
+    return d;
+}
+
+void sp_put(sp *s, sp_entry *e)
+{
+    size_t i = lower_bound(s, e->name, e->nlen);
+
+    if (i < s->n && name_cmp(s->e[i], e->name, e->nlen) == 0)
+        sp_remove(s, s->e[i]);
+    i = lower_bound(s, e->name, e->nlen);
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 4;
+        s->e = xrealloc(s->e, sizeof(sp_entry *) * s->cap);
+    }
+    memmove(&s->e[i + 1], &s->e[i], sizeof(sp_entry *) * (s->n - i));
+    s->e[i] = e;
+    s->n++;
+    if (!s->idx)
+        idx_rebuild(s, 0);
+    else
+        idx_add(s, e);
+    s->bytes += e->size;
+    if (e->expire >= 0) {
+        int64_t when = e->expire;
+        if (s->nexpiring == 0) {
+            s->min_expire = when;
+            s->min_exact = 1;
+        } else if (when < s->min_expire) {
+            s->min_expire = when;
+        }
+        s->nexpiring++;
+    }
 }

@@ -33,6 +33,7 @@
 #include "lz/lzval.h"
 
 #define SP_NAME_MAX 255
+#define SP_SNAP_MAX 1000 /* snapshots per scratchpad */
 
 enum { SP_TEXT = 0, SP_BINARY = 1 };
 enum { SP_ENC_RAW = 0, SP_ENC_LZ4 = 1 };
@@ -61,6 +62,8 @@ typedef struct sp_entry {
     uint8_t nlen;       /* bytes of name */
     uint32_t hash;      /* of the name, for the scratchpad's index */
     uint8_t ends_nl;    /* the content's last byte is '\n' */
+    uint32_t shares;    /* holders besides the first: the live scratchpad, its
+                           snapshots and forks share an entry until one changes it */
     uint8_t sha[32];    /* cached SHA-256 of the content */
     char *raw;          /* SP_ENC_RAW: content (xmalloc'd, may have spare room) */
     size_t rawcap;      /* bytes usable in raw (xmalloc_size, kept so that a rewrite
@@ -92,7 +95,42 @@ typedef struct sp {
     uint32_t subidx;     /* the keyspace's sub-expiry heap index (db.h) */
     size_t bytes;        /* logical bytes of all entries */
     struct spco *co;     /* leases and change feed (spco.h), NULL until first used */
+    struct sp_snap **snaps; /* snapshots, in the order they were taken */
+    size_t nsnaps;
+    uint64_t vdead;        /* the highest version of an entry removed from the live set:
+                              a restored entry that is not live gets a version above it */
+    struct sp_hist **hist; /* entry history (sphist.c), sorted by name; NULL if none */
+    size_t nhist;
 } sp;
+
+/* One version of an entry in its history: the entry's state (a share of it)
+ * and the change that made it. */
+typedef struct sp_histrec {
+    sp_entry *e;
+    int64_t time; /* ms since epoch, of the change */
+    uint8_t op;   /* SPCO_OP_* (spco.h) */
+    uint8_t clen; /* bytes of client */
+    char *client; /* the writer's CLIENT SETNAME name (xmalloc'd), NULL if none */
+} sp_histrec;
+
+/* The history of one entry name: its last versions, oldest first. */
+typedef struct sp_hist {
+    sp_histrec *rec;
+    size_t n;
+    uint8_t nlen;
+    char name[];
+} sp_hist;
+
+/* A snapshot: the entries of a scratchpad at one moment, each shared with the
+ * live scratchpad (and other snapshots and forks) until one of them changes it. */
+typedef struct sp_snap {
+    sp_entry **e; /* sorted by name; each holds one share */
+    size_t n;
+    int64_t time; /* ms since epoch, when it was taken */
+    size_t bytes; /* logical bytes of its entries */
+    uint8_t llen; /* bytes of label */
+    char label[]; /* llen bytes, NUL-terminated */
+} sp_snap;
 
 /* ---- names and text ---- */
 
@@ -101,6 +139,8 @@ typedef struct sp {
 int sp_name_valid(const char *name, size_t n);
 /* 1 if p[0..n) is valid UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
 int sp_utf8_valid(const char *p, size_t n);
+/* Names in the scratchpad's order: bytewise, a prefix first. <0, 0, >0. */
+int sp_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
 /* SP_TEXT if p[0..n) is valid UTF-8 without NUL bytes, else SP_BINARY. */
 int sp_detect_kind(const char *p, size_t n);
 /* Number of UTF-8 lead bytes (code points for valid UTF-8) in p[0..n). */
@@ -137,13 +177,82 @@ void sp_text_scan_sub(const char *p, size_t n, size_t chunk_size, sp_textinfo *t
 /* ---- the scratchpad ---- */
 
 sp *sp_new(void);
-/* Free s, every entry and its leases and feed. sp_free(NULL) does nothing. */
+/* Free s, every entry and its leases, feed and snapshots (entries and content
+ * still shared with others stay for them). sp_free(NULL) does nothing. */
 void sp_free(sp *s);
-/* A deep copy of the entries (compressed content is copied, not
- * recompressed); the copy has no leases and no feed (co NULL). */
+/* A copy of the live entries, sharing them with s (O(entries), no content is
+ * copied: either side copies an entry when it changes it); the copy has no
+ * leases, no feed and no snapshots. */
 sp *sp_dup(const sp *s);
-/* Bytes of memory held by s, its entries, leases and feed. */
+/* As sp_dup, from the entries of snapshot sn. */
+sp *sp_dup_snap(const sp_snap *sn);
+/* Bytes of memory held by s: its live entries, leases, feed, and what its
+ * snapshots and histories hold beside the live entries (an entry or content
+ * they share with the live one, or with the same name's entry in the previous
+ * snapshot or the next version, counts once). A fork or COPY counts the
+ * entries it shares with its source as its own. */
 size_t sp_stored(const sp *s);
+/* The part of sp_stored that s's snapshots hold beside the live entries. */
+size_t sp_snaps_stored(const sp *s);
+
+/* ---- sharing ---- */
+
+/* One more holder of e: returns e, released with sp_entry_release. */
+sp_entry *sp_entry_share(sp_entry *e);
+/* Release one holder's share of e: the last frees it and its content. */
+void sp_entry_release(sp_entry *e);
+/* A new entry with e's state held once (the caller's): compressed content
+ * shared, raw content (below the compression threshold) copied. */
+sp_entry *sp_entry_clone(const sp_entry *e);
+/* Link e (the caller's share passes to s) under its name, replacing (and
+ * releasing) the live entry of that name if any; s's counts follow. */
+void sp_put(sp *s, sp_entry *e);
+
+/* e, private to s, for changing it: e itself if no one else holds it, else a
+ * copy that replaces e in s (the copy shares compressed content, copies raw
+ * content, which is below the compression threshold) while the others keep e.
+ * Every change of a live entry goes through it (or sp_find_own). */
+sp_entry *sp_own(sp *s, sp_entry *e);
+/* sp_find then sp_own: the entry named name, private, or NULL. */
+sp_entry *sp_find_own(sp *s, const char *name, size_t nlen);
+/* Whether a and b hold the same state: the same entry, or equal kind, version,
+ * creation time, size and bytes. 1 or 0; -1 if a chunk is corrupt. */
+int sp_entry_same(const sp_entry *a, const sp_entry *b, const sp_params *pr);
+
+/* ---- snapshots ---- */
+
+/* Freeze the live entries under label[0..llen) (1..255 bytes, not already
+ * used) at time now: O(entries), each entry shared. Returns the snapshot (owned
+ * by s). */
+sp_snap *sp_snap_take(sp *s, const char *label, size_t llen, int64_t now);
+/* The snapshot labelled label, or NULL. */
+sp_snap *sp_snap_find(const sp *s, const char *label, size_t llen);
+/* The entry of sn named name, or NULL. */
+sp_entry *sp_snap_get(const sp_snap *sn, const char *name, size_t nlen);
+/* Put e (the caller's share passes to sn) in sn under its name, replacing
+ * (releasing) the entry of that name if any (the log's loader). */
+void sp_snap_put(sp_snap *sn, sp_entry *e);
+/* Remove the entry named name from sn, if there. */
+void sp_snap_remove(sp_snap *sn, const char *name, size_t nlen);
+/* Drop snapshot sn of s (its entries released). */
+void sp_snap_drop(sp *s, sp_snap *sn);
+/* Called by sp_restore for each live entry it changes: name[0..nlen), e the
+ * new state or NULL when the entry was removed. */
+typedef void sp_restore_fn(void *ctx, const char *name, size_t nlen, const sp_entry *e);
+/* Make the live entries those of sn: an entry absent from sn is removed; an
+ * entry of sn that is not live, or whose live state differs, becomes live with
+ * sn's content, kind, expiry and creation time, updated at now, and a version
+ * above both its live one and any removed one (s->vdead), so no version is
+ * reused; an entry whose state is the same is left as it is. fn (may be NULL)
+ * hears each change, in name order. Returns the number of changes. */
+size_t sp_restore(sp *s, const sp_snap *sn, int64_t now, sp_restore_fn *fn, void *ctx);
+/* Called by sp_diff for each entry that differs: a its state in the first set
+ * (NULL: added), b in the second (NULL: removed). Returns 0, or -1 to stop. */
+typedef int sp_diff_fn(void *ctx, const sp_entry *a, const sp_entry *b);
+/* Compare two sets of entries sorted by name (a snapshot's or the live one's),
+ * in name order. 0, or -1 if a chunk is corrupt or fn stopped. */
+int sp_diff(sp_entry *const *a, size_t na, sp_entry *const *b, size_t nb, sp_diff_fn *fn, void *ctx,
+            const sp_params *pr);
 
 /* The entry named name, or NULL (expiry is not checked: call sp_expire_due first). */
 sp_entry *sp_find(const sp *s, const char *name, size_t nlen);
@@ -202,9 +311,37 @@ int sp_entry_line_start(const sp_entry *e, size_t line, size_t *byte, const sp_p
 static inline size_t sp_entry_length(const sp_entry *e) { return e->kind == SP_TEXT ? e->chars : e->size; }
 /* SHA-256 of the content (computed once, cached until the next change). */
 int sp_entry_sha256(sp_entry *e, uint8_t out[32], const sp_params *pr);
-/* Bytes of memory the entry holds. */
+/* Bytes of memory the entry holds (its struct and content, whoever shares them). */
 size_t sp_entry_stored(const sp_entry *e);
+/* The bytes of x that a and b (may be NULL: the same name's entry in the live
+ * scratchpad, a neighbouring snapshot or version) do not hold already: 0 if x
+ * is one of them, its struct and raw content if it only shares their
+ * compressed content. */
+size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_entry *b);
 /* Number of compressed chunks (0 for raw). */
 size_t sp_entry_chunks(const sp_entry *e);
+
+/* ---- entry history (sphist.c) ---- */
+
+/* Record that entry e of s (live, its new state) was changed at time by op
+ * (client[0..clen), may be empty): a share of e joins its name's history, which
+ * keeps the last depth + 1 versions (the live one and depth before it); older
+ * ones are released. A version not above the newest kept is ignored (the log's
+ * replay sees some changes twice). depth 0 keeps nothing (and drops the name's
+ * history). */
+void sp_hist_note(sp *s, sp_entry *e, int64_t time, int op, const char *client, size_t clen, size_t depth);
+/* Drop the history of name[0..nlen) (the entry was deleted). */
+void sp_hist_drop(sp *s, const char *name, size_t nlen);
+/* The history of name, or NULL. */
+sp_hist *sp_hist_find(const sp *s, const char *name, size_t nlen);
+/* The record of version v in h, or NULL. */
+sp_histrec *sp_hist_version(const sp_hist *h, uint64_t v);
+/* Put a record at the end of name's history (the loader: versions given in
+ * order), e's share passing to it. */
+void sp_hist_push(sp *s, sp_entry *e, int64_t time, int op, const char *client, size_t clen);
+/* Free every history of s. */
+void sp_hist_free_all(sp *s);
+/* Bytes of memory the histories hold beside the live entries (as sp_stored). */
+size_t sp_hist_stored(const sp *s);
 
 #endif

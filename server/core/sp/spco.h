@@ -44,6 +44,8 @@ enum {
     SPCO_OP_DEL,
     SPCO_OP_EXPIRE,
     SPCO_OP_TTL,
+    SPCO_OP_RESTORE,
+    SPCO_OP_REVERT,
     SPCO_OP_COUNT
 };
 

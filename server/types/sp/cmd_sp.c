@@ -207,6 +207,7 @@ static void cmd_sp_write(client *c)
     }
     if (check_version(c, e, o.ifversion) < 0)
         return;
+    e = s ? sp_own(s, e) : NULL; /* a snapshot or the history may hold it */
     if (!s)
         s = ns_create(c, &ke);
     if (!e)
@@ -273,7 +274,7 @@ static void cmd_sp_append(client *c)
         sp_entry_set_info(s, e, val->p, val->len, sp_kind_of(&ti), &ti, &pr);
         sp_set_expire(s, e, default_expire());
         created = 1;
-    } else if (sp_entry_append_info(s, e, val->p, val->len, &ti, &pr) < 0) {
+    } else if (sp_entry_append_info(s, e = sp_own(s, e), val->p, val->len, &ti, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
         return;
     }
@@ -425,6 +426,7 @@ static void cmd_sp_edit(client *c)
         }
         memcpy(out + pos, from, e->size - (size_t)(from - content));
     }
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
     if (commit_content(c, s, e, out, outlen) == 0) {
         int g = group_begin(c);
         log_entry(c, s, e);
@@ -492,6 +494,7 @@ static void cmd_sp_insert(client *c)
     if (trail_nl)
         out[pos++] = '\n';
     memcpy(out + pos, content + at, e->size - at);
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
     if (commit_content(c, s, e, out, outlen) == 0) {
         int g = group_begin(c);
         log_entry(c, s, e);
@@ -691,6 +694,7 @@ static void expire_generic(client *c, int seconds)
         reply_int(c, 0);
         return;
     }
+    e = sp_own(s, e);
     g = group_begin(c);
     if (prop_on) {
         prop_begin(c->dbid);
@@ -745,6 +749,7 @@ static void cmd_sp_persist(client *c)
         reply_int(c, 0);
         return;
     }
+    e = sp_own(s, e);
     sp_set_expire(s, e, -1);
     g = group_begin(c);
     if (prop_on) {
@@ -831,6 +836,30 @@ const cmd_def cmd_table_sp[] = {
     {.name = "sp.changes", .proc = cmd_sp_changes, .arity = -2, .flags = SPR | CMD_BLOCKING, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Returns the changes of a scratchpad after a sequence number, optionally waiting for the next.",
      .since = "0.1.0", .complexity = "O(log(N)+M) for N retained changes, M returned", .acl = "read scratchpad slow blocking"},
+    {.name = "sp.snapshot", .proc = cmd_sp_snapshot, .arity = -3, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Freezes a scratchpad's entries under a label, sharing their content; replies the number of entries.",
+     .since = "0.1.0", .complexity = "O(N) where N is the number of entries", .acl = "write scratchpad slow"},
+    {.name = "sp.snapshots", .proc = cmd_sp_snapshots, .arity = 2, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Lists a scratchpad's snapshots: label, time, entries, bytes.", .since = "0.1.0",
+     .complexity = "O(N) where N is the number of snapshots", .acl = "read scratchpad fast"},
+    {.name = "sp.restore", .proc = cmd_sp_restore, .arity = -3, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Makes a scratchpad's entries those of a snapshot, with new versions; replies the entries changed.",
+     .since = "0.1.0", .complexity = "O(N) where N is the number of entries", .acl = "write scratchpad slow"},
+    {.name = "sp.dropsnapshot", .proc = cmd_sp_dropsnapshot, .arity = -3, .flags = CMD_WRITE | CMD_OWN_EFFECT, KEYS(1, 1, 1),
+     .group = "scratchpad", .summary = "Drops a snapshot; replies 1, or 0 if there was none.", .since = "0.1.0",
+     .complexity = "O(N) where N is the number of entries of the snapshot", .acl = "write scratchpad slow"},
+    {.name = "sp.diff", .proc = cmd_sp_diff, .arity = -4, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Lists the entries added, removed and changed between two snapshots or NOW, or one entry's line diff.",
+     .since = "0.1.0", .complexity = "O(N) where N is the number of entries; O((L+M)D) for an entry's diff", .acl = "read scratchpad slow"},
+    {.name = "sp.fork", .proc = cmd_sp_fork, .arity = -3, .flags = SPW, KEYS(1, 2, 1), .group = "scratchpad",
+     .summary = "Creates a scratchpad sharing the entries of another (or of its snapshot); replies the number of entries.",
+     .since = "0.1.0", .complexity = "O(N) where N is the number of entries", .acl = "write scratchpad slow"},
+    {.name = "sp.history", .proc = cmd_sp_history, .arity = 3, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Lists the versions of an entry kept in its history: version, time, op, size, client.",
+     .since = "0.1.0", .complexity = "O(N) where N is sp-history-depth", .acl = "read scratchpad fast"},
+    {.name = "sp.revert", .proc = cmd_sp_revert, .arity = -4, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Writes an older version of an entry, from its history, as a new version; replies the version.",
+     .since = "0.1.0", .complexity = "O(1), O(N) for raw content of N bytes", .acl = "write scratchpad fast"},
     {0},
 };
 /* clang-format on */

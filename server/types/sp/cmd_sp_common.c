@@ -100,7 +100,9 @@ sp_entry *spc_ttl_target(client *c, dbent **ke, sp **sp_out, int write, int *rep
     if (*replied)
         return NULL;
     *sp_out = s;
-    return s ? sp_find(s, name->p, name->len) : NULL;
+    if (!s)
+        return NULL;
+    return sp_find(s, name->p, name->len);
 }
 
 /* ---- checks and options ---- */
@@ -208,6 +210,7 @@ void spc_note(client *c, sp *s, int op, const char *name, size_t nlen, const sp_
         return;
     sp_change_note(prop_on ? &prop_effects : NULL, c->dbid, c->argv[1].p, c->argv[1].len, s, op, name, nlen, e, c->name,
                    c->name ? strlen(c->name) : 0, db_now);
+    sp_history_note(s, (sp_entry *)e, name, nlen, op, db_now, c->name, c->name ? strlen(c->name) : 0);
 }
 
 /* ---- replies ---- */

@@ -119,5 +119,15 @@ void cmd_sp_lease(client *c);
 void cmd_sp_release(client *c);
 void cmd_sp_leases(client *c);
 void cmd_sp_changes(client *c);
+/* cmd_sp_snap.c */
+void cmd_sp_snapshot(client *c);
+void cmd_sp_snapshots(client *c);
+void cmd_sp_restore(client *c);
+void cmd_sp_dropsnapshot(client *c);
+void cmd_sp_diff(client *c);
+void cmd_sp_fork(client *c);
+/* cmd_sp_hist.c */
+void cmd_sp_history(client *c);
+void cmd_sp_revert(client *c);
 
 #endif

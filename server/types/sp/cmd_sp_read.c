@@ -64,7 +64,7 @@ static int entry_bytes(const sp_entry *e, size_t b0, size_t b1, const char **out
 void cmd_sp_read(client *c)
 {
     int mode = WIN_ALL, bytes = 0, withmeta = 0, i, has_limit = 0;
-    long long a = 0, b = 0, limit = 0;
+    long long a = 0, b = 0, limit = 0, version = -1;
     size_t len, u0, u1, b0, b1, lines = 0;
     long long meta_off, meta_next = -1;
     int truncated;
@@ -99,6 +99,10 @@ void cmd_sp_read(client *c)
             bytes = 1;
         } else if (spc_arg_is(o, "withmeta")) {
             withmeta = 1;
+        } else if (spc_arg_is(o, "version") && more && version < 0) {
+            if (spc_arg_nonneg(c, i + 1, "VERSION", &version) < 0)
+                return;
+            i++;
         } else {
             reply_error(c, ERR_SYNTAX);
             return;
@@ -106,6 +110,18 @@ void cmd_sp_read(client *c)
     }
     if (!(e = spc_entry_for_read(c)))
         return;
+    if (version >= 0 && (uint64_t)version != e->version) {
+        /* An older version, from the entry's history (the lookup found the
+         * scratchpad, so the key is there). */
+        const sp_histrec *rec = sp_hist_version(
+            sp_hist_find(dbent_ptr(db_find_raw(c->db, c->argv[1].p, c->argv[1].len)), e->name, e->nlen),
+            (uint64_t)version);
+        if (!rec) {
+            reply_errorf(c, "ERR no version %lld of entry '%.*s' in its history", version, (int)e->nlen, e->name);
+            return;
+        }
+        e = rec->e;
+    }
     len = bytes ? e->size : sp_entry_length(e);
     if (mode == WIN_LINES) {
         long long L = (long long)sp_entry_lines(e);
@@ -404,7 +420,7 @@ void cmd_sp_info(client *c)
         if (newest < 0 || e->updated > newest)
             newest = e->updated;
     }
-    reply_map(c, 9);
+    reply_map(c, 11);
     reply_bulk_cstr(c, "entries");
     reply_int(c, (long long)s->n);
     reply_bulk_cstr(c, "bytes");
@@ -423,6 +439,10 @@ void cmd_sp_info(client *c)
     reply_int(c, s->co ? (long long)s->co->nchanges : 0);
     reply_bulk_cstr(c, "feed_bytes");
     reply_int(c, (long long)spco_stored(s->co));
+    reply_bulk_cstr(c, "snapshots");
+    reply_int(c, (long long)s->nsnaps);
+    reply_bulk_cstr(c, "snapshot_bytes");
+    reply_int(c, (long long)sp_snaps_stored(s));
 }
 
 /* ---- SP.PEEK ---- */

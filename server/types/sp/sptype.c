@@ -93,9 +93,11 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
             eo_end(o);
         for (i = 0; i < s->n; i++) {
             const sp_entry *x = s->e[i];
-            if (x->expire >= 0 && x->expire <= now)
+            if (x->expire >= 0 && x->expire <= now) {
                 sp_change_note(o, d->id, dbent_key(e), dbent_klen(e), s, SPCO_OP_EXPIRE, x->name, x->nlen, NULL, NULL,
                                0, now);
+                sp_hist_drop(s, x->name, x->nlen);
+            }
         }
         if (o)
             eo_end(o);
@@ -105,7 +107,7 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
         changed = 1;
     if (changed && db_on_changed)
         db_on_changed(d, dbent_key(e), dbent_klen(e)); /* lease waiters and feed readers */
-    if (s->n == 0 && (!s->co || s->co->nleases == 0))
+    if (s->n == 0 && (!s->co || s->co->nleases == 0) && s->nsnaps == 0)
         return -2;
     return sp_next_due(s);
 }
@@ -113,6 +115,16 @@ static int64_t type_subexpire(db *d, dbent *e, int64_t now)
 /* ---- leases and the change feed ---- */
 
 long long sp_changes_max_len = 10000;
+long long sp_history_depth = 1;
+
+void sp_history_note(sp *s, sp_entry *e, const char *name, size_t nlen, int op, int64_t time, const char *client,
+                     size_t clen)
+{
+    if (!e || (op == SPCO_OP_APPEND && e->enc == SP_ENC_LZ4))
+        sp_hist_drop(s, name, nlen);
+    else
+        sp_hist_note(s, e, time, op, client, clen, (size_t)sp_history_depth);
+}
 
 /* The highest token or change number given out or loaded, any scratchpad. */
 static uint64_t counter_floor;
@@ -142,7 +154,7 @@ int64_t sp_next_due(sp *s)
 
 int sp_key_settle(db *d, dbent *ke, sp *s)
 {
-    if (s->n == 0 && (!s->co || s->co->nleases == 0)) {
+    if (s->n == 0 && (!s->co || s->co->nleases == 0) && s->nsnaps == 0) {
         db_delete_entry(d, ke);
         return 1;
     }
@@ -213,6 +225,112 @@ void sp_entry_effect_args(const effect_out *o, const char *ns, size_t nslen, con
         eo_bytes(o, e->raw, e->size);
 }
 
+/* The entry fields of _SPSNAPENTRY / _SPENTRY after the name. */
+static void entry_state_args(const effect_out *o, const sp_entry *e)
+{
+    eo_ll(o, e->kind);
+    eo_ll(o, (long long)e->version);
+    eo_ll(o, e->created);
+    eo_ll(o, e->updated);
+    eo_ll(o, e->expire);
+    if (e->enc == SP_ENC_LZ4)
+        eo_lzval(o, e->lz);
+    else
+        eo_bytes(o, e->raw, e->size);
+}
+
+/* Each snapshot of s as the live entries just written (_SPSNAP, which shares
+ * them, so their content is written once), then what differs from them: an
+ * _SPSNAPDEL per live entry the snapshot lacks, an _SPSNAPENTRY (the entry's
+ * whole state) per entry it holds in another state. Then the version floor of
+ * restores (_SPVDEAD). Returns the records that make the key exist. */
+static size_t snaps_rewrite(const effect_out *o, int dbid, const dbent *ke, const sp *s, int64_t now)
+{
+    size_t k, written = 0;
+
+    for (k = 0; k < s->nsnaps; k++) {
+        const sp_snap *sn = s->snaps[k];
+        size_t i = 0, j = 0;
+        eo_begin(o, dbid);
+        eo_str(o, "_SPSNAP");
+        eo_bytes(o, dbent_key(ke), dbent_klen(ke));
+        eo_bytes(o, sn->label, sn->llen);
+        eo_ll(o, sn->time);
+        eo_end(o);
+        written++;
+        while (i < s->n || j < sn->n) {
+            const sp_entry *a = i < s->n ? s->e[i] : NULL, *b = j < sn->n ? sn->e[j] : NULL;
+            int c;
+            if (a && a->expire >= 0 && a->expire <= now) {
+                i++; /* not written live: not there for _SPSNAP to share */
+                continue;
+            }
+            c = !a ? 1 : !b ? -1 : sp_name_cmp(a->name, a->nlen, b->name, b->nlen);
+            if (c == 0 && a == b) {
+                i++;
+                j++;
+                continue;
+            }
+            eo_begin(o, dbid);
+            eo_str(o, c < 0 ? "_SPSNAPDEL" : "_SPSNAPENTRY");
+            eo_bytes(o, dbent_key(ke), dbent_klen(ke));
+            eo_bytes(o, sn->label, sn->llen);
+            if (c < 0) {
+                eo_bytes(o, a->name, a->nlen);
+                i++;
+            } else {
+                eo_bytes(o, b->name, b->nlen);
+                entry_state_args(o, b);
+                i += c == 0;
+                j++;
+            }
+            eo_end(o);
+            eo_pause(o);
+        }
+    }
+    if (s->vdead && (s->n || s->nsnaps)) {
+        eo_begin(o, dbid);
+        eo_str(o, "_SPVDEAD");
+        eo_bytes(o, dbent_key(ke), dbent_klen(ke));
+        eo_ll(o, (long long)s->vdead);
+        eo_end(o);
+    }
+    return written;
+}
+
+/* Each entry's history, oldest first: _SPHIST for the live version (shared),
+ * _SPHISTENTRY (the whole state) for older ones. Written after the feed, whose
+ * replay would otherwise drop or reorder them; the first record of a name
+ * starts its history again (apply_sphist). */
+static void hist_rewrite(const effect_out *o, int dbid, const dbent *ke, const sp *s, int64_t now)
+{
+    size_t k;
+
+    for (k = 0; k < s->nhist; k++) {
+        const sp_hist *h = s->hist[k];
+        const sp_entry *live = sp_find(s, h->name, h->nlen);
+        size_t j;
+        if (live && live->expire >= 0 && live->expire <= now)
+            continue; /* not written: gone at the first lookup, its history with it */
+        for (j = 0; j < h->n; j++) {
+            const sp_histrec *rec = &h->rec[j];
+            eo_begin(o, dbid);
+            eo_str(o, rec->e == live ? "_SPHIST" : "_SPHISTENTRY");
+            eo_bytes(o, dbent_key(ke), dbent_klen(ke));
+            eo_bytes(o, h->name, h->nlen);
+            eo_ll(o, rec->time);
+            eo_str(o, spco_op_name(rec->op));
+            eo_bytes(o, rec->client ? rec->client : "", rec->clen);
+            if (rec->e == live)
+                eo_ll(o, (long long)live->version);
+            else
+                entry_state_args(o, rec->e);
+            eo_end(o);
+            eo_pause(o);
+        }
+    }
+}
+
 /* A scratchpad: one _SPENTRY per live entry, then its key's expiry; a pause
  * after each entry. Every compressed entry is verified before anything is
  * written. */
@@ -240,6 +358,7 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
         written++;
         eo_pause(o);
     }
+    written += snaps_rewrite(o, dbid, e, s, now);
     for (i = 0; written && i < s->noffs; i++) {
         eo_begin(o, dbid);
         eo_str(o, "_SPOFFSEQ");
@@ -284,6 +403,8 @@ static int type_rewrite(const effect_out *o, int dbid, const dbent *e, int64_t e
             written += 1 + live;
         }
     }
+    if (written)
+        hist_rewrite(o, dbid, e, s, now);
     if (written && expire >= 0) {
         eo_begin(o, dbid);
         eo_str(o, "PEXPIREAT");
@@ -332,7 +453,7 @@ static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg 
             return replay_fail(why, whylen, "malformed number", &a[0]);
     if (!(s = replay_ns(d, &a[1], &ke)))
         return replay_fail(why, whylen, "the key holds a string", &a[0]);
-    e = sp_find(s, a[2].p, a[2].len);
+    e = sp_find_own(s, a[2].p, a[2].len);
     if (op == 0) {
         r->left_out(r, dbid, &a[1], &a[2], 1); /* a whole new state: the entry is back */
     } else if (!e && r->left_out(r, dbid, &a[1], &a[2], 0)) {
@@ -510,6 +631,14 @@ static int apply_spchange(effect_replay *r, db *d, int dbid, const effect_arg *a
     spco_change_add(co, (uint64_t)n[0], n[1], op, a[5].p, a[5].len, (uint64_t)vs[0], (uint64_t)vs[1], a[8].p, a[8].len,
                     (size_t)sp_changes_max_len);
     counter_seen((uint64_t)n[0]);
+    /* The entry's history, as spc_note keeps it when the change is made. */
+    if (op == SPCO_OP_DEL || op == SPCO_OP_EXPIRE || vs[0] == 0) { /* the entry is gone */
+        sp_hist_drop(s, a[5].p, a[5].len);
+    } else {
+        sp_entry *e = sp_find(s, a[5].p, a[5].len);
+        if (e && e->version == (uint64_t)vs[0])
+            sp_history_note(s, e, a[5].p, a[5].len, op, n[1], a[8].p, a[8].len);
+    }
     return 0;
 }
 
@@ -533,6 +662,200 @@ static int apply_spoffseq(effect_replay *r, db *d, int dbid, const effect_arg *a
     return 0;
 }
 
+/* The snapshot a[2] of the scratchpad at a[1], or NULL (none: the record applies
+ * to nothing, as for a scratchpad that is gone). */
+static sp_snap *replay_snap(db *d, const effect_arg *a, sp **s_out, dbent **ke)
+{
+    dbent *e = db_find_raw(d, a[1].p, a[1].len);
+
+    if (!e || e->type != OBJ_SCRATCHPAD || a[2].lz)
+        return NULL;
+    *ke = e;
+    *s_out = dbent_ptr(e);
+    return sp_snap_find(*s_out, a[2].p, a[2].len);
+}
+
+static int label_ok(const effect_arg *x)
+{
+    return !x->lz && sp_name_valid(x->p, x->len);
+}
+
+/* _SPSNAP ns label time: snapshot the live entries (replacing a snapshot of
+ * that label). */
+static int apply_spsnap(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long t;
+    dbent *ke;
+    sp_snap *old;
+    sp *s;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 4 || a[1].lz || !label_ok(&a[2]) || replay_nums(a, 3, 1, &t) < 0)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    if (!(s = replay_ns(d, &a[1], &ke)))
+        return replay_fail(why, whylen, "the key holds another type", &a[0]);
+    if ((old = sp_snap_find(s, a[2].p, a[2].len)) != NULL)
+        sp_snap_drop(s, old);
+    sp_snap_take(s, a[2].p, a[2].len, t);
+    sp_key_settle(d, ke, s);
+    return 0;
+}
+
+/* _SPSNAPDEL ns label name: the snapshot lacks that entry. */
+static int apply_spsnapdel(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    dbent *ke;
+    sp_snap *sn;
+    sp *s;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 4 || a[1].lz || !label_ok(&a[2]) || a[3].lz || !sp_name_valid(a[3].p, a[3].len))
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    if ((sn = replay_snap(d, a, &s, &ke)) != NULL)
+        sp_snap_remove(sn, a[3].p, a[3].len);
+    return 0;
+}
+
+/* _SPSNAPENTRY ns label name kind version created updated expire content: the
+ * snapshot holds that entry in that state. */
+static int apply_spsnapentry(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    sp_params pr = sp_server_params();
+    long long n[5];
+    sp *tmp, *s;
+    sp_entry *e;
+    sp_snap *sn;
+    dbent *ke;
+
+    if (argc != 10 || a[1].lz || !label_ok(&a[2]) || a[3].lz || !sp_name_valid(a[3].p, a[3].len) ||
+        replay_nums(a, 4, 5, n) < 0 || (n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    if (!(sn = replay_snap(d, a, &s, &ke))) {
+        if (a[9].lz)
+            lzval_free(r->take_lzval(r, &a[9]));
+        return 0;
+    }
+    /* Built in a scratchpad of its own, which then lets it go. */
+    tmp = sp_new();
+    e = sp_add(tmp, a[3].p, a[3].len, n[2]);
+    if (a[9].lz) {
+        lzval *v = r->take_lzval(r, &a[9]);
+        if (!v) {
+            sp_free(tmp);
+            return r->bad_value(r, dbid, &a[1], &a[3], why, whylen);
+        }
+        sp_entry_set_lz(tmp, e, v, (int)n[0]);
+    } else {
+        sp_entry_set(tmp, e, a[9].p, a[9].len, (int)n[0], &pr);
+    }
+    e->version = (uint64_t)n[1];
+    e->created = n[2];
+    e->updated = n[3];
+    e->expire = n[4] >= 0 ? n[4] : -1;
+    sp_snap_put(sn, sp_entry_share(e));
+    sp_free(tmp);
+    return 0;
+}
+
+/* _SPHIST ns name time op client version: the live entry (at that version)
+ * is the newest record of its history.
+ * _SPHISTENTRY ns name time op client kind version created updated expire
+ * content: an older version, in that state. */
+static int apply_sphist(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    sp_params pr = sp_server_params();
+    int whole = argc == 12, op;
+    long long n[6];
+    dbent *ke;
+    sp_entry *e;
+    sp *s;
+
+    if ((argc != 7 && argc != 12) || a[1].lz || a[2].lz || !sp_name_valid(a[2].p, a[2].len) ||
+        replay_nums(a, 3, 1, n) < 0 || a[4].lz || (op = spco_op_parse(a[4].p, a[4].len)) < 0 || a[5].lz ||
+        replay_nums(a, 6, whole ? 5 : 1, n + 1) < 0 || (whole && n[1] != SP_TEXT && n[1] != SP_BINARY))
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    ke = db_find_raw(d, a[1].p, a[1].len);
+    if (!ke || ke->type != OBJ_SCRATCHPAD) {
+        if (whole && a[11].lz)
+            lzval_free(r->take_lzval(r, &a[11]));
+        return 0;
+    }
+    s = dbent_ptr(ke);
+    {
+        const sp_hist *h = sp_hist_find(s, a[2].p, a[2].len);
+        uint64_t v = (uint64_t)(whole ? n[2] : n[1]);
+        if (h && h->n && h->rec[h->n - 1].e->version >= v)
+            sp_hist_drop(s, a[2].p, a[2].len); /* a rewrite's history starts again */
+    }
+    if (!whole) {
+        e = sp_find(s, a[2].p, a[2].len);
+        if (e && e->version == (uint64_t)n[1])
+            sp_hist_push(s, sp_entry_share(e), n[0], op, a[5].p, a[5].len);
+        return 0;
+    } else {
+        sp *tmp = sp_new();
+        e = sp_add(tmp, a[2].p, a[2].len, n[3]);
+        if (a[11].lz) {
+            lzval *v = r->take_lzval(r, &a[11]);
+            if (!v) {
+                sp_free(tmp);
+                return r->bad_value(r, dbid, &a[1], &a[2], why, whylen);
+            }
+            sp_entry_set_lz(tmp, e, v, (int)n[1]);
+        } else {
+            sp_entry_set(tmp, e, a[11].p, a[11].len, (int)n[1], &pr);
+        }
+        e->version = (uint64_t)n[2];
+        e->created = n[3];
+        e->updated = n[4];
+        e->expire = n[5] >= 0 ? n[5] : -1;
+        sp_hist_push(s, sp_entry_share(e), n[0], op, a[5].p, a[5].len);
+        sp_free(tmp);
+    }
+    return 0;
+}
+
+/* _SPVDEAD ns version: the version floor of restored entries is at least it. */
+static int apply_spvdead(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long v;
+    dbent *ke;
+    sp *s;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 3 || a[1].lz || replay_nums(a, 2, 1, &v) < 0 || v < 0)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    ke = db_find_raw(d, a[1].p, a[1].len);
+    if (!ke || ke->type != OBJ_SCRATCHPAD)
+        return 0;
+    s = dbent_ptr(ke);
+    if ((uint64_t)v > s->vdead)
+        s->vdead = (uint64_t)v;
+    return 0;
+}
+
+/* _SPRESTORE ns label time: SP.RESTORE as it ran (sp_restore at that time). */
+static int apply_sprestore(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    long long t;
+    dbent *ke;
+    sp_snap *sn;
+    sp *s;
+
+    (void)r;
+    (void)dbid;
+    if (argc != 4 || a[1].lz || !label_ok(&a[2]) || replay_nums(a, 3, 1, &t) < 0)
+        return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    if (!(sn = replay_snap(d, a, &s, &ke)))
+        return replay_fail(why, whylen, "restore of a missing snapshot", &a[0]);
+    sp_restore(s, sn, t, NULL, NULL);
+    sp_key_settle(d, ke, s);
+    return 0;
+}
+
 /* clang-format off */
 static const type_effect scratchpad_effects[] = {
     {"_SPENTRY", apply_spentry},
@@ -543,6 +866,13 @@ static const type_effect scratchpad_effects[] = {
     {"_SPUNLEASE", apply_spunlease},
     {"_SPCHANGE", apply_spchange},
     {"_SPOFFSEQ", apply_spoffseq},
+    {"_SPSNAP", apply_spsnap},
+    {"_SPSNAPDEL", apply_spsnapdel},
+    {"_SPSNAPENTRY", apply_spsnapentry},
+    {"_SPVDEAD", apply_spvdead},
+    {"_SPHIST", apply_sphist},
+    {"_SPHISTENTRY", apply_sphist},
+    {"_SPRESTORE", apply_sprestore},
     {NULL, NULL},
 };
 /* clang-format on */

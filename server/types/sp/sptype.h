@@ -42,6 +42,15 @@ void sp_entry_effect_args(const struct effect_out *o, const char *ns, size_t nsl
 
 /* sp-changes-max-len: changes each scratchpad retains. */
 extern long long sp_changes_max_len;
+/* sp-history-depth: the versions of each entry kept before its live one. */
+extern long long sp_history_depth;
+/* Keep entry e (its new state, NULL if deleted) of s in its history after a
+ * change by op (sp_hist_note at sp_history_depth). An append to a compressed
+ * entry drops the entry's history instead: keeping the version before would
+ * make every append copy the compressed content (content is shared whole, not
+ * by chunk), and an appended log's earlier versions are its prefixes. */
+void sp_history_note(sp *s, sp_entry *e, const char *name, size_t nlen, int op, int64_t time, const char *client,
+                     size_t clen);
 /* s's leases and feed, created (with fresh counters) on first use. */
 spco *sp_co(sp *s);
 /* The earliest time a part of s is due: an entry's expiry or a lease's, or -1. */
