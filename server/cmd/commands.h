@@ -37,6 +37,7 @@ extern const cmd_def cmd_table_set[];
 extern const cmd_def cmd_table_hash[];
 extern const cmd_def cmd_table_zset[];
 extern const cmd_def cmd_table_stream[];
+extern const cmd_def cmd_table_bitmap[];
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */
