@@ -38,6 +38,7 @@ extern const cmd_def cmd_table_hash[];
 extern const cmd_def cmd_table_zset[];
 extern const cmd_def cmd_table_stream[];
 extern const cmd_def cmd_table_bitmap[];
+extern const cmd_def cmd_table_hll[];
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */
