@@ -26,7 +26,7 @@ static const cmd_def *table_list[] = {
     cmd_table_conn,   cmd_table_string,  cmd_table_list,   cmd_table_keys,    cmd_table_info,
     cmd_table_server, cmd_table_command, cmd_table_config, cmd_table_slowlog, cmd_table_multi,
     cmd_table_sp,     cmd_table_lcs,     cmd_table_memory, cmd_table_set,     cmd_table_hash,
-    cmd_table_zset,   cmd_table_stream,  cmd_table_bitmap, cmd_table_hll,
+    cmd_table_zset,   cmd_table_stream,  cmd_table_bitmap, cmd_table_hll,     cmd_table_geo,
 };
 
 typedef struct reg_slot {

@@ -39,6 +39,7 @@ extern const cmd_def cmd_table_zset[];
 extern const cmd_def cmd_table_stream[];
 extern const cmd_def cmd_table_bitmap[];
 extern const cmd_def cmd_table_hll[];
+extern const cmd_def cmd_table_geo[];
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */

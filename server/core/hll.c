@@ -7,21 +7,21 @@
 #include "mem.h"
 
 #define HLL_P 14
-#define HLL_Q (64 - HLL_P)        /* bits of the hash that give the run length */
+#define HLL_Q (64 - HLL_P) /* bits of the hash that give the run length */
 #define HLL_MASK (HLL_REGISTERS - 1)
-#define SPARSE_VAL_MAX 32         /* the largest value a VAL opcode holds */
+#define SPARSE_VAL_MAX 32 /* the largest value a VAL opcode holds */
 #define SPARSE_VAL_LEN_MAX 4
 #define SPARSE_ZERO_LEN_MAX 64
 #define SPARSE_XZERO_LEN_MAX 16384
 
 /* Sparse opcodes. */
-#define OP_IS_ZERO(p) ((*(p) & 0xc0) == 0x00)
-#define OP_IS_XZERO(p) ((*(p) & 0xc0) == 0x40)
-#define ZERO_LEN(p) ((*(p) & 0x3f) + 1)
-#define XZERO_LEN(p) ((((*(p) & 0x3f) << 8) | (p)[1]) + 1)
+#define OP_IS_ZERO(p) ((*(p)&0xc0) == 0x00)
+#define OP_IS_XZERO(p) ((*(p)&0xc0) == 0x40)
+#define ZERO_LEN(p) ((*(p)&0x3f) + 1)
+#define XZERO_LEN(p) ((((*(p)&0x3f) << 8) | (p)[1]) + 1)
 #define VAL_VALUE(p) (((*(p) >> 2) & 0x1f) + 1)
-#define VAL_LEN(p) ((*(p) & 0x3) + 1)
-#define VAL_BYTE(v, len) ((unsigned char)(0x80 | (((v) - 1) << 2) | ((len) - 1)))
+#define VAL_LEN(p) ((*(p)&0x3) + 1)
+#define VAL_BYTE(v, len) ((unsigned char)(0x80 | (((v)-1) << 2) | ((len)-1)))
 
 uint64_t hll_hash(const void *key, size_t n)
 {
@@ -32,8 +32,7 @@ uint64_t hll_hash(const void *key, size_t n)
 
     for (i = 0; i + 8 <= n; i += 8) {
         k = (uint64_t)p[i] | (uint64_t)p[i + 1] << 8 | (uint64_t)p[i + 2] << 16 | (uint64_t)p[i + 3] << 24 |
-            (uint64_t)p[i + 4] << 32 | (uint64_t)p[i + 5] << 40 | (uint64_t)p[i + 6] << 48 |
-            (uint64_t)p[i + 7] << 56;
+            (uint64_t)p[i + 4] << 32 | (uint64_t)p[i + 5] << 40 | (uint64_t)p[i + 6] << 48 | (uint64_t)p[i + 7] << 56;
         k *= m;
         k ^= k >> 47;
         k *= m;
@@ -341,8 +340,7 @@ int hll_add(hll_buf *b, const void *ele, size_t n, size_t sparse_max)
  * equal registers the encoding gives. 0, or -1 if the runs do not cover
  * exactly HLL_REGISTERS (a run that would pass the end is corrupt even after
  * a complete cover, as Redis 7.0.15 checks every opcode). */
-static int walk(const unsigned char *p, size_t n, void (*fn)(void *ctx, uint32_t first, uint32_t run, int v),
-                void *ctx)
+static int walk(const unsigned char *p, size_t n, void (*fn)(void *ctx, uint32_t first, uint32_t run, int v), void *ctx)
 {
     const unsigned char *q = p + HLL_HDR_SIZE, *end = p + n;
     uint32_t idx = 0, i;

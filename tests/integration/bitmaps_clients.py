@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""bitmaps_clients.py -- redis-py's own bitmap and HyperLogLog API against
+"""bitmaps_clients.py -- redis-py's own bitmap, HyperLogLog and geo API against
 Scratchpad and redis-server side by side: setbit/getbit/bitcount/bitpos/bitop,
 the BitFieldOperation builder (overflow modes, signed and unsigned fields,
-execute), BITFIELD_RO, pfadd/pfcount/pfmerge, each call's Python result equal
+execute), BITFIELD_RO, pfadd/pfcount/pfmerge, geoadd/geodist/geohash/geopos/
+geosearch/geosearchstore/georadius/georadiusbymember, each call's Python result equal
 on both servers; and a pipeline of them in a transaction."""
 import os
 import sys
@@ -43,6 +44,18 @@ def calls(r):
     out.append(r.pfmerge("all", "hll", "hll2"))
     out.append(r.pfcount("all"))
     out.append(r.get("all"))
+    out.append(r.geoadd("geo", [13.361389, 38.115556, "Palermo", 15.087269, 37.502669, "Catania"]))
+    out.append(r.geoadd("geo", [13.361389, 38.2, "Palermo"], xx=True, ch=True))
+    out.append(r.geodist("geo", "Palermo", "Catania", unit="km"))
+    out.append(r.geohash("geo", "Palermo", "nope"))
+    out.append(r.geopos("geo", "Catania", "nope"))
+    out.append(r.geosearch("geo", longitude=15, latitude=37, radius=200, unit="km", sort="ASC", withdist=True,
+                           withcoord=True, withhash=True))
+    out.append(r.geosearch("geo", member="Palermo", width=400, height=400, unit="km", count=1, any=True))
+    out.append(r.geosearchstore("near", "geo", longitude=15, latitude=37, radius=200, unit="km", storedist=True))
+    out.append(r.zrange("near", 0, -1, withscores=True))
+    out.append(r.georadius("geo", 15, 37, 200, unit="km", withdist=True, sort="DESC"))
+    out.append(r.georadiusbymember("geo", "Palermo", 300, unit="km", count=2))
     p = r.pipeline(transaction=True)
     p.setbit("t", 7, 1).bitcount("t").pfadd("th", "q").pfcount("th")
     out.append(p.execute())
@@ -65,7 +78,7 @@ def main():
                 for i, (a, b) in enumerate(zip(want, got)):
                     assert a == b, "call %d: redis-server %r, Scratchpad %r" % (i, a, b)
                 assert len(want) == len(got)
-            rep.case("redis-py's bitmap, BITFIELD builder and HyperLogLog calls give the same Python results "
+            rep.case("redis-py's bitmap, BITFIELD builder, HyperLogLog and geo calls give the same Python results "
                      "on Scratchpad as on redis-server (%d calls)" % len(want), same)
     finally:
         rs.stop()

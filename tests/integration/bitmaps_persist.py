@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""bitmaps_persist.py -- bitmaps and HyperLogLogs survive restarts: random
-SETBIT, BITFIELD, BITOP, PFADD and PFMERGE (small bitmaps, a large one past
-compress-threshold that is stored compressed, sparse and dense HLLs, keys with
-expiries, in two databases), then
+"""bitmaps_persist.py -- bitmaps, HyperLogLogs and geo sets survive restarts:
+random SETBIT, BITFIELD, BITOP, PFADD, PFMERGE, GEOADD and GEOSEARCHSTORE
+(small bitmaps, a large one past compress-threshold that is stored compressed,
+sparse and dense HLLs, geo sets small and large, keys with expiries, in two
+databases), then
 
   1. a restart that replays the log of commands as they were typed,
   2. BGREWRITEAOF in the incremental mode (in 1 us steps, with writes running
@@ -35,6 +36,9 @@ def dump(srv):
         r = client(srv, db)
         d = {}
         for k in r.execute_command("KEYS", "*"):
+            if r.execute_command("TYPE", k) == b"zset":
+                d[k] = (r.execute_command("PEXPIRETIME", k), r.execute_command("ZRANGE", k, 0, -1, "WITHSCORES"))
+                continue
             v = r.execute_command("GET", k)
             if v.startswith(b"HYLL"):
                 v = (v[:8], v[16:], r.execute_command("PFCOUNT", k))
@@ -49,8 +53,20 @@ def random_ops(r, rng, n):
     for i in range(n):
         k = "b:%d" % rng.randrange(20)
         h = "h:%d" % rng.randrange(10)
-        c = rng.randrange(10)
-        if c < 3:
+        g = "g:%d" % rng.randrange(5)
+        c = rng.randrange(13)
+        if c == 10:
+            args = []
+            for _ in range(rng.choice([1, 5, 200])):
+                args += ["%.6f" % rng.uniform(-180, 180), "%.6f" % rng.uniform(-85, 85), "p%d" % rng.randrange(3000)]
+            p.execute_command("GEOADD", g, *args)
+        elif c == 11:
+            p.execute_command("GEOSEARCHSTORE", "g:%d" % rng.randrange(5), g, "FROMLONLAT", rng.uniform(-180, 180),
+                              rng.uniform(-80, 80), "BYRADIUS", rng.choice([100, 2000, 9000]), "km",
+                              *rng.choice([[], ["STOREDIST"], ["COUNT", "5"]]))
+        elif c == 12:
+            p.execute_command("GEORADIUS", g, 0, 0, 5000, "km", "STORE", "g:%d" % rng.randrange(5))
+        elif c < 3:
             p.execute_command("SETBIT", rng.choice([k, "big"]), rng.randrange(300000 if rng.random() < 0.3 else 500),
                               rng.randrange(2))
         elif c == 3:
@@ -67,7 +83,7 @@ def random_ops(r, rng, n):
         elif c == 8:
             p.execute_command("PFCOUNT", h)
         else:
-            p.execute_command("PEXPIRE", rng.choice([k, h]), rng.randrange(100000, 900000))
+            p.execute_command("PEXPIRE", rng.choice([k, h, g]), rng.randrange(100000, 900000))
     p.execute(raise_on_error=False)
 
 
@@ -107,7 +123,7 @@ def main():
         print(("ok" if ok else "not ok") + " - the large bitmap is stored compressed (%r) and %d HLLs are dense" %
               (enc, len(dense)))
         rep[0 if ok else 1] += 1
-        restart_same(srv, "a restart replaying the bitmap and HLL commands as typed", lambda: srv.restart(), rep)
+        restart_same(srv, "a restart replaying the bitmap, HLL and geo commands as typed", lambda: srv.restart(), rep)
 
         def go_inc():
             r = client(srv)
@@ -132,7 +148,7 @@ def main():
         restart_same(srv, "BGREWRITEAOF (fork), then a restart", fork_rewrite, rep)
         status, out = spserver.run_check_aof(os.path.join(srv.dir, "data", "scratchpad.manifest"))
         ok = status == 0
-        print(("ok" if ok else "not ok") + " - scratchpad-check-aof reads the log of bitmaps and HLLs as clean" +
+        print(("ok" if ok else "not ok") + " - scratchpad-check-aof reads the log of bitmaps, HLLs and geo sets as clean" +
               ("" if ok else ": %s" % out))
         rep[0 if ok else 1] += 1
     print("%d passed, %d failed" % tuple(rep))

@@ -43,7 +43,8 @@ static void a_new_hll_is_one_xzero(void)
 
 static void three_elements_give_redis_bytes(void)
 {
-    static const unsigned char want[] = "HYLL\x01\0\0\0\0\0\0\0\0\0\0\x80`\xf3\x80P\xb1\x84K\xfb\x80" "BZ";
+    static const unsigned char want[] = "HYLL\x01\0\0\0\0\0\0\0\0\0\0\x80`\xf3\x80P\xb1\x84K\xfb\x80"
+                                        "BZ";
     hll_buf b;
     uint64_t card;
 
