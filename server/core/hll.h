@@ -44,7 +44,8 @@ typedef struct hll_buf {
 uint64_t hll_hash(const void *p, size_t n);
 
 /* 1 if p[0..n) is an HLL as Redis checks it: at least a header, the magic,
- * encoding 0 or 1, and a dense one exactly HLL_DENSE_SIZE bytes. */
+ * encoding 0 or 1, and a dense one exactly HLL_DENSE_SIZE bytes. Reads only
+ * the header (p may hold just its 16 bytes, n being the value's length). */
 int hll_valid(const unsigned char *p, size_t n);
 
 /* b becomes a copy of p[0..n) (b->p allocated; free with hll_buf_free). */

@@ -64,6 +64,7 @@ int main(void)
     RUN(palermo_has_redis_score, "a point's 52-bit score is redis-server's, and points out of the limits are refused");
     RUN(a_score_decodes_to_its_cell_centre, "a score decodes to the centre of its cell, as GEOPOS prints it");
     RUN(distance_and_hash_string_are_redis, "distances and 11-character geohashes are redis-server's");
-    RUN(search_cells_cover_the_centre_and_skip_far_ones, "a search starts at the centre's cell at a step fitting its radius");
+    RUN(search_cells_cover_the_centre_and_skip_far_ones,
+        "a search starts at the centre's cell at a step fitting its radius");
     return TEST_DONE();
 }

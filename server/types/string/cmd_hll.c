@@ -144,6 +144,15 @@ static void cmd_pfcount(client *c)
         reply_int(c, 0);
         return;
     }
+    if (e->type == OBJ_STRING && sv_len(e) >= HLL_HDR_SIZE) {
+        /* A valid cached count needs the header alone: a compressed dense
+         * HLL is not decoded for it. */
+        unsigned char hdr[HLL_HDR_SIZE];
+        if (sv_read(e, 0, HLL_HDR_SIZE, (char *)hdr) == 0 && hll_valid(hdr, sv_len(e)) && hll_cached(hdr, &card)) {
+            reply_int(c, (long long)card);
+            return;
+        }
+    }
     if (load_hll(c, e, &b) < 0)
         return;
     if (!hll_cached(b.p, &card)) {

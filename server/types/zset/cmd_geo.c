@@ -435,8 +435,10 @@ static void geo_generic(client *c, int src, int flags)
         }
     }
     if (store && (withdist || withhash || withcoord)) {
-        reply_error(c, flags & G_STORE ? "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
-                                       : "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options");
+        reply_error(
+            c, flags & G_STORE
+                   ? "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+                   : "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options");
         return;
     }
     if ((flags & G_SEARCH) && !(frommember || fromloc)) {
@@ -480,8 +482,7 @@ static void geo_generic(client *c, int src, int flags)
     if (store) {
         zs_acc *acc = zs_acc_new();
         for (k = 0; k < n; k++)
-            zs_acc_add(acc, f.p[k].m, f.p[k].len, storedist ? f.p[k].dist / s.conversion : f.p[k].score,
-                       ZS_AGG_SUM);
+            zs_acc_add(acc, f.p[k].m, f.p[k].len, storedist ? f.p[k].dist / s.conversion : f.p[k].score, ZS_AGG_SUM);
         zc_store_result(c, store, acc);
         goto done;
     }
