@@ -112,6 +112,7 @@ def generate(rng, n):
                 ["GEOSEARCH", "Sicily", "FROMMEMBER", "Palermo"], ["GEOSEARCH", "nokey", "FROMMEMBER", "x", "BYRADIUS",
                                                                   "1", "m"],
                 ["GEOSEARCHSTORE", "dst", "nokey", "FROMMEMBER", "x", "BYRADIUS", "1", "m"],
+                ["GEOSEARCHSTORE", "dst", "Sicily", "FROMLONLAT", "0", "0", "BYRADIUS", "0", "m", "ASC"],
                 ["GEORADIUSBYMEMBER", "Sicily", "nope", "1", "m"], ["GEORADIUSBYMEMBER", "nokey", "nope", "1", "m"],
                 ["GEORADIUS_RO", "Sicily", "15", "37", "200", "km", "STORE", "x"],
                 ["GEORADIUS", "Sicily", "15", "37", "200", "km", "STORE", "x", "WITHDIST"],

@@ -477,7 +477,7 @@ static void geo_generic(client *c, int src, int flags)
         goto done;
     }
     n = count == 0 || f.used < (size_t)count ? f.used : (size_t)count;
-    if (sort != SORT_NONE)
+    if (sort != SORT_NONE && f.used > 1)
         qsort(f.p, f.used, sizeof(geo_point), sort == SORT_ASC ? by_dist_asc : by_dist_desc);
     if (store) {
         zs_acc *acc = zs_acc_new();
