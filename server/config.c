@@ -313,6 +313,7 @@ const cfg_def cfg_table[] = {
     {"zset-max-listpack-value", CFG_MEMORY, 0, 0, LLONG_MAX, "64", C(zset_max_listpack_value), NULL, NULL, NULL, apply_zset},
     {"stream-node-max-bytes", CFG_MEMORY, 0, 0, LLONG_MAX, "4096", (void *)&stream_node_max_bytes, NULL, NULL, NULL, NULL},
     {"stream-node-max-entries", CFG_INT, 0, 0, LLONG_MAX, "100", (void *)&stream_node_max_entries, NULL, NULL, NULL, NULL},
+    {"hll-sparse-max-bytes", CFG_MEMORY, 0, 0, LLONG_MAX, "3000", (void *)&hll_sparse_max_bytes, NULL, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 /* clang-format on */

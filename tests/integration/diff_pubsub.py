@@ -268,6 +268,26 @@ xgroup delconsumer xs g1 nope
 xgroup destroy xs g1
 xgroup destroy xs g1
 del xm xs
+setbit bm 7 1
+setbit bm 7 1
+setbit bm2 3 0
+bitfield bf set u8 0 255 get u8 0
+bitfield bf get u8 0
+bitfield bf overflow fail incrby u8 0 1
+bitop or bo bm bm2
+bitop and bo nokey1 nokey2
+pfadd hl a b c
+pfadd hl a
+pfcount hl
+pfmerge hl2 hl
+pfadd hl3
+geoadd g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania
+geoadd g xx 13.361389 38.115556 Palermo
+geosearchstore gs g fromlonlat 15 37 byradius 200 km asc
+georadius g 15 37 200 km store gr
+georadius g 15 37 200 km storedist grd
+geosearchstore gs g fromlonlat 0 0 byradius 1 km
+georadius g 0 0 1 km store gr
 set e1 1 px 60
 sleep 0.4
 set e2 1 px 60

@@ -33,6 +33,8 @@ typedef struct cq_item {
     char *key;
 } cq_item;
 
+long long hll_sparse_max_bytes = 3000;
+
 static cq_item *cq;          /* ring of keys waiting for compression */
 static size_t cq_head, cq_len, cq_cap;
 

@@ -49,6 +49,10 @@ void sv_compress_entry(dbent *e);
 /* Keys waiting for compression (INFO). */
 size_t sv_compress_pending(void);
 
+/* hll-sparse-max-bytes: the size up to which a HyperLogLog (a string value,
+ * cmd_hll.c) stays sparse (config.c). */
+extern long long hll_sparse_max_bytes;
+
 /* Register the string's row in the type table (keyspace/type.h). */
 void sv_type_register(void);
 

@@ -1,5 +1,6 @@
-/* cmd_zset_int.h -- what the sorted set commands' two files share (internal:
- * included by cmd_zset.c and cmd_zset_ops.c only). */
+/* cmd_zset_int.h -- what the sorted set commands' files share (internal:
+ * included by cmd_zset.c, cmd_zset_ops.c and cmd_geo.c, the geo commands,
+ * which are a view of sorted sets, only). */
 #ifndef SP_CMD_ZSET_INT_H
 #define SP_CMD_ZSET_INT_H
 
