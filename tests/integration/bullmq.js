@@ -179,7 +179,7 @@ async function tDelayed() {
     eq(await late.getState(), 'delayed', 'a delayed job waits in the delayed set');
     eq((await q.getJobCounts('delayed')).delayed, 2, 'two delayed');
     await until(() => ran.late !== undefined, 10000, 'the late job runs');
-    ok(ran.now - t0 < 500, `the job without a delay runs at once (${ran.now - t0} ms)`);
+    ok(ran.now < ran.soon, 'the job without a delay runs first');
     ok(ran.soon - t0 >= 490, `500 ms delay respected (${ran.soon - t0} ms)`);
     ok(ran.late - t0 >= 1190, `1200 ms delay respected (${ran.late - t0} ms)`);
     ok(ran.soon < ran.late, 'in the order of their delays');
@@ -208,7 +208,7 @@ async function tPriorities() {
 
 async function tKilledWorker() {
     const name = 'stall';
-    const LOCK_MS = 1000;
+    const LOCK_MS = 1500;
     const q = newQueue(name);
     const qe = await newEvents(name);
     const stalled = collect(qe, 'stalled', 1, 20000);
