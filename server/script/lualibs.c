@@ -720,7 +720,6 @@ static void mp_decode(lua_State *L, mp_cur *c)
         case 0xcc:
         case 0xcd:
         case 0xce:
-        case 0xcf:
             lua_pushnumber(L, (lua_Number)v);
             break;
         case 0xd0:
@@ -732,6 +731,7 @@ static void mp_decode(lua_State *L, mp_cur *c)
         case 0xd2:
             lua_pushnumber(L, (int32_t)v);
             break;
+        case 0xcf: /* uint 64 read as signed, as Redis's cmsgpack does: 2^63 and up come out negative */
         case 0xd3:
             lua_pushnumber(L, (lua_Number)(int64_t)v);
             break;

@@ -111,6 +111,9 @@ LIBS = [
     "return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 5, 1)}", "return {cmsgpack.unpack('')}",
     "return cmsgpack.unpack('\\196\\3abc')", "return cmsgpack.unpack('\\217\\2ab')",
     "return {cmsgpack.unpack('\\207\\0\\0\\0\\1\\0\\0\\0\\0')}", "return cmsgpack.unpack('\\211')",
+    "return {tostring(cmsgpack.unpack('\\207\\255\\255\\255\\255\\255\\255\\255\\251')), "
+    "tostring(cmsgpack.unpack('\\207\\128\\0\\0\\0\\0\\0\\0\\0')), "
+    "tostring(cmsgpack.unpack('\\207\\127\\255\\255\\255\\255\\255\\255\\255'))}",
     "return cmsgpack.unpack('\\193')", "return cmsgpack.unpack('\\212\\1\\1')", "return cmsgpack.unpack('\\163ab')",
     "return cmsgpack.unpack_one('\\1', -1)", "return cmsgpack.unpack_one('\\1', 5)",
     "return cmsgpack.unpack_limit('\\1', -1)",

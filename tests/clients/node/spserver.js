@@ -95,8 +95,19 @@ class Server {
     async start() {
         this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-node-test-'));
         this.logPath = path.join(this.dir, 'server.log');
+        return this.spawnReady();
+    }
+
+    /* Stop the server (SIGTERM) and start it again in the same directory, so
+     * it loads what it logged; on the same port if that is still free. */
+    async restart() {
+        await this.kill();
+        return this.spawnReady(this.port);
+    }
+
+    async spawnReady(port) {
         for (let attempt = 0; attempt < 3; attempt++) {
-            this.port = await freePort();
+            this.port = attempt === 0 && port ? port : await freePort();
             const log = fs.openSync(this.logPath, 'a');
             this.exitStatus = undefined;
             this.proc = childProcess.spawn(serverBinary(),
