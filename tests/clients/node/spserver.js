@@ -91,12 +91,14 @@ class Server {
         this.exitStatus = undefined;
     }
 
-    /* Start and wait for PING; rejects with the end of the log on failure. */
-    async start() {
-        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-node-test-'));
+    /* Start and wait for PING; rejects with the end of the log on failure.
+     * samePort: start again on the port and in the directory of the last run
+     * (a restart underneath clients). */
+    async start(samePort = false) {
+        if (!samePort) this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-node-test-'));
         this.logPath = path.join(this.dir, 'server.log');
         for (let attempt = 0; attempt < 3; attempt++) {
-            this.port = await freePort();
+            if (!samePort) this.port = await freePort();
             const log = fs.openSync(this.logPath, 'a');
             this.exitStatus = undefined;
             this.proc = childProcess.spawn(serverBinary(),
