@@ -198,7 +198,7 @@ static void read_resource(mcp_session *s, json_t *id, json_t *params)
     "- After an expensive tool call (a search, a long file, a test run), save what you learned as a finding, " \
     "in a few lines, so that you never redo it.\n"                                                             \
     "- Save the user's constraints and your decisions with their reasons.\n"                                   \
-    "- Large outputs are stored for you as <tool>-<n>: read them by windows (scratchpad_read offset/limit, "   \
+    "- Large outputs are stored for you as <tool>_<n>: read them by windows (scratchpad_read offset/limit, "   \
     "scratchpad_view, scratchpad_grep), never whole.\n"                                                        \
     "- Keep entries small and named like paths: plan, findings/<topic>, decisions/<topic>, constraints."
 

@@ -98,16 +98,25 @@ def main():
             big = "line\n" * 10000
             note = sp.offload_result("search", big, threshold_chars=30000)
             assert note.startswith("[search's output (50000 characters) was stored in the scratchpad as "
-                                   "'search-1'. Preview:]"), note[:200]
-            assert sp.text("search-1") == big
+                                   "'search_1'. Preview, head and tail:]\n" + "line\n" * 100), note[:200]
+            assert "\n[... 49000 characters omitted ...]\n" in note and note.count("line") == 200, note
+            assert sp.text("search_1") == big
             accents = "é" * 20000  # 20,000 characters, 40,000 bytes
             assert sp.offload_result("search", accents) == accents
             note = sp.offload_result("search", accents, threshold_bytes=30000)
-            assert "'search-2'" in note and "(20000 characters)" in note, note[:200]
+            assert "'search_2'" in note and "(20000 characters)" in note, note[:200]
             note = sp.offload_result("fetch", b"\x00\xff" * 20000)
-            assert "(40000 bytes)" in note and "[BINARY: 40000 bytes, sha256=" in note, note[:300]
+            assert "binary data (40000 bytes)" in note and "[BINARY: 40000 bytes, sha256=" in note, note[:300]
+            assert "\ufffd" not in note and "'fetch_1'" in note, note
+            note = sp.offload_result("fetch", b"ok \xff\xfe")  # small, but not UTF-8: described, not shown
+            assert "\ufffd" not in note and "binary data (5 bytes)" in note and "'fetch_2'" in note, note
+            assert sp.read("fetch_2").content == b"ok \xff\xfe"
+            assert sp.offload_result("fetch", "ok".encode()) == "ok"
+            note = sp.offload_result("mcp tool/x", "y" * 40000)
+            assert "'mcp_tool_x_1'" in note, note[:200]
         r.case("as_tools in both forms, call() and its ToolError, offload_result stores a large output as "
-               "<tool>-<n> (threshold in characters, or bytes) and gives back a preview, a binary one described",
+               "<tool>_<n> (threshold in characters, or bytes) and gives back a head+tail preview; a binary one, "
+               "however small, is stored and described, never shown with replacement characters",
                tools_and_offload)
 
         def asyncio_twin():
@@ -134,7 +143,7 @@ def main():
                     assert [ch.op async for ch in a.changes()] == ["write", "edit"]
                     assert await a.call("scratchpad_read", {"name": "plan"}) == "ONE\ntwo\n"
                     note = await a.offload_result("tool", "y" * 40000)
-                    assert "stored in the scratchpad as 'tool-1'" in note
+                    assert "stored in the scratchpad as 'tool_1'" in note
                 finally:
                     await ac.aclose() if hasattr(ac, "aclose") else await ac.close()
             asyncio.run(run())
