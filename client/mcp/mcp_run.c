@@ -25,12 +25,12 @@ struct mcp_run {
     mcp_session *s;
     mcp_run_done done;
     void *arg;
-    item *head, *tail;  /* waiting, in order */
-    item *cur;          /* the call its thread runs, or NULL */
-    pthread_t thread;   /* valid while cur */
-    json_t *result;     /* the thread's reply, read after the join */
-    int cancelled;      /* cur was cancelled: its reply is dropped */
-    int wake[2];        /* the thread writes a byte to wake[1] when done */
+    item *head, *tail; /* waiting, in order */
+    item *cur;         /* the call its thread runs, or NULL */
+    pthread_t thread;  /* valid while cur */
+    json_t *result;    /* the thread's reply, read after the join */
+    int cancelled;     /* cur was cancelled: its reply is dropped */
+    int wake[2];       /* the thread writes a byte to wake[1] when done */
     struct event *woken;
 };
 
