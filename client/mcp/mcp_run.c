@@ -1,17 +1,16 @@
 /* mcp_run.c -- a session's queue of messages, tool calls in a thread (see mcp_run.h).
  *
  * At most one thread per session, running mcp_handle on one tools/call; the
- * loop never touches the session while it runs (ping is answered without it,
- * a cancellation only shuts the connection's socket down, which is safe from
- * another thread: the descriptor stays open until the thread is joined).
+ * loop never touches the session while it runs (ping is answered without it;
+ * a cancellation goes through mcp_session_cancel, which is made for another
+ * thread: under the session's lock, it shuts down the socket the call
+ * published, or stops a call that has not sent its command yet).
  */
 #include "mcp_run.h"
 
-#include <hiredis/hiredis.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 typedef struct item {
@@ -76,6 +75,7 @@ static void drain(mcp_run *r)
             r->cur = it;
             r->cancelled = 0;
             r->result = NULL;
+            mcp_session_arm(r->s);
             if (pthread_create(&r->thread, NULL, run_call, r) == 0)
                 return;
             r->cur = NULL; /* no thread: run it here, as a stdio server without threads would */
@@ -105,13 +105,11 @@ static void on_woken(evutil_socket_t fd, short what, void *arg)
     drain(r);
 }
 
-/* Stop the running call: its blocked command returns once the socket is shut down. */
+/* Stop the running call: it does not send its command, or its blocked command returns at once. */
 static void stop_current(mcp_run *r)
 {
     r->cancelled = 1;
-    redisContext *rc = r->s->c ? spc_redis(r->s->c) : NULL;
-    if (rc && rc->fd >= 0)
-        shutdown(rc->fd, SHUT_RDWR);
+    mcp_session_cancel(r->s);
 }
 
 /* notifications/cancelled {requestId}: a request still waiting is dropped, the running one stopped. */
