@@ -100,14 +100,15 @@ uninstall-client:
 # (`make tools-json` rewrites them; tests/integration/mcp_stdio.py checks that
 # they are current). `make install` puts scratchpad-mcp in $(BINDIR).
 MCP_BIN      := $(BUILD)/scratchpad-mcp
-MCP_SRC      := client/mcp/scratchpad_mcp.c client/mcp/mcp_proto.c client/mcp/mcp_http.c client/tools.c \
+MCP_SRC      := client/mcp/scratchpad_mcp.c client/mcp/mcp_proto.c client/mcp/mcp_http.c client/mcp/mcp_run.c \
+                client/tools.c \
                 client/tools_call.c
 MCP_LIBS     := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 EXTRA_ALL    += $(MCP_BIN)
 
-$(MCP_BIN): $(MCP_SRC) client/tools.h client/mcp/mcp_proto.h client/mcp/mcp_http.h $(CLIENT_A) client/scratchpad.h
+$(MCP_BIN): $(MCP_SRC) client/tools.h client/mcp/mcp_proto.h client/mcp/mcp_http.h client/mcp/mcp_run.h $(CLIENT_A) client/scratchpad.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CLIENT_CFLAGS) -Iclient -Iclient/mcp -o $@ $(MCP_SRC) $(CLIENT_A) $(CLIENT_LIBS) $(MCP_LIBS)
+	$(CC) $(CLIENT_CFLAGS) -Iclient -Iclient/mcp -o $@ $(MCP_SRC) $(CLIENT_A) $(CLIENT_LIBS) $(MCP_LIBS) -lpthread
 
 BINDIR ?= $(PREFIX)/bin
 install: install-mcp

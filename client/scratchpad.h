@@ -519,6 +519,8 @@ typedef struct spc_offload_opts {
     const char *prefix;  /* PREFIX of generated names; NULL: "obs" */
     long long ttl_ms;    /* PX: lifetime of the stored entry; 0: none */
     spc_kind kind;       /* KIND; AUTO: detect */
+    char separator;      /* SEPARATOR: '_' names "<prefix>_<n>" (the LLM tools' "<tool>_<n>");
+                            0 or '-': "<prefix>-<n>"; anything else is SP_ERR_ARG */
 } spc_offload_opts;
 
 /* SP.OFFLOAD ns content [options]: the large-observation rule done by the

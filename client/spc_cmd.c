@@ -380,6 +380,12 @@ int spc_build_offload(spc_cmd *c, const char *ns, const void *data, size_t len, 
         add_str(c, "PREFIX");
         add_str(c, o->prefix);
     }
+    if (o->separator && o->separator != '-' && o->separator != '_')
+        return fail(c, SP_ERR_ARG, "separator must be '-' or '_'");
+    if (o->separator == '_') {
+        add_str(c, "SEPARATOR");
+        add_str(c, "_");
+    }
     if (o->ttl_ms) {
         add_str(c, "PX");
         add_ll(c, o->ttl_ms);

@@ -1,8 +1,12 @@
 /* mcp_http.c -- MCP's Streamable HTTP transport (see mcp_http.h).
  *
- * Requests are handled one at a time in the event loop: a tool call blocks the
- * loop for as long as its command takes on the session's own connection (a
- * lease's wait_ms at most 60 s), as a stdio server blocks its one client.
+ * Each session's messages go through its runner (mcp_run.h): answered in
+ * order on the session's own connection, a tool call in a thread of its own,
+ * so that a long call (a lease's wait_ms, a blocking read of the change feed:
+ * up to 60 s) holds its session only, never the loop or the other sessions,
+ * and can be cancelled. A POST is answered when its message is: a cancelled
+ * request with an empty text/event-stream (no JSON-RPC response, as the
+ * specification says), a message of a session ended meanwhile with 404.
  * Sessions live in a fixed table (MAX_SESSIONS); a new one past it is 503. A
  * session's stream (GET) is an evhttp chunked reply kept open; the connection's
  * close callback (or the next poll) forgets it, and frees it, when the client goes.
@@ -18,6 +22,7 @@
 #include <strings.h>
 
 #include "mcp_proto.h"
+#include "mcp_run.h"
 
 #define MAX_SESSIONS 256
 #define MAX_BODY (64 * 1024 * 1024)
@@ -27,10 +32,12 @@ typedef struct http_session {
     int used;
     char id[33];
     mcp_session s;
+    mcp_run *run;                  /* the session's messages in order */
     struct evhttp_request *stream; /* the open GET (SSE) stream, or NULL */
 } http_session;
 
 struct mcp_http {
+    struct event_base *base;
     struct evhttp *http;
     struct event *poll; /* subscriptions' timer */
     const spc_options *o;
@@ -63,6 +70,26 @@ static int random_id(char out[33])
     return 0;
 }
 
+static void reply_json(struct evhttp_request *req, int status, const char *reason, json_t *body);
+
+/* A message of a POST (tag) is answered: reply, 202 for none, an empty event stream when cancelled. */
+static void on_done(void *tag, json_t *reply, mcp_run_end how, void *arg)
+{
+    struct evhttp_request *req = tag;
+    (void)arg;
+    if (how == MCP_RUN_GONE) {
+        json_decref(reply);
+        reply_json(req, 404, "Not Found", mcp_error_reply(-32600, "Session not found"));
+    } else if (reply) {
+        reply_json(req, 200, "OK", reply);
+    } else if (how == MCP_RUN_CANCELLED) {
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "text/event-stream");
+        evhttp_send_reply(req, 200, "OK", NULL);
+    } else {
+        reply_json(req, 202, "Accepted", NULL);
+    }
+}
+
 static http_session *new_session(mcp_http *h)
 {
     for (int i = 0; i < MAX_SESSIONS; i++) {
@@ -75,6 +102,11 @@ static http_session *new_session(mcp_http *h)
         snprintf(ns, sizeof ns, "mcp:%s", hs->id);
         if (mcp_session_open(&hs->s, h->o, h->db, h->fixed_ns ? h->fixed_ns : ns, h->tools) < 0)
             return NULL;
+        hs->run = mcp_run_new(h->base, &hs->s, on_done, NULL);
+        if (!hs->run) {
+            mcp_session_close(&hs->s);
+            return NULL;
+        }
         hs->used = 1;
         return hs;
     }
@@ -130,7 +162,7 @@ static void on_poll(evutil_socket_t fd, short what, void *arg)
         http_session *hs = &h->sessions[i];
         if (hs->used && hs->stream && !evhttp_request_get_connection(hs->stream))
             forget_stream(hs);
-        if (!hs->used || !hs->stream)
+        if (!hs->used || !hs->stream || mcp_run_busy(hs->run))
             continue;
         json_t *notes = mcp_poll(&hs->s), *m;
         size_t k;
@@ -153,6 +185,9 @@ static void on_poll(evutil_socket_t fd, short what, void *arg)
 static void end_session(http_session *hs)
 {
     end_stream(hs);
+    mcp_run *run = hs->run;
+    hs->run = NULL;
+    mcp_run_free(run);
     mcp_session_close(&hs->s);
     memset(hs, 0, sizeof *hs);
 }
@@ -229,12 +264,9 @@ static void on_post(mcp_http *h, struct evhttp_request *req, const char *sid)
         reply_json(req, 404, "Not Found", mcp_error_reply(-32600, "Session not found"));
         return;
     }
-    json_t *reply = mcp_handle(&hs->s, msg);
+    if (mcp_run_submit(hs->run, msg, req) < 0)
+        reply_json(req, 503, "Service Unavailable", mcp_error_reply(-32603, "out of memory"));
     json_decref(msg);
-    if (reply)
-        reply_json(req, 200, "OK", reply);
-    else
-        reply_json(req, 202, "Accepted", NULL);
 }
 
 static void on_request(struct evhttp_request *req, void *arg)
@@ -293,6 +325,7 @@ mcp_http *mcp_http_start(struct event_base *base, const char *addr, int port, co
     mcp_http *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
+    h->base = base;
     h->o = o;
     h->db = db;
     h->fixed_ns = fixed_ns;

@@ -1,7 +1,10 @@
 /* mcp_http.h -- MCP's Streamable HTTP transport for scratchpad-mcp, on libevent's evhttp.
  *
  * One endpoint, /mcp. POST carries one JSON-RPC message; a request is answered
- * with application/json (a notification or a response with 202 and no body).
+ * with application/json when its answer is ready (a notification or a response
+ * with 202 and no body; a request cancelled by notifications/cancelled with an
+ * empty text/event-stream). Sessions run their tool calls in threads of their
+ * own (mcp_run.h), so a long call holds only its session.
  * An initialize request opens a session: the reply carries its Mcp-Session-Id
  * (32 random hex digits), which every later request must send (400 without it,
  * 404 for one unknown or ended); DELETE ends it. GET (with Accept:

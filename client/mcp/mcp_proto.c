@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "tools.h"
 
@@ -198,7 +199,7 @@ static void read_resource(mcp_session *s, json_t *id, json_t *params)
     "- After an expensive tool call (a search, a long file, a test run), save what you learned as a finding, " \
     "in a few lines, so that you never redo it.\n"                                                             \
     "- Save the user's constraints and your decisions with their reasons.\n"                                   \
-    "- Large outputs are stored for you as <tool>-<n>: read them by windows (scratchpad_read offset/limit, "   \
+    "- Large outputs are stored for you as <tool>_<n>: read them by windows (scratchpad_read offset/limit, "   \
     "scratchpad_view, scratchpad_grep), never whole.\n"                                                        \
     "- Keep entries small and named like paths: plan, findings/<topic>, decisions/<topic>, constraints."
 
@@ -331,7 +332,19 @@ static void call_tool(mcp_session *s, json_t *id, json_t *params)
     }
     int is_error = 1;
     spt_ensure_connected(s->c, s->db); /* a failure is the call's tool error */
+    pthread_mutex_lock(&s->lock);
+    const redisContext *rc = spc_redis(s->c);
+    int stop = s->cancelled;
+    s->call_fd = !stop && rc ? rc->fd : -1; /* stays open until the call returns: only this thread closes it */
+    pthread_mutex_unlock(&s->lock);
+    if (stop) {
+        send_error(s, id, -32800, "Request cancelled"); /* dropped by the runner: a cancelled call gets no reply */
+        return;
+    }
     char *text = spt_call(s->c, s->ns, name, args, &is_error);
+    pthread_mutex_lock(&s->lock);
+    s->call_fd = -1;
+    pthread_mutex_unlock(&s->lock);
     if (!text) {
         send_error(s, id, -32603, "out of memory");
         return;
@@ -419,6 +432,7 @@ int mcp_session_open(mcp_session *s, const spc_options *o, int db, const char *n
     snprintf(s->ns, sizeof s->ns, "%s", ns);
     s->db = db;
     s->tools = tools;
+    s->call_fd = -1;
     s->c = spc_connect_with(o);
     if (!s->c)
         return -1;
@@ -433,11 +447,30 @@ int mcp_session_open(mcp_session *s, const spc_options *o, int db, const char *n
             return -1;
         }
     }
+    pthread_mutex_init(&s->lock, NULL);
     return 0;
+}
+
+void mcp_session_cancel(mcp_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->cancelled = 1;
+    if (s->call_fd >= 0)
+        shutdown(s->call_fd, SHUT_RDWR);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_session_arm(mcp_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->cancelled = 0;
+    pthread_mutex_unlock(&s->lock);
 }
 
 void mcp_session_close(mcp_session *s)
 {
+    if (s->c)
+        pthread_mutex_destroy(&s->lock);
     spc_free(s->c);
     s->c = NULL;
     json_decref(s->reply);

@@ -10,6 +10,7 @@
 #define MCP_PROTO_H
 
 #include <jansson.h>
+#include <pthread.h>
 
 #include "scratchpad.h"
 
@@ -21,6 +22,9 @@ typedef struct mcp_session {
     json_t *reply;        /* internal: the reply being built */
     json_t *subs;         /* resources/subscribe: an object of the URIs subscribed to (NULL: none) */
     long long feed_since; /* the last change of the feed seen for subscriptions */
+    pthread_mutex_t lock; /* guards the two fields below, which another thread may touch */
+    int call_fd;          /* the socket of the tool call running now, or -1 */
+    int cancelled;        /* the running (or next) tool call is cancelled: do not start it, or stop it */
 } mcp_session;
 
 /* Open session s: connect with o (and SELECT db when not 0), namespace ns
@@ -31,6 +35,13 @@ int mcp_session_open(mcp_session *s, const spc_options *o, int db, const char *n
 
 /* Close the session's connection. */
 void mcp_session_close(mcp_session *s);
+
+/* From any thread: cancel the tool call that s runs (or is about to run) in
+ * another thread. A call that has not sent its command yet does not send it;
+ * one waiting for its reply returns at once (its socket is shut down; the
+ * next call reconnects). mcp_session_arm undoes it before the next call. */
+void mcp_session_cancel(mcp_session *s);
+void mcp_session_arm(mcp_session *s);
 
 /* The protocol revisions spoken, newest first, NULL-terminated. */
 extern const char *const mcp_versions[];

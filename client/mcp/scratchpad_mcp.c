@@ -27,6 +27,7 @@
 
 #include "mcp_http.h"
 #include "mcp_proto.h"
+#include "mcp_run.h"
 #include "scratchpad.h"
 #include "tools.h"
 
@@ -138,9 +139,41 @@ static void handle_line(mcp_session *s, char *line, size_t n)
 
 typedef struct stdio_loop {
     mcp_session *s;
+    mcp_run *run; /* the session's messages: tool calls in a thread, cancellable */
     struct event_base *base;
     struct evbuffer *in;
+    struct event *rd;
+    int eof; /* the input ended: stop once everything is answered */
 } stdio_loop;
+
+static void on_done(void *tag, json_t *reply, mcp_run_end how, void *arg)
+{
+    stdio_loop *l = arg;
+    (void)tag;
+    (void)how;
+    if (reply)
+        write_msg(reply);
+    json_decref(reply);
+    if (l->eof && !mcp_run_busy(l->run))
+        event_base_loopbreak(l->base);
+}
+
+/* A line of the event loop: parsed and given to the runner (a parse error answered here). */
+static void submit_line(stdio_loop *l, char *line, size_t n)
+{
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    if (n == 0)
+        return;
+    json_error_t err;
+    json_t *msg = json_loadb(line, n, JSON_DECODE_ANY, &err);
+    if (!msg || mcp_run_submit(l->run, msg, NULL) < 0) {
+        json_t *reply = mcp_error_reply(msg ? -32603 : -32700, msg ? "out of memory" : "Parse error");
+        write_msg(reply);
+        json_decref(reply);
+    }
+    json_decref(msg);
+}
 
 static void on_stdin(evutil_socket_t fd, short what, void *arg)
 {
@@ -150,26 +183,32 @@ static void on_stdin(evutil_socket_t fd, short what, void *arg)
     char *line;
     size_t len;
     while ((line = evbuffer_readln(l->in, &len, EVBUFFER_EOL_LF)) != NULL) {
-        handle_line(l->s, line, len);
+        submit_line(l, line, len);
         free(line);
     }
-    if (n <= 0) { /* end of input (or an error): a last line without its newline, then stop */
+    if (n <= 0) { /* end of input (or an error): a last line without its newline, then stop when answered */
         len = evbuffer_get_length(l->in);
         if (len && (line = malloc(len + 1)) != NULL) {
             evbuffer_remove(l->in, line, len);
             line[len] = '\0';
-            handle_line(l->s, line, len);
+            submit_line(l, line, len);
             free(line);
         }
-        event_base_loopbreak(l->base);
+        event_del(l->rd);
+        l->eof = 1;
+        if (!mcp_run_busy(l->run))
+            event_base_loopbreak(l->base);
     }
 }
 
 static void on_poll(evutil_socket_t fd, short what, void *arg)
 {
+    stdio_loop *l = arg;
     (void)fd;
     (void)what;
-    json_t *notes = mcp_poll(arg);
+    if (mcp_run_busy(l->run))
+        return; /* the connection is the running call's */
+    json_t *notes = mcp_poll(l->s);
     size_t i;
     json_t *m;
     json_array_foreach(notes, i, m)
@@ -179,8 +218,8 @@ static void on_poll(evutil_socket_t fd, short what, void *arg)
     json_decref(notes);
 }
 
-/* Serve MCP over stdio until the end of input: in an event loop (stdin, and a
- * timer for subscriptions), or, when stdin cannot be polled (a regular file),
+/* Serve MCP over stdio until the end of input (and every message answered):
+ * in an event loop (stdin, the runner's calls, and a timer for subscriptions), or, when stdin cannot be polled (a regular file),
  * line by line without subscriptions' notifications. */
 static int serve_stdio(const spc_options *o, int db, const char *ns, json_t *tools)
 {
@@ -198,11 +237,13 @@ static int serve_stdio(const spc_options *o, int db, const char *ns, json_t *too
         fprintf(stderr, "scratchpad-mcp: %s (tools will report it until the server is up)\n", spc_errstr(s.c));
     stdio_loop l = {.s = &s, .base = event_base_new(), .in = evbuffer_new()};
     struct event *rd = l.base ? event_new(l.base, 0, EV_READ | EV_PERSIST, on_stdin, &l) : NULL;
-    struct event *tm = l.base ? event_new(l.base, -1, EV_PERSIST, on_poll, &s) : NULL;
+    struct event *tm = l.base ? event_new(l.base, -1, EV_PERSIST, on_poll, &l) : NULL;
+    l.rd = rd;
+    l.run = l.base ? mcp_run_new(l.base, &s, on_done, &l) : NULL;
     struct timeval every = {0, POLL_MS * 1000};
     struct stat st;
     int pollable = fstat(0, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-    if (pollable && rd && tm && l.in && event_add(rd, NULL) == 0 && event_add(tm, &every) == 0) {
+    if (pollable && rd && tm && l.in && l.run && event_add(rd, NULL) == 0 && event_add(tm, &every) == 0) {
         event_base_dispatch(l.base);
     } else {
         char *line = NULL;
@@ -212,6 +253,7 @@ static int serve_stdio(const spc_options *o, int db, const char *ns, json_t *too
             handle_line(&s, line, (size_t)n);
         free(line);
     }
+    mcp_run_free(l.run);
     if (tm)
         event_free(tm);
     if (rd)
@@ -289,6 +331,7 @@ int main(int argc, char **argv)
         return 2;
     }
     o.connect_timeout_ms = 5000;
+    signal(SIGPIPE, SIG_IGN); /* a peer gone (a cancelled call's connection, a client) is an error, not an end */
     json_t *tools = spt_definitions("mcp");
     if (!tools)
         return 1;

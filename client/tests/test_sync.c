@@ -767,6 +767,13 @@ static void t_offload(void)
     ST(sp_offload(C, "of", "tiny", 4, &o, &r), SP_OK);
     CHECK(r && r->stored && strcmp(r->name, "tool/grep-1") == 0); /* one counter per prefix */
     spc_offload_free(r);
+    o.separator = '_';
+    ST(sp_offload(C, "of", "tiny", 4, &o, &r), SP_OK);
+    CHECK(r && r->stored && strcmp(r->name, "tool/grep_1") == 0); /* <prefix>_<n>: a counter of its own */
+    spc_offload_free(r);
+    o.separator = '.';
+    ST(sp_offload(C, "of", "tiny", 4, &o, &r), SP_ERR_ARG);
+    CHECK(r == NULL);
     memset(&o, 0, sizeof(o));
     o.threshold = 3;
     ST(sp_offload(C, "of", "four", 4, &o, &r), SP_OK);
@@ -1131,7 +1138,7 @@ int main(void)
     RUN(t_peek, "sp_peek gives the content, or head + omitted marker + tail, honours HEAD/TAIL and "
                 "SPC_PEEK_NONE, and summarises binary entries");
     RUN(t_offload, "sp_offload returns small content as is and stores large content under a generated name "
-                   "with a preview, honouring THRESHOLD, PREFIX and PX");
+                   "with a preview, honouring THRESHOLD, PREFIX, SEPARATOR and PX");
     RUN(t_lifetimes, "sp_expire, sp_pexpire, sp_ttl, sp_pttl and sp_persist manage per-entry lifetimes, and a "
                      "missing entry is SP_ERR_NOTFOUND (TTL -2)");
     RUN(t_info, "sp_info reports entries, bytes, stored bytes, compression ratio and update times");

@@ -2,7 +2,9 @@
 
 Sessions by Mcp-Session-Id (given by initialize; 400 without it, 404 unknown or
 ended by DELETE), each in a namespace of its own that the other cannot see;
-notifications answered 202; the same tools/list as the generated table; GET
+notifications answered 202; long calls (a lease's wait, a blocking read of the
+change feed) that hold only their own session and end at once when cancelled
+(notifications/cancelled); the same tools/list as the generated table; GET
 405, a foreign Origin 403, an unknown MCP-Protocol-Version 400, a body that is
 not JSON 400 with -32700 (and the session goes on); the scratchpad server
 stopped and started again underneath; SIGTERM ends the process with status 0.
@@ -17,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -160,6 +163,60 @@ def main():
                 time.sleep(0.1)
         r.case("GET opens the session's SSE stream: a subscribed entry's change arrives as "
                "notifications/resources/updated; a second stream is 409 while the first is open", stream)
+
+        def long_calls():
+            # A lease held by someone else: session a's call waits for it (wait_ms 20 s).
+            c = redis.Redis(port=srv.port)
+            c.execute_command("SP.LEASE", "mcp:" + a.session, "plan", "other", 60000)
+            results = {}
+            feed = c.execute_command("SP.CHANGES", "mcp:" + a.session, "SINCE", 0, "COUNT", 1)
+            last = dict(zip(feed[::2], feed[1::2]))[b"last"]
+
+            def waiting_call(key, name, args):
+                a.n += 1
+                results[key + "_id"] = a.n
+                msg = {"jsonrpc": "2.0", "id": a.n, "method": "tools/call", "params": {"name": name, "arguments": args}}
+                t0 = time.time()
+                results[key] = post(url, msg, a.session, {"MCP-Protocol-Version": "2025-06-18"}, timeout=30)
+                results[key + "_s"] = time.time() - t0
+
+            for key, name, args in (("lease", "scratchpad_lease",
+                                     {"resource": "plan", "holder": "me", "ttl_ms": 5000, "wait_ms": 20000}),
+                                    ("feed", "scratchpad_changes", {"since": last, "wait_ms": 20000})):
+                th = threading.Thread(target=waiting_call, args=(key, name, args))
+                th.start()
+                time.sleep(0.3)
+                t0 = time.time()
+                other = Client(url)  # a new session, and an existing one, are served meanwhile
+                text, e = other.call("scratchpad_write", {"name": "x", "content": "y"})
+                assert not e, text
+                assert b.request("ping")["result"] == {}
+                assert a.request("ping")["result"] == {}  # the waiting session's own ping too
+                assert time.time() - t0 < 2, "other sessions were held %.1f s" % (time.time() - t0)
+                assert th.is_alive(), ("the call did not wait", key, results)
+                status, _, body = post(url, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                             "params": {"requestId": results[key + "_id"], "reason": "test"}},
+                                       a.session, {"MCP-Protocol-Version": "2025-06-18"})
+                assert status == 202 and body is None, (status, body)
+                th.join(10)
+                assert not th.is_alive(), "the cancelled call did not end"
+                status, headers, body = results[key]
+                assert status == 200 and body is None and headers["Content-Type"] == "text/event-stream", results[key]
+                assert results[key + "_s"] < 3, results[key + "_s"]
+                post(url, None, other.session, method="DELETE")
+            for _ in range(2):  # the cancelled call's connection was shut: the next call reconnects
+                text, e = a.call("scratchpad_stat", {"name": "plan"})
+                if not e:
+                    break
+            assert not e, text
+            assert a.request("ping")["result"] == {}
+            # a call that finishes is answered as usual, however long it waited
+            c.execute_command("SP.LEASE", "mcp:" + a.session, "plan", "other", 300)
+            text, e = a.call("scratchpad_lease", {"resource": "plan", "holder": "me", "ttl_ms": 5000, "wait_ms": 20000})
+            assert not e and "token" in text, text
+        r.case("a lease call with wait_ms and a blocking read of the change feed hold only their session (a new "
+               "session, another one and their own ping are served meanwhile); notifications/cancelled ends each at once "
+               "with no JSON-RPC response, and the session goes on", long_calls)
 
         def delete():
             assert post(url, None, b.session, method="DELETE")[0] == 200

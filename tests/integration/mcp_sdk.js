@@ -8,7 +8,12 @@
  * error of each kind as an isError result), resources (list, templates,
  * read), the guidance prompt, ping, and an unknown tool refused; over HTTP two
  * SDK clients at once that cannot see each other's namespace, and a session
- * ended by the client. Starts its own scratchpad-server; stops what it starts. */
+ * ended by the client. Over each transport also: a lease call waiting
+ * (wait_ms) cancelled through the SDK's AbortSignal (notifications/cancelled)
+ * ends at once while the session goes on and other requests are answered
+ * meanwhile; the scratchpad server restarted underneath the session; over
+ * HTTP, malformed JSON-RPC answered with a clear error and the session going
+ * on. Starts its own scratchpad-server; stops what it starts. */
 'use strict';
 
 const path = require('path');
@@ -95,6 +100,57 @@ async function wholeSession(c, uriPrefix) {
     await c.ping();
 }
 
+/* A lease held by someone else, a call waiting for it cancelled by the SDK; meanwhile `meanwhile()` is answered. */
+async function cancelWait(c, ns, server, meanwhile) {
+    const redis = new (sp.requireClient('ioredis'))({port: server.port, lazyConnect: true});
+    await redis.connect();
+    try {
+        await redis.call('SP.LEASE', ns, 'wait', 'other', 60000);
+        const ac = new AbortController();
+        const t0 = Date.now();
+        const call = c.callTool({name: 'scratchpad_lease', arguments: {resource: 'wait', holder: 'me', ttl_ms: 60000,
+                                                                      wait_ms: 30000}},
+                                undefined, {signal: ac.signal, timeout: 40000});
+        await sleep(300);
+        await meanwhile();
+        ok(Date.now() - t0 < 2500, `served while the call waits (${Date.now() - t0} ms)`);
+        ac.abort('test');
+        let aborted = false;
+        try {
+            await call;
+        } catch (e) {
+            aborted = true;
+        }
+        ok(aborted, 'the call was aborted');
+        await sleep(500); /* the SDK rejects at once; its notifications/cancelled is still on its way */
+        /* the server's wait ended too: once other releases, nobody took the lease for 'me' */
+        const held = await redis.call('SP.LEASE', ns, 'wait', 'other', 60000);
+        await redis.call('SP.RELEASE', ns, 'wait', 'other', Array.isArray(held) ? held[0] : held);
+        await sleep(200);
+        const third = await c.callTool({name: 'scratchpad_lease', arguments: {resource: 'wait', holder: 'third',
+                                                                             ttl_ms: 1000}});
+        ok(!third.isError, `the lease is free after the cancelled wait: ${text(third)}`);
+        ok(Date.now() - t0 < 10000, 'all within 10 s of a 30 s wait');
+    } finally {
+        redis.disconnect();
+    }
+}
+
+/* The scratchpad server stopped and started again on its port under session c. */
+async function restartUnder(c, server) {
+    await server.kill();
+    const down = await c.callTool({name: 'scratchpad_list', arguments: {}});
+    ok(down.isError && /unavailable|lost/.test(text(down)), `server down: ${text(down)}`);
+    await server.start(true);
+    let res;
+    for (let i = 0; i < 2; i++) { /* the first call may still meet the broken connection */
+        res = await c.callTool({name: 'scratchpad_write', arguments: {name: 'after', content: 'restart'}});
+        if (!res.isError) break;
+    }
+    ok(!res.isError, `served again: ${text(res)}`);
+    await c.ping();
+}
+
 async function main() {
     const r = new sp.Reporter(120000);
     const server = new sp.Server();
@@ -114,6 +170,20 @@ async function main() {
                      try {
                          eq(c.getServerVersion().name, 'scratchpad-mcp', 'serverInfo');
                          await wholeSession(c, 'scratchpad://sdk-stdio/');
+                     } finally {
+                         await c.close();
+                     }
+                 });
+
+    await r.case('over stdio, a lease call waiting is cancelled through the SDK (notifications/cancelled) and ends ' +
+                 'at once, a ping answered meanwhile; the scratchpad server restarted underneath, then service again',
+                 async () => {
+                     const t = new StdioClientTransport({command: MCP, args: ['--url', url, '--namespace', 'sdk-cancel'],
+                                                         stderr: 'ignore'});
+                     const c = await sdkClient(t);
+                     try {
+                         await cancelWait(c, 'sdk-cancel', server, () => c.ping());
+                         await restartUnder(c, server);
                      } finally {
                          await c.close();
                      }
@@ -152,6 +222,41 @@ async function main() {
             eq(status, 404, 'the ended session is unknown');
         } finally {
             await a.close().catch(() => {});
+            await b.close();
+        }
+    });
+
+    await r.case('over Streamable HTTP, a lease call waiting holds only its session (another answers meanwhile) and is ' +
+                 'cancelled through the SDK; malformed JSON-RPC gets a clear error and the session goes on; the ' +
+                 'scratchpad server restarted underneath', async () => {
+        const ta = new StreamableHTTPClientTransport(endpoint);
+        const tb = new StreamableHTTPClientTransport(endpoint);
+        const a = await sdkClient(ta);
+        const b = await sdkClient(tb);
+        try {
+            await cancelWait(a, `mcp:${ta.sessionId}`, server, async () => {
+                const res = await b.callTool({name: 'scratchpad_write', arguments: {name: 'n', content: 'x'}});
+                ok(!res.isError, 'the other session is served');
+            });
+            const post = async (body) => {
+                const resp = await fetch(endpoint, {method: 'POST', headers: {
+                    'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream',
+                    'Mcp-Session-Id': ta.sessionId, 'MCP-Protocol-Version': '2025-06-18'}, body});
+                return [resp.status, await resp.json()];
+            };
+            let [status, body] = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+            ok(status === 400 && body.error.code === -32700 && body.id === null, `not JSON: ${JSON.stringify(body)}`);
+            [status, body] = await post('{"jsonrpc": "2.0", "id": 2, "method": 7}');
+            ok(body.error.code === -32600, `not a request: ${JSON.stringify(body)}`);
+            [status, body] = await post('{"jsonrpc": "2.0", "id": {}, "method": "ping"}');
+            ok(body.error.code === -32600, `a bad id: ${JSON.stringify(body)}`);
+            [status, body] = await post('{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": 5}');
+            ok(body.error.code === -32602, `bad params: ${JSON.stringify(body)}`);
+            await a.ping();
+            await restartUnder(a, server);
+            await restartUnder(b, server);
+        } finally {
+            await a.close();
             await b.close();
         }
     });

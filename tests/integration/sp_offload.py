@@ -1,4 +1,5 @@
-"""sp_offload.py -- SP.OFFLOAD's generated names: one counter per prefix, kept
+"""sp_offload.py -- SP.OFFLOAD's generated names: one counter per prefix (and
+separator: <prefix>-<n> or, with SEPARATOR _, <prefix>_<n>), kept
 across a restart and both rewrite modes, never reusing a number while the
 scratchpad exists, even after the entries that used it are deleted.
 
@@ -27,8 +28,8 @@ def eq(got, want, what="value"):
         raise AssertionError("%s: got %r, want %r" % (what, got, want))
 
 
-def offload(r, prefix):
-    flat = r.execute_command("SP.OFFLOAD", "of:p", "x" * 20, "THRESHOLD", 10, "PREFIX", prefix)
+def offload(r, prefix, *sep):
+    flat = r.execute_command("SP.OFFLOAD", "of:p", "x" * 20, "THRESHOLD", 10, "PREFIX", prefix, *sep)
     d = dict(zip(flat[::2], flat[1::2]))
     return d[b"name"].decode()
 
@@ -39,6 +40,19 @@ def case_per_prefix():
     r.execute_command("SP.WRITE", "of:p", "keep", "k")
     got = [offload(r, p) for p in ("read_file", "grep", "read_file", "bash", "read_file", "grep")]
     eq(got, ["read_file-1", "grep-1", "read_file-2", "bash-1", "read_file-3", "grep-2"], "names")
+
+
+def case_separator():
+    r = client()
+    got = [offload(r, "web_fetch", "SEPARATOR", "_"), offload(r, "web_fetch"), offload(r, "web_fetch", "SEPARATOR", "_"),
+           offload(r, "web_fetch", "SEPARATOR", "-")]
+    eq(got, ["web_fetch_1", "web_fetch-1", "web_fetch_2", "web_fetch-2"], "names")
+    for bad in ("", ".", "__", "x"):
+        try:
+            offload(r, "web_fetch", "SEPARATOR", bad)
+            raise AssertionError("SEPARATOR %r accepted" % bad)
+        except redis.ResponseError as e:
+            eq(str(e), "SEPARATOR must be - or _", "error")
 
 
 def case_survives(srv):
@@ -64,6 +78,7 @@ def case_survives(srv):
         n += 1
         eq(offload(r, "read_file"), "read_file-%d" % n, "read_file after %s" % mode)
         r.execute_command("SP.DEL", "of:p", "read_file-%d" % n)
+        eq(offload(r, "web_fetch", "SEPARATOR", "_"), "web_fetch_%d" % (n - 1), "web_fetch_ after %s" % mode)
     eq(offload(r, "bash"), "bash-2", "bash after all that")
 
 
@@ -76,6 +91,8 @@ def main():
         PORT = srv.port
         rep.case("SP.OFFLOAD numbers each prefix on its own: read_file-1, read_file-2 whatever other prefixes do",
                  case_per_prefix)
+        rep.case("SEPARATOR _ names them <prefix>_<n> (a counter of its own; - is the default), any other is an error",
+                 case_separator)
         rep.case("the per-prefix counters survive a restart and both rewrite modes, their entries deleted",
                  case_survives, srv)
     finally:

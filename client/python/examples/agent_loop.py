@@ -31,7 +31,7 @@ print(sp.call("scratchpad_write", {"name": "plan", "content": "- [ ] read the lo
 log = "".join("12:00:%02d request ok\n" % (i % 60) for i in range(5000)) + "12:01:00 ERROR disk full\n"
 print(sp.offload_result("read_log", log)[:300])
 # Turn 2: the model searches the stored output instead of reading it all.
-print(sp.call("scratchpad_grep", {"name": "read_log-1", "pattern": "ERROR"}))
+print(sp.call("scratchpad_grep", {"name": "read_log_1", "pattern": "ERROR"}))
 # Turn 3: it ticks its plan and records the finding.
 print(sp.call("scratchpad_edit", {"name": "plan", "old_string": "[ ] read the log", "new_string": "[x] read the log"}))
 print(sp.call("scratchpad_write", {"name": "findings/log", "content": "disk full at 12:01:00\n"}))

@@ -18,6 +18,7 @@ bytes for binary ones. scratchpad.asyncio has the same class on redis.asyncio.
 
 import contextlib
 import dataclasses
+import re
 import time
 from typing import Iterator, List, Optional, Union
 
@@ -266,12 +267,15 @@ class _Commands:
         """SP.DEL: how many existed."""
         return self._run(_same, "SP.DEL", self.ns, *names, *self._opts(None, fence))
 
-    def offload(self, content, *, threshold=None, chars=False, prefix=None, ex=None, kind=None, fence=None):
-        """SP.OFFLOAD: an OffloadResult (stored under <prefix>-<n> when over the threshold)."""
+    def offload(self, content, *, threshold=None, chars=False, prefix=None, separator=None, ex=None, kind=None,
+                fence=None):
+        """SP.OFFLOAD: an OffloadResult (stored under <prefix>-<n>, or <prefix>_<n> with separator="_", when
+        over the threshold)."""
         args = ["SP.OFFLOAD", self.ns, content]
         args += ["THRESHOLD", threshold] if threshold is not None else []
         args += ["CHARS"] if chars else []
         args += ["PREFIX", prefix] if prefix else []
+        args += ["SEPARATOR", separator] if separator else []
         args += ["EX", ex] if ex is not None else []
         args += ["KIND", kind] if kind else []
         return self._run(_parse_offload, *args, *self._opts(None, fence))
@@ -411,25 +415,44 @@ class Scratchpad(_Commands):
                               threshold_bytes=threshold_bytes, ex=ex)
 
 
+def _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex):
+    """The SP.OFFLOAD options of offload_result: <tool>_<n> names (a tool name's characters that no entry
+    name may hold become "_"), the threshold in characters or bytes, and bytes that are not UTF-8 always
+    stored as binary, so that they are described and never shown with replacement characters."""
+    prefix = re.sub(r"[^A-Za-z0-9_.:-]", "_", tool_name)[:200].strip(".") or "tool"
+    kw = dict(prefix=prefix, separator="_", ex=ex)
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        text = bytes(text)
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError:
+            return text, dict(kw, threshold=0, kind="binary")
+    if threshold_bytes is not None:
+        return text, dict(kw, threshold=threshold_bytes)
+    return text, dict(kw, threshold=threshold_chars, chars=True)
+
+
 def _offload_note(tool_name, r):
     if not r.stored:
-        return _tools._s(r.content) if isinstance(r.content, bytes) else r.content
-    unit = "bytes" if r.kind == "binary" else "characters"
-    return ("[%s's output (%d %s) was stored in the scratchpad as '%s'. Preview:]\n%s\n[Read it with "
-            "scratchpad_read name=\"%s\" (offset, limit, regex), scratchpad_view or scratchpad_grep.]"
-            % (tool_name, r.length, unit, r.name, r.preview, r.name))
+        return r.content.decode("utf-8") if isinstance(r.content, bytes) else r.content
+    if r.kind == "binary":
+        return ("[%s's output is binary data (%d bytes), stored in the scratchpad as '%s': %s. Read it with "
+                "scratchpad_read name=\"%s\" base64=true if you need its bytes.]"
+                % (tool_name, r.length, r.name, r.preview, r.name))
+    return ("[%s's output (%d characters) was stored in the scratchpad as '%s'. Preview, head and tail:]\n%s\n"
+            "[Read it with scratchpad_read name=\"%s\" (offset, limit, regex), scratchpad_view or scratchpad_grep.]"
+            % (tool_name, r.length, r.name, r.preview, r.name))
 
 
 def offload_result(sp: Scratchpad, tool_name: str, text: Union[str, bytes], *, threshold_chars=30000,
                    threshold_bytes=None, ex=None) -> str:
     """The large-output rule a harness applies to every tool result before it
-    enters the context: a result of more than threshold_chars characters (bytes
-    for binary), or of more than threshold_bytes bytes when that is given, is
-    stored in the scratchpad as <tool_name>-<n> (ex: its lifetime in seconds)
-    and replaced by a note with its name, size and a head+tail preview (a
-    binary result by its size and hash); a smaller one is returned as it is."""
-    if threshold_bytes is not None:
-        r = sp.offload(text, threshold=threshold_bytes, prefix=tool_name, ex=ex)
-    else:
-        r = sp.offload(text, threshold=threshold_chars, chars=True, prefix=tool_name, ex=ex)
-    return _offload_note(tool_name, r)
+    enters the context: a result of more than threshold_chars characters, or
+    of more than threshold_bytes bytes when that is given, is stored in the
+    scratchpad as <tool_name>_<n> (n counts per tool, from 1; ex: its lifetime
+    in seconds) and replaced by a note with its name, length and a head+tail
+    preview (the first and last 500 characters); a smaller one is returned as
+    it is. Bytes that are not valid UTF-8, however few, are binary: always
+    stored, and described by their size and SHA-256, never passed through."""
+    text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex)
+    return _offload_note(tool_name, sp.offload(text, **kw))

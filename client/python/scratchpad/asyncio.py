@@ -15,7 +15,7 @@ from typing import AsyncIterator
 
 import redis
 
-from . import Change, Entry, _changes_page, _Commands, _offload_note, _raise, _same, _tools
+from . import Change, Entry, _changes_page, _Commands, _offload_args, _offload_note, _raise, _same, _tools
 
 
 class Scratchpad(_Commands):
@@ -64,8 +64,5 @@ class Scratchpad(_Commands):
     call_tool = call
 
     async def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None) -> str:
-        if threshold_bytes is not None:
-            r = await self.offload(text, threshold=threshold_bytes, prefix=tool_name, ex=ex)
-        else:
-            r = await self.offload(text, threshold=threshold_chars, chars=True, prefix=tool_name, ex=ex)
-        return _offload_note(tool_name, r)
+        text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex)
+        return _offload_note(tool_name, await self.offload(text, **kw))

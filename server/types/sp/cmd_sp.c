@@ -566,6 +566,8 @@ static void cmd_sp_offload(client *c)
     long long threshold = srv.cfg.sp_offload_threshold;
     const char *prefix = "obs";
     size_t plen = 3;
+    char sep = '-', ckey[SP_NAME_MAX + 2]; /* the counter's key: the prefix, + "_" with SEPARATOR _ */
+    size_t cklen;
     wopts o = {0, -1, -1, -1};
     sp_params pr = sp_server_params();
     char name[SP_NAME_MAX + 32];
@@ -599,6 +601,14 @@ static void cmd_sp_offload(client *c)
                 return;
             }
             i++;
+        } else if (spc_arg_is(a, "separator") && more) {
+            const sarg *v = &c->argv[i + 1];
+            if (v->len != 1 || (v->p[0] != '-' && v->p[0] != '_')) {
+                reply_error(c, "ERR SEPARATOR must be - or _");
+                return;
+            }
+            sep = v->p[0];
+            i++;
         } else if ((spc_arg_is(a, "ex") || spc_arg_is(a, "px")) && more && !ttl_given) {
             if (arg_expire(c, i + 1, spc_arg_is(a, "ex"), db_now, 1, &o.expire) < 0)
                 return;
@@ -613,6 +623,11 @@ static void cmd_sp_offload(client *c)
             return;
         }
     }
+    /* "-" keeps the counters of before SEPARATOR existed (keyed by the prefix alone) */
+    memcpy(ckey, prefix, plen);
+    cklen = plen;
+    if (sep != '-')
+        ckey[cklen++] = sep;
     if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
     s = spc_ns_write(c, &ke, &replied);
@@ -628,10 +643,10 @@ static void cmd_sp_offload(client *c)
     }
     if (!s)
         s = ns_create(c, &ke);
-    counter = sp_offload_counter(s, prefix, plen);
+    counter = sp_offload_counter(s, ckey, cklen);
     do {
         (*counter)++;
-        nlen = (size_t)snprintf(name, sizeof(name), "%.*s-%llu", (int)plen, prefix, (unsigned long long)*counter);
+        nlen = (size_t)snprintf(name, sizeof(name), "%.*s%c%llu", (int)plen, prefix, sep, (unsigned long long)*counter);
     } while (sp_find(s, name, nlen));
     e = sp_add(s, name, nlen, db_now);
     sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
@@ -643,7 +658,7 @@ static void cmd_sp_offload(client *c)
         prop_begin(c->dbid);
         prop_str("_SPOFFSEQ");
         prop_arg(&c->argv[1]);
-        prop_bytes(prefix, plen);
+        prop_bytes(ckey, cklen);
         prop_ll((long long)*counter);
         prop_end();
     }

@@ -91,11 +91,13 @@ class Server {
         this.exitStatus = undefined;
     }
 
-    /* Start and wait for PING; rejects with the end of the log on failure. */
-    async start() {
-        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-node-test-'));
+    /* Start and wait for PING; rejects with the end of the log on failure.
+     * samePort: start again on the port and in the directory of the last run
+     * (a restart underneath clients). */
+    async start(samePort = false) {
+        if (!samePort) this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-node-test-'));
         this.logPath = path.join(this.dir, 'server.log');
-        return this.spawnReady();
+        return this.spawnReady(samePort ? this.port : undefined);
     }
 
     /* Stop the server (SIGTERM) and start it again in the same directory, so
