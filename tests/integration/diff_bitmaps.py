@@ -87,7 +87,14 @@ def generate(rng, n):
                 ["TTL", "t"], ["CONFIG", "SET", "proto-max-bulk-len", "1048576"], ["SETBIT", "x", "8388608", "1"],
                 ["SETBIT", "x", "8388607", "1"], ["STRLEN", "x"], ["BITFIELD", "x", "SET", "i64", "8388607", "-1"],
                 ["STRLEN", "x"], ["BITCOUNT", "x"], ["BITFIELD", "x", "GET", "u8", "8388608"],
-                ["CONFIG", "SET", "proto-max-bulk-len", "536870912"], ["FLUSHDB"]):
+                ["CONFIG", "SET", "proto-max-bulk-len", "536870912"],
+                # a signed SET far below min: Redis's 64-bit check reads it as past max
+                ["BITFIELD", "q", "OVERFLOW", "SAT", "SET", "i33", "0", "-9223372036854775808", "GET", "i33", "0"],
+                ["BITFIELD", "q", "OVERFLOW", "SAT", "SET", "i33", "0", "-9223372032559808513", "GET", "i33", "0"],
+                ["BITFIELD", "q", "OVERFLOW", "SAT", "SET", "i33", "0", "-9223372032559808512", "GET", "i33", "0"],
+                ["BITFIELD", "q", "OVERFLOW", "SAT", "SET", "i8", "0", "-9223372036854775808", "GET", "i8", "0"],
+                ["BITFIELD", "q", "OVERFLOW", "WRAP", "SET", "i33", "0", "-9223372036854775808", "GET", "i33", "0"],
+                ["FLUSHDB"]):
         yield Req(*req)
     for i in range(n):
         k = key(rng)

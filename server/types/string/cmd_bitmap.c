@@ -502,9 +502,15 @@ static int bf_run(client *c, dbent **ep, const bf_op *o, int *changed)
         reply_int(c, (long long)old);
         return 0;
     }
-    if (o->op == BF_SET)
+    if (o->op == BF_SET) {
         r = o->sign ? (__int128)o->v : (__int128)(unsigned long long)o->v;
-    else
+        /* Redis 7.0 checks a signed SET as the value plus 0 against max minus
+         * the value, computed in 64 bits: for a value so low that this passes
+         * 2^63 it reads as past max, and OVERFLOW SAT stores max, not min. */
+        if (o->sign && o->bits < 64 && o->ovf == BIT_OVF_SAT &&
+            (int64_t)((uint64_t)(((int64_t)1 << (o->bits - 1)) - 1) - (uint64_t)o->v) < 0)
+            r = ((__int128)1 << (o->bits - 1)); /* max + 1: saturates to max */
+    } else
         r = (o->sign ? (__int128)(int64_t)old : (__int128)old) + o->v;
     if (bit_field_fit(r, o->bits, o->sign, o->ovf, &nv) && o->ovf == BIT_OVF_FAIL) {
         reply_null(c);
