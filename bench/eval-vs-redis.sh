@@ -1,0 +1,22 @@
+#!/bin/sh
+# eval-vs-redis.sh -- EVAL and EVALSHA of a short SET script, scratchpad-server and redis-server
+# alternating for 3 rounds, fresh server per round, servers on CPU 0 and redis-benchmark on
+# CPU 1 (-c 50, -r 100000; 100k requests at -P 1, 400k at -P 16). Prints one line per round,
+# server and pipeline. A benchmark: it asserts nothing.
+S=${SERVER:-$(cd "$(dirname "$0")/.." && pwd)/build/scratchpad-server}
+SCRIPT="return redis.call('SET', KEYS[1], ARGV[1])"
+for round in 1 2 3; do
+ for srv in sp redis; do
+  P=$((17600+round)); D=$(mktemp -d)
+  if [ $srv = sp ]; then taskset -c 0 $S --port $P --dir $D --appendonly no >/dev/null 2>&1 & else taskset -c 0 redis-server --port $P --save '' --appendonly no --dir $D >/dev/null 2>&1 & fi
+  PID=$!; sleep 0.5
+  SHA=$(redis-cli -p $P script load "$SCRIPT")
+  for pl in 1 16; do
+   n=$([ $pl = 1 ] && echo 100000 || echo 400000)
+   e=$(taskset -c 1 redis-benchmark -p $P -n $n -c 50 -P $pl -r 100000 -q eval "$SCRIPT" 1 key:__rand_int__ v | tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1)
+   h=$(taskset -c 1 redis-benchmark -p $P -n $n -c 50 -P $pl -r 100000 -q evalsha $SHA 1 key:__rand_int__ v | tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1)
+   echo "$round $srv P$pl eval $e evalsha $h"
+  done
+  kill $PID; wait $PID 2>/dev/null; rm -rf $D
+ done
+done
