@@ -12,7 +12,6 @@
  * in Redis 6's compatible mode. The shebang line is compiled as a comment, so
  * line numbers in errors are the body's. */
 #include <ctype.h>
-#include <nettle/sha1.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,21 +21,6 @@
 #include "core/util.h"
 #include "net/reply.h"
 #include "script/script.h"
-
-/* Lower-case hex SHA1 of p[0..n) into out (41 bytes). */
-static void sha1_hex(const char *p, size_t n, char *out)
-{
-    struct sha1_ctx ctx;
-    uint8_t d[SHA1_DIGEST_SIZE];
-    int i;
-
-    sha1_init(&ctx);
-    sha1_update(&ctx, n, (const uint8_t *)p);
-    sha1_digest(&ctx, SHA1_DIGEST_SIZE, d);
-    for (i = 0; i < 20; i++)
-        sprintf(out + 2 * i, "%02x", d[i]);
-    out[40] = '\0';
-}
 
 static const struct {
     const char *name;
@@ -115,7 +99,7 @@ static int load_script(client *c, const char *body, size_t len, char *sha)
     char *copy;
     int r;
 
-    sha1_hex(body, len, sha);
+    script_sha1_hex(body, len, sha);
     snprintf(name, sizeof(name), "f_%s", sha);
     if (script_flags(name) >= 0)
         return 0;

@@ -14,6 +14,7 @@
 #include <lua-bitop.h>
 #include <lua-cjson.h>
 #include <math.h>
+#include <nettle/base16.h>
 #include <nettle/sha1.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -812,23 +813,28 @@ static int l_pcall(lua_State *l)
 
 /* ---- the rest of the redis table ---- */
 
-static int l_sha1hex(lua_State *l)
+void script_sha1_hex(const char *p, size_t n, char out[41])
 {
     struct sha1_ctx ctx;
     uint8_t d[SHA1_DIGEST_SIZE];
+
+    sha1_init(&ctx);
+    sha1_update(&ctx, n, (const uint8_t *)p);
+    sha1_digest(&ctx, SHA1_DIGEST_SIZE, d);
+    base16_encode_update(out, SHA1_DIGEST_SIZE, d);
+    out[40] = '\0';
+}
+
+static int l_sha1hex(lua_State *l)
+{
     char hex[41];
     size_t n;
     const char *s;
-    int i;
 
     if (lua_gettop(l) != 1)
         return raise_err(l, "wrong number of arguments");
     s = lua_tolstring(l, 1, &n);
-    sha1_init(&ctx);
-    sha1_update(&ctx, s ? n : 0, (const uint8_t *)(s ? s : ""));
-    sha1_digest(&ctx, SHA1_DIGEST_SIZE, d);
-    for (i = 0; i < 20; i++)
-        sprintf(hex + 2 * i, "%02x", d[i]);
+    script_sha1_hex(s ? s : "", s ? n : 0, hex);
     lua_pushlstring(l, hex, 40);
     return 1;
 }

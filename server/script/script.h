@@ -39,6 +39,9 @@
 #define SCRIPT_ALLOW_CROSS_SLOT (1 << 4)
 #define SCRIPT_EVAL_COMPAT (1 << 5) /* an EVAL script without shebang: Redis 6's rules */
 
+/* The lower-case hex SHA1 of p[0..n) into out, NUL-terminated (a script's
+ * name in the cache, redis.sha1hex). */
+void script_sha1_hex(const char *p, size_t n, char out[41]);
 /* Create both Lua states and the script client (start-up) / drop the EVAL
  * scripts' state with every script and create a new one (SCRIPT FLUSH). */
 void script_init(void);
