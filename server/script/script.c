@@ -501,6 +501,18 @@ static void reply_script_error(client *c, const char *text, const char *source, 
     xfree(s);
 }
 
+/* t[name] of the table at the top, pushed, if it has the Lua type type: 1;
+ * else nothing is left pushed: 0. */
+static int table_field(lua_State *l, const char *name, int type)
+{
+    lua_pushstring(l, name);
+    lua_rawget(l, -2);
+    if (lua_type(l, -1) == type)
+        return 1;
+    lua_pop(l, 1);
+    return 0;
+}
+
 /* Reply the Lua value at the top of the stack to c, and pop it. */
 static void lua_to_reply(client *c, lua_State *l)
 {
@@ -535,9 +547,7 @@ static void lua_to_reply(client *c, lua_State *l)
         long n;
         int j;
 
-        lua_pushliteral(l, "err");
-        lua_rawget(l, -2);
-        if (lua_type(l, -1) == LUA_TSTRING) {
+        if (table_field(l, "err", LUA_TSTRING)) {
             int counted;
             lua_pushliteral(l, "ignore_error_stats_update");
             lua_rawget(l, -3);
@@ -547,38 +557,26 @@ static void lua_to_reply(client *c, lua_State *l)
             lua_pop(l, 2);
             return;
         }
-        lua_pop(l, 1);
-        lua_pushliteral(l, "ok");
-        lua_rawget(l, -2);
-        if (lua_type(l, -1) == LUA_TSTRING) {
+        if (table_field(l, "ok", LUA_TSTRING)) {
             size_t k;
             const char *s = lua_tolstring(l, -1, &k);
             reply_mapped(c, s, k, 1);
             lua_pop(l, 2);
             return;
         }
-        lua_pop(l, 1);
-        lua_pushliteral(l, "double");
-        lua_rawget(l, -2);
-        if (lua_type(l, -1) == LUA_TNUMBER) {
+        if (table_field(l, "double", LUA_TNUMBER)) {
             reply_double(c, lua_tonumber(l, -1));
             lua_pop(l, 2);
             return;
         }
-        lua_pop(l, 1);
-        lua_pushliteral(l, "big_number");
-        lua_rawget(l, -2);
-        if (lua_type(l, -1) == LUA_TSTRING) {
+        if (table_field(l, "big_number", LUA_TSTRING)) {
             size_t k;
             const char *s = lua_tolstring(l, -1, &k);
             reply_mapped(c, s, k, 0);
             lua_pop(l, 2);
             return;
         }
-        lua_pop(l, 1);
-        lua_pushliteral(l, "verbatim_string");
-        lua_rawget(l, -2);
-        if (lua_type(l, -1) == LUA_TTABLE) {
+        if (table_field(l, "verbatim_string", LUA_TTABLE)) {
             lua_getfield(l, -1, "format");
             lua_getfield(l, -2, "string");
             if (lua_type(l, -2) == LUA_TSTRING && lua_type(l, -1) == LUA_TSTRING) {
@@ -599,12 +597,9 @@ static void lua_to_reply(client *c, lua_State *l)
                 lua_pop(l, 4);
                 return;
             }
-            lua_pop(l, 2);
+            lua_pop(l, 3);
         }
-        lua_pop(l, 1);
-        lua_pushliteral(l, "map");
-        lua_rawget(l, -2);
-        if (lua_type(l, -1) == LUA_TTABLE) {
+        if (table_field(l, "map", LUA_TTABLE)) {
             slot = reply_defer(c);
             n = 0;
             lua_pushnil(l);
@@ -618,10 +613,7 @@ static void lua_to_reply(client *c, lua_State *l)
             lua_pop(l, 2);
             return;
         }
-        lua_pop(l, 1);
-        lua_pushliteral(l, "set");
-        lua_rawget(l, -2);
-        if (lua_type(l, -1) == LUA_TTABLE) {
+        if (table_field(l, "set", LUA_TTABLE)) {
             slot = reply_defer(c);
             n = 0;
             lua_pushnil(l);
@@ -635,7 +627,6 @@ static void lua_to_reply(client *c, lua_State *l)
             lua_pop(l, 2);
             return;
         }
-        lua_pop(l, 1);
         slot = reply_defer(c);
         for (j = 1;; j++) {
             lua_rawgeti(l, -1, j);
