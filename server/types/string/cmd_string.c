@@ -122,9 +122,10 @@ static void set_generic(client *c, const sarg *key, const sarg *val, int flags, 
             reply_error(c, ERR_WRONGTYPE);
             return;
         }
-        if (e)
+        if (e) {
+            db_touch(e); /* Redis's GET reads the key once more: a second access */
             reply_value(c, e, 0, sv_len(e));
-        else
+        } else
             reply_null(c);
     }
     if ((flags & SET_NX && e) || (flags & SET_XX && !e)) {
@@ -134,7 +135,9 @@ static void set_generic(client *c, const sarg *key, const sarg *val, int flags, 
             reply_null(c);
         return;
     }
+    db_touch_off++; /* the lookup above was this command's access */
     e = sv_set(c->db, key->p, key->len, val->p, val->len, flags & SET_KEEPTTL);
+    db_touch_off--;
     if (flags & SET_EXPIRE)
         db_set_expire(c->db, e, when);
     signal_key_changed(c->db, key->p, key->len);
