@@ -5,7 +5,7 @@
  * second connection, and keyspace notifications of an agent's plan (a
  * string, a list, a scratchpad's sp.write) delivered in command order.
  * node-redis v4 (the installed version, 4.x, speaks RESP2 only: its RESP3
- * push messages come with v5, so they are not tested here): subscribe and
+ * push messages come with v5, tested by resp3_node.js): subscribe and
  * pSubscribe listeners on a duplicate() connection, sSubscribe and sPublish,
  * pubSubChannels and pubSubNumSub. Every client is quit and the server
  * stopped, so the process exits by itself. */

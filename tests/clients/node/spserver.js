@@ -83,6 +83,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 class Server {
     constructor(extraArgs = [], opts = {}) {
         this.extraArgs = extraArgs.map(String);
+        this.binary = opts.binary || serverBinary(); /* e.g. redis-server, for a differential test */
         this.startTimeout = opts.startTimeout || 10000;
         this.stopTimeout = opts.stopTimeout || 10000;
         this.proc = null;
@@ -112,7 +113,7 @@ class Server {
             this.port = attempt === 0 && port ? port : await freePort();
             const log = fs.openSync(this.logPath, 'a');
             this.exitStatus = undefined;
-            this.proc = childProcess.spawn(serverBinary(),
+            this.proc = childProcess.spawn(this.binary,
                 ['--port', String(this.port), '--bind', '127.0.0.1', ...this.extraArgs],
                 {cwd: this.dir, stdio: ['ignore', log, log]});
             fs.closeSync(log);
