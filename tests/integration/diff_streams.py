@@ -15,7 +15,8 @@ radix tree node count and XADD `*` ids, compared by property. Entries are
 of many sizes (numbers, strings past 63 and 4095 bytes) with blocks bounded by
 entries or by bytes: both servers split blocks at the same entries (Redis's
 listpack sizes), so approximate trims and XINFO's block count agree. COMMAND INFO of each command byte for byte.
-SEED=N replays a stream; DIFF_COUNT=N runs longer.
+A third stream keeps pending lists of hundreds of entries, acknowledged and
+claimed in random order. SEED=N replays a stream; DIFF_COUNT=N runs longer.
 """
 import os
 import sys
@@ -283,7 +284,48 @@ def generate(rng, n):
             yield Req("DEL", k) if rng.random() < 0.3 else Req("OBJECT", "ENCODING", k)
 
 
+def generate_long_pel(rng, n):
+    """Pending lists of hundreds of entries (several of Scratchpad's PEL
+    chunks), acknowledged, claimed and read in random order."""
+    top = {k: 0 for k in SK[:2]}
+    for k in SK[:2]:
+        yield Req("XGROUP", "CREATE", k, "g1", "$", "MKSTREAM")
+    for _ in range(n):
+        k = rng.choice(SK[:2])
+        c = rng.choice(CONS)
+        r = rng.random()
+        some = lambda: "%d-1" % rng.randrange(1, top[k] + 2)  # noqa: E731
+        if r < 0.1:
+            for _ in range(rng.randrange(50, 300)):
+                top[k] += 1
+                yield Req("XADD", k, "%d-1" % top[k], "f", str(top[k]))
+        elif r < 0.25:
+            yield Req("XREADGROUP", "GROUP", "g1", c, "COUNT", str(rng.randrange(1, 400)), "STREAMS", k, ">")
+        elif r < 0.55:
+            yield Req("XACK", k, "g1", *[some() for _ in range(rng.randrange(1, 40))])
+        elif r < 0.65:
+            yield Req("XCLAIM", k, "g1", c, "0", *[some() for _ in range(rng.randrange(1, 30))], "JUSTID")
+        elif r < 0.72:
+            yield Req("XAUTOCLAIM", k, "g1", c, "0", some(), "COUNT", str(rng.randrange(1, 200)), "JUSTID")
+        elif r < 0.8:
+            extra = [some(), some(), str(rng.randrange(1, 300))] + ([c] if rng.random() < 0.4 else [])
+            yield Req("XPENDING", k, "g1", *extra, cmp=by_pending)
+        elif r < 0.85:
+            yield Req("XPENDING", k, "g1")
+        elif r < 0.9:
+            yield Req("XDEL", k, *[some() for _ in range(rng.randrange(1, 20))])
+        elif r < 0.94:
+            yield Req("XINFO", "STREAM", k, "FULL", "COUNT", str(rng.randrange(0, 300)), cmp=by_times)
+        elif r < 0.97:
+            yield Req("XINFO", "CONSUMERS", k, "g1", cmp=by_times)
+        elif r < 0.98:
+            yield Req("XGROUP", "DELCONSUMER", k, "g1", c)
+        else:
+            yield Req("XREADGROUP", "GROUP", "g1", c, "COUNT", str(rng.randrange(1, 100)), "STREAMS", k, "0")
+
+
 if __name__ == "__main__":
     ok = difftest.run("streams (RESP2)", generate, 3000)
     ok = difftest.run("streams (RESP3)", generate, 1500, resp3=True) and ok
+    ok = difftest.run("streams with long pending lists", generate_long_pel, 600) and ok
     sys.exit(0 if ok else 1)

@@ -205,16 +205,53 @@ int stream_group_lag(const stream *s, const xgroup *g, long long *lag)
 
 static void pel_free(xpel *p)
 {
-    xfree(p->a);
+    size_t i;
+
+    for (i = 0; i < p->nc; i++)
+        xfree(p->c[i]);
+    xfree(p->c);
     memset(p, 0, sizeof(*p));
 }
 
-size_t pel_lower(const xpel *p, const xs_id *id)
+size_t pel_bytes(const xpel *p)
 {
-    size_t lo = 0, hi = p->n;
+    size_t n = p->ccap * sizeof(pel_chunk *), i;
+
+    for (i = 0; i < p->nc; i++)
+        n += sizeof(pel_chunk) + p->c[i]->cap * sizeof(xnack *);
+    return n;
+}
+
+void pel_seek(const xpel *p, size_t i)
+{
+    /* The cursor is a cache of where the last read was, not part of the
+     * list's value: moving it leaves the list as it was. */
+    xpel *m = (xpel *)p;
+    size_t c = m->at_c, base = m->at_base;
+
+    if (c >= m->nc || i < base / 2) {
+        c = 0;
+        base = 0;
+    }
+    while (i < base) {
+        c--;
+        base -= m->c[c]->n;
+    }
+    while (i - base >= m->c[c]->n) {
+        base += m->c[c]->n;
+        c++;
+    }
+    m->at_c = c;
+    m->at_base = base;
+}
+
+/* Index of the first id >= id inside chunk k. */
+static uint32_t chunk_lower(const pel_chunk *k, const xs_id *id)
+{
+    uint32_t lo = 0, hi = k->n;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (xs_id_cmp(&pel_at(p, mid)->id, id) < 0)
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (xs_id_cmp(&k->a[mid]->id, id) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -222,44 +259,136 @@ size_t pel_lower(const xpel *p, const xs_id *id)
     return lo;
 }
 
+/* The chunk where id is or would go: the last whose first id <= id (0 if none). */
+static size_t chunk_of(const xpel *p, const xs_id *id)
+{
+    size_t lo = 1, hi = p->nc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (xs_id_cmp(&p->c[mid]->a[0]->id, id) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - 1;
+}
+
+size_t pel_lower(const xpel *p, const xs_id *id)
+{
+    size_t k, base = 0, i;
+
+    if (p->n == 0)
+        return 0;
+    k = chunk_of(p, id);
+    for (i = 0; i < k; i++)
+        base += p->c[i]->n;
+    ((xpel *)p)->at_c = k; /* a cache: see pel_seek */
+    ((xpel *)p)->at_base = base;
+    /* past chunk k's last id, base + n is the next chunk's first (or p->n) */
+    return base + chunk_lower(p->c[k], id);
+}
+
 xnack *pel_find(const xpel *p, const xs_id *id)
 {
-    size_t i = pel_lower(p, id);
-    return i < p->n && xs_id_cmp(&pel_at(p, i)->id, id) == 0 ? pel_at(p, i) : NULL;
+    const pel_chunk *k;
+    uint32_t j;
+
+    if (p->n == 0)
+        return NULL;
+    k = p->c[chunk_of(p, id)];
+    j = chunk_lower(k, id);
+    return j < k->n && xs_id_cmp(&k->a[j]->id, id) == 0 ? k->a[j] : NULL;
+}
+
+static pel_chunk *chunk_new(uint32_t cap)
+{
+    pel_chunk *k = xmalloc(sizeof(pel_chunk) + cap * sizeof(xnack *));
+    k->n = 0;
+    k->cap = cap;
+    return k;
+}
+
+/* Make room for a chunk at index at of the chunk array and put k there. */
+static void chunks_insert(xpel *p, size_t at, pel_chunk *k)
+{
+    if (p->nc == p->ccap) {
+        p->ccap = p->ccap ? p->ccap * 2 : 1;
+        p->c = xrealloc(p->c, p->ccap * sizeof(pel_chunk *));
+    }
+    memmove(p->c + at + 1, p->c + at, (p->nc - at) * sizeof(pel_chunk *));
+    p->c[at] = k;
+    p->nc++;
 }
 
 static void pel_insert(xpel *p, xnack *n)
 {
-    size_t i = p->n && xs_id_cmp(&pel_at(p, p->n - 1)->id, &n->id) < 0 ? p->n : pel_lower(p, &n->id);
+    size_t ki;
+    pel_chunk *k;
+    uint32_t j;
 
-    if (p->head + p->n == p->cap) {
-        if (p->head > 0) {
-            memmove(p->a, p->a + p->head, p->n * sizeof(xnack *));
-            p->head = 0;
-        } else {
-            p->cap = p->cap ? p->cap * 2 : 4;
-            p->a = xrealloc(p->a, p->cap * sizeof(xnack *));
-        }
+    p->at_c = PEL_NOWHERE; /* the cursor is stale */
+    if (p->nc == 0) {
+        chunks_insert(p, 0, chunk_new(4));
     }
-    memmove(p->a + p->head + i + 1, p->a + p->head + i, (p->n - i) * sizeof(xnack *));
-    p->a[p->head + i] = n;
+    ki = p->n && xs_id_cmp(&p->c[p->nc - 1]->a[p->c[p->nc - 1]->n - 1]->id, &n->id) < 0 ? p->nc - 1
+                                                                                        : chunk_of(p, &n->id);
+    k = p->c[ki];
+    j = chunk_lower(k, &n->id);
+    if (k->n == PEL_CHUNK) {
+        pel_chunk *r;
+        if (j == PEL_CHUNK && ki == p->nc - 1) { /* appending: a new last chunk */
+            r = chunk_new(4);
+            chunks_insert(p, ki + 1, r);
+            r->a[r->n++] = n;
+            p->n++;
+            return;
+        }
+        r = chunk_new(PEL_CHUNK);
+        r->n = PEL_CHUNK / 2;
+        memcpy(r->a, k->a + PEL_CHUNK / 2, r->n * sizeof(xnack *));
+        k->n = PEL_CHUNK / 2;
+        chunks_insert(p, ki + 1, r);
+        if (j > k->n) {
+            j -= k->n;
+            k = r;
+        }
+    } else if (k->n == k->cap) {
+        k->cap = k->cap * 2 < PEL_CHUNK ? k->cap * 2 : PEL_CHUNK;
+        k = p->c[ki] = xrealloc(k, sizeof(pel_chunk) + k->cap * sizeof(xnack *));
+    }
+    memmove(k->a + j + 1, k->a + j, (k->n - j) * sizeof(xnack *));
+    k->a[j] = n;
+    k->n++;
     p->n++;
 }
 
 static void pel_remove(xpel *p, const xs_id *id)
 {
-    size_t i = pel_lower(p, id);
+    size_t ki;
+    pel_chunk *k;
+    uint32_t j;
 
-    if (i >= p->n || xs_id_cmp(&pel_at(p, i)->id, id) != 0)
-        return;
-    if (i == 0) {
-        p->head++;
-    } else {
-        memmove(p->a + p->head + i, p->a + p->head + i + 1, (p->n - i - 1) * sizeof(xnack *));
-    }
-    p->n--;
     if (p->n == 0)
-        p->head = 0;
+        return;
+    ki = chunk_of(p, id);
+    k = p->c[ki];
+    j = chunk_lower(k, id);
+    if (j >= k->n || xs_id_cmp(&k->a[j]->id, id) != 0)
+        return;
+    p->at_c = PEL_NOWHERE; /* the cursor is stale */
+    memmove(k->a + j, k->a + j + 1, (k->n - j - 1) * sizeof(xnack *));
+    k->n--;
+    p->n--;
+    if (k->n == 0) {
+        xfree(k);
+        memmove(p->c + ki, p->c + ki + 1, (p->nc - ki - 1) * sizeof(pel_chunk *));
+        p->nc--;
+        if (p->nc == 0)
+            pel_free(p);
+    } else if (k->cap > 8 && k->n < k->cap / 4) {
+        k->cap /= 2;
+        p->c[ki] = xrealloc(k, sizeof(pel_chunk) + k->cap * sizeof(xnack *));
+    }
 }
 
 xnack *stream_nack_add(xgroup *g, xconsumer *c, const xs_id *id, int64_t time, uint64_t count)
@@ -473,9 +602,9 @@ static size_t type_stored(const dbent *e)
 
     for (i = 0; i < s->ngroups; i++) {
         const xgroup *g = s->groups[i];
-        n += sizeof(xgroup) + g->nlen + 1 + g->pel.cap * sizeof(xnack *) + g->pel.n * sizeof(xnack);
+        n += sizeof(xgroup) + g->nlen + 1 + pel_bytes(&g->pel) + g->pel.n * sizeof(xnack);
         for (j = 0; j < g->ncons; j++)
-            n += sizeof(xconsumer) + sizeof(xconsumer *) + g->cons[j]->nlen + 1 + g->cons[j]->pel.cap * sizeof(xnack *);
+            n += sizeof(xconsumer) + sizeof(xconsumer *) + g->cons[j]->nlen + 1 + pel_bytes(&g->cons[j]->pel);
     }
     return n;
 }

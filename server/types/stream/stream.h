@@ -40,9 +40,26 @@ typedef struct xnack {
     xconsumer *consumer;
 } xnack;
 
+/* A pending entries list: the nacks in id order, in chunks of at most
+ * PEL_CHUNK pointers (none empty), so that acknowledging in any order costs a
+ * move inside one chunk, not of the whole list, while a lookup stays a binary
+ * search (over the chunks' first ids, then inside one) and reading in order
+ * stays a walk along arrays. pel_at(p, i) reads the i-th nack: in O(1) when i
+ * is in or next to the chunk of the last call (walking in order, as every
+ * caller does), else by counting along the chunks. */
+#define PEL_CHUNK 128
+#define PEL_NOWHERE ((size_t)-1) /* at_c when the cursor is stale */
+
+typedef struct pel_chunk {
+    uint32_t n, cap;
+    xnack *a[]; /* a[0 .. n): sorted by id */
+} pel_chunk;
+
 typedef struct xpel {
-    xnack **a; /* a[head .. head + n): sorted by id */
-    size_t head, n, cap;
+    pel_chunk **c; /* c[0 .. nc): in id order */
+    size_t nc, ccap;
+    size_t n;            /* nacks */
+    size_t at_c, at_base; /* pel_at's cursor (a cache): chunk at_c holds index at_base on */
 } xpel;
 
 struct xconsumer {
@@ -122,10 +139,16 @@ uint64_t stream_consumer_delete(xgroup *g, xconsumer *c);
 xnack *pel_find(const xpel *p, const xs_id *id);
 /* Index (from head) of the first nack with id >= id. */
 size_t pel_lower(const xpel *p, const xs_id *id);
+/* The cursor moved to the chunk holding index i (< p->n). */
+void pel_seek(const xpel *p, size_t i);
 static inline xnack *pel_at(const xpel *p, size_t i)
 {
-    return p->a[p->head + i];
+    if (p->at_c >= p->nc || i < p->at_base || i - p->at_base >= p->c[p->at_c]->n)
+        pel_seek(p, i);
+    return p->c[p->at_c]->a[i - p->at_base];
 }
+/* Bytes the list's chunks and their index take (not the nacks). */
+size_t pel_bytes(const xpel *p);
 /* A new nack in g's PEL for id (not pending yet), owned by c. */
 xnack *stream_nack_add(xgroup *g, xconsumer *c, const xs_id *id, int64_t time, uint64_t count);
 /* Move n to consumer c. */
