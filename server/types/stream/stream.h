@@ -58,7 +58,7 @@ typedef struct pel_chunk {
 typedef struct xpel {
     pel_chunk **c; /* c[0 .. nc): in id order */
     size_t nc, ccap;
-    size_t n;            /* nacks */
+    size_t n;             /* nacks */
     size_t at_c, at_base; /* pel_at's cursor (a cache): chunk at_c holds index at_base on */
 } xpel;
 
