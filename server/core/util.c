@@ -53,23 +53,27 @@ int str_to_ll(const char *p, size_t n, long long *out)
     return 0;
 }
 
-size_t ll_to_str(char *buf, long long v)
+size_t ull_to_str(char *buf, unsigned long long v)
 {
     char tmp[24];
-    size_t n = 0, i;
-    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+    size_t n = 0, i = 0;
 
     do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    i = 0;
-    if (v < 0)
-        buf[i++] = '-';
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
     while (n)
         buf[i++] = tmp[--n];
     buf[i] = '\0';
     return i;
+}
+
+size_t ll_to_str(char *buf, long long v)
+{
+    if (v >= 0)
+        return ull_to_str(buf, (unsigned long long)v);
+    buf[0] = '-';
+    return 1 + ull_to_str(buf + 1, 0 - (unsigned long long)v);
 }
 
 int str_to_ld(const char *p, size_t n, long double *out)

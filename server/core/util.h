@@ -16,6 +16,8 @@ int str_to_ll(const char *p, size_t n, long long *out);
 int index_range(long long len, long long start, long long end, long long *s, long long *e);
 /* Format v in decimal into buf (at least 21 bytes); returns the length. */
 size_t ll_to_str(char *buf, long long v);
+/* Format v in decimal into buf (at least 21 bytes); returns the length. */
+size_t ull_to_str(char *buf, unsigned long long v);
 /* Parse a long double as Redis's string2ld (no spaces, not NaN). 0 / -1. */
 int str_to_ld(const char *p, size_t n, long double *out);
 /* Format v as Redis formats INCRBYFLOAT results: "%.17Lf" without trailing zeros

@@ -72,7 +72,10 @@ int stream_parse_id(const char *p, size_t n, uint64_t missing_seq, int edges, xs
 
 size_t stream_fmt_id(char *buf, const xs_id *id)
 {
-    return (size_t)snprintf(buf, 42, "%llu-%llu", (unsigned long long)id->ms, (unsigned long long)id->seq);
+    size_t n = ull_to_str(buf, id->ms);
+
+    buf[n++] = '-';
+    return n + ull_to_str(buf + n, id->seq);
 }
 
 int stream_id_incr(xs_id *id)
