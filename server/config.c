@@ -248,10 +248,11 @@ static int apply_hz(const char **err)
 }
 
 /* A change of a tls-* directive builds a new TLS context (net/tls.c) when TLS
- * is on; the connections open keep the one they started with. */
+ * is on; the connections open keep the one they started with. At start-up
+ * there is none yet: net_listen builds the first. */
 static int apply_tls(const char **err)
 {
-    if (srv.cfg.tls_port > 0 && tls_configure() < 0) {
+    if (tls_has_context() && tls_configure() < 0) {
         *err = "Unable to update TLS configuration. Check server logs.";
         return -1;
     }

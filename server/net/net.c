@@ -179,6 +179,7 @@ void net_close_listeners(void)
         unlink(srv.cfg.unixsocket);
         srv.unix_fd = -1;
     }
+    tls_cleanup(); /* the TLS clients still open hold the context until freed */
 }
 
 /* ---- clients ---- */

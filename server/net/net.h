@@ -35,7 +35,7 @@ long long net_held_clients(void);
 
 /* Open the TCP listeners (cfg.bind, cfg.port) and the unix socket. 0 / -1. */
 int net_listen(void);
-/* Close every listener (and unlink the unix socket). */
+/* Close every listener (and unlink the unix socket); drop the TLS context. */
 void net_close_listeners(void);
 
 /* Put c on the pending-write list (idempotent). */

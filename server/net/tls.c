@@ -182,6 +182,11 @@ err:
     return -1;
 }
 
+int tls_has_context(void)
+{
+    return server_ctx != NULL;
+}
+
 void tls_cleanup(void)
 {
     SSL_CTX_free(server_ctx);

@@ -34,7 +34,10 @@ typedef struct tls_conn tls_conn;
  * the one new connections take; connections already open keep theirs. 0, or
  * -1 after logging why (the previous context, if any, stays). */
 int tls_configure(void);
-/* Free the context (at shut-down; connections must be freed first). */
+/* 1 once tls_configure has built a context (tls-port is set). */
+int tls_has_context(void);
+/* Drop the server's reference to the context (at shut-down): connections
+ * still open hold theirs until tls_free. */
 void tls_cleanup(void);
 /* A server-side TLS connection on the accepted descriptor fd, or NULL if there
  * is no context or OpenSSL refuses (logged). The caller keeps owning fd:
