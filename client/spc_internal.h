@@ -90,6 +90,10 @@ int spc_build_entry_cmd(spc_cmd *c, const char *cmd, spc_conv conv, const char *
 int spc_build_info(spc_cmd *c, const char *ns);
 /* AUTH [username] password. */
 int spc_build_auth(spc_cmd *c, const char *username, const char *password);
+/* A TLS connection to host:port with o's tls_* options (spc_tls.c): returns a
+ * descriptor of plain bytes for hiredis (the caller closes it; a thread relays
+ * it to the TLS session until either side closes), or -1 with a message. */
+int spc_tls_open(const char *host, int port, const spc_options *o, char *err, size_t cap);
 
 /* Turn reply r (not NULL) of a command read as `conv` into *res (zeroed
  * first), with res->errstr pointing at err (cap bytes, message written there).

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "spc_internal.h"
 
@@ -37,6 +38,7 @@ struct spc_ctx {
     /* the options, owned copies */
     char *host, *unix_path, *username, *password;
     int port, connect_timeout_ms, timeout_ms;
+    spc_options tls; /* tls and its tls_* fields (owned copies), for reconnecting */
     /* the open batch */
     int batching;
     spc_pending *pend;
@@ -317,7 +319,18 @@ static int do_connect(spc_ctx *ctx)
     }
     ctx->dead_status = SP_OK;
     ctx->dead_msg[0] = '\0';
-    if (ctx->unix_path)
+    if (ctx->tls.tls && !ctx->unix_path) {
+        char err[SPC_ERRSTR_CAP];
+        int fd = spc_tls_open(ctx->host, ctx->port, &ctx->tls, err, sizeof(err));
+        if (fd < 0) {
+            ctx->dead_status = SP_ERR_IO;
+            spc_set_msg(ctx->dead_msg, sizeof(ctx->dead_msg), err, strlen(err));
+            return set_err(ctx, SP_ERR_IO, ctx->dead_msg);
+        }
+        rc = redisConnectFd(fd);
+        if (!rc)
+            close(fd);
+    } else if (ctx->unix_path)
         rc = ctx->connect_timeout_ms > 0 ? redisConnectUnixWithTimeout(ctx->unix_path, ms_tv(ctx->connect_timeout_ms))
                                          : redisConnectUnix(ctx->unix_path);
     else
@@ -365,6 +378,13 @@ spc_ctx *spc_connect_with(const spc_options *o)
     ctx->username = dup_or_null(o->username, &oom);
     ctx->password = dup_or_null(o->password, &oom);
     ctx->port = o->port ? o->port : 6379;
+    ctx->tls.tls = o->tls;
+    ctx->tls.tls_insecure = o->tls_insecure;
+    ctx->tls.connect_timeout_ms = o->connect_timeout_ms;
+    ctx->tls.tls_ca_file = dup_or_null(o->tls_ca_file, &oom);
+    ctx->tls.tls_cert_file = dup_or_null(o->tls_cert_file, &oom);
+    ctx->tls.tls_key_file = dup_or_null(o->tls_key_file, &oom);
+    ctx->tls.tls_server_name = dup_or_null(o->tls_server_name, &oom);
     ctx->connect_timeout_ms = o->connect_timeout_ms;
     ctx->timeout_ms = o->timeout_ms;
     if (oom) {
@@ -412,6 +432,10 @@ void spc_free(spc_ctx *ctx)
     free(ctx->unix_path);
     free(ctx->username);
     free(ctx->password);
+    free((char *)ctx->tls.tls_ca_file);
+    free((char *)ctx->tls.tls_cert_file);
+    free((char *)ctx->tls.tls_key_file);
+    free((char *)ctx->tls.tls_server_name);
     free(ctx);
 }
 

@@ -260,37 +260,23 @@ static ssize_t outcome(tls_conn *t, int r, int reading)
     }
 }
 
-/* Reads records until len bytes are in or OpenSSL would wait: the bytes of
- * several records that arrived together take one call. */
+/* One SSL_read: at most one record's bytes, as a plain read takes what the
+ * socket has. Another record waiting in the socket raises the next readable
+ * event; the rest of a record longer than len waits inside OpenSSL, where
+ * tls_pending sees it. Trying a second record at once would cost a read()
+ * that fails with EAGAIN on every request of a client that does not pipeline. */
 ssize_t tls_read(tls_conn *t, void *buf, size_t len)
 {
-    size_t got = 0;
+    int r;
 
     t->read_wants_write = 0;
     if (t->failed) {
         errno = EIO;
         return -1;
     }
-    while (got < len) {
-        int want = len - got > INT_MAX ? INT_MAX : (int)(len - got);
-        int r;
-        ERR_clear_error();
-        r = SSL_read(t->ssl, (char *)buf + got, want);
-        if (r > 0) {
-            got += (size_t)r;
-            continue;
-        }
-        if (got > 0) {
-            /* What was read goes up now; the same state shows again next
-             * call (a failure or a close is sticky in OpenSSL). */
-            if (SSL_get_error(t->ssl, r) == SSL_ERROR_WANT_WRITE)
-                t->read_wants_write = 1;
-            ERR_clear_error();
-            break;
-        }
-        return outcome(t, r, 1);
-    }
-    return (ssize_t)got;
+    ERR_clear_error();
+    r = SSL_read(t->ssl, buf, len > INT_MAX ? INT_MAX : (int)len);
+    return r > 0 ? (ssize_t)r : outcome(t, r, 1);
 }
 
 ssize_t tls_writev(tls_conn *t, const struct iovec *iov, int n)
