@@ -13,13 +13,15 @@
  *
  * Invariants: the thread owns the TLS descriptor, the SSL, its context and
  * its end of the pair, and frees them when either side is done; the caller
- * owns the returned descriptor. */
+ * owns the returned descriptor and joins the thread (spc_tls_close) once it
+ * has closed it, so nothing is left running when a context is freed. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -41,8 +43,8 @@ typedef struct relay_buf {
 typedef struct relay {
     SSL_CTX *ctx;
     SSL *ssl;
-    int net_fd;   /* the TLS socket */
-    int app_fd;   /* our end of the pair */
+    int net_fd;     /* the TLS socket */
+    int app_fd;     /* our end of the pair */
     relay_buf up;   /* from the application, to the server */
     relay_buf down; /* from the server, to the application */
 } relay;
@@ -136,7 +138,8 @@ static void *relay_main(void *arg)
             ssl_wants_write = 0;
             if (w > 0)
                 buf_drop(&r->up, (size_t)w);
-            else if (SSL_get_error(r->ssl, w) == SSL_ERROR_WANT_WRITE || SSL_get_error(r->ssl, w) == SSL_ERROR_WANT_READ)
+            else if (SSL_get_error(r->ssl, w) == SSL_ERROR_WANT_WRITE ||
+                     SSL_get_error(r->ssl, w) == SSL_ERROR_WANT_READ)
                 ssl_wants_write = 1;
             else
                 server_done = 1;
@@ -167,6 +170,7 @@ static void *relay_main(void *arg)
         SSL_shutdown(r->ssl);
     ERR_clear_error();
     relay_free(r);
+    OPENSSL_thread_stop(); /* this thread's error queue and caches */
     return NULL;
 }
 
@@ -241,19 +245,32 @@ static int handshake(SSL *ssl, int fd, int timeout_ms, char *err, size_t cap)
     }
 }
 
-int spc_tls_open(const char *host, int port, const spc_options *o, char *err, size_t cap)
+struct spc_tls {
+    pthread_t thread;
+};
+
+void spc_tls_close(spc_tls *t)
+{
+    if (!t)
+        return;
+    pthread_join(t->thread, NULL);
+    free(t);
+}
+
+spc_tls *spc_tls_open(const char *host, int port, const spc_options *o, int *fd, char *err, size_t cap)
 {
     relay *r = calloc(1, sizeof(*r));
+    spc_tls *t = malloc(sizeof(*t));
     struct in6_addr a6;
     struct in_addr a4;
     const char *name;
-    pthread_t th;
-    pthread_attr_t attr;
     int pair[2] = {-1, -1};
 
-    if (!r) {
+    if (!r || !t) {
         snprintf(err, cap, "out of memory");
-        return -1;
+        free(r);
+        free(t);
+        return NULL;
     }
     r->net_fd = r->app_fd = -1;
     r->ctx = SSL_CTX_new(TLS_client_method());
@@ -304,18 +321,16 @@ int spc_tls_open(const char *host, int port, const spc_options *o, char *err, si
     }
     r->app_fd = pair[1];
     fcntl(r->app_fd, F_SETFL, fcntl(r->app_fd, F_GETFL) | O_NONBLOCK);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&th, &attr, relay_main, r) != 0) {
-        pthread_attr_destroy(&attr);
+    if (pthread_create(&t->thread, NULL, relay_main, r) != 0) {
         snprintf(err, cap, "cannot start the TLS thread");
         close(pair[0]);
         goto err;
     }
-    pthread_attr_destroy(&attr);
-    return pair[0];
+    *fd = pair[0];
+    return t;
 
 err:
     relay_free(r);
-    return -1;
+    free(t);
+    return NULL;
 }

@@ -65,7 +65,8 @@ static void t_sync(void)
     }
     CHECK(spc_ping(c) == SP_OK);
     CHECK(sp_write(c, "tls-ns", "plan", "over tls", 8, NULL, &v) == SP_OK && v == 1);
-    CHECK(sp_read(c, "tls-ns", "plan", NULL, &out) == SP_OK && out && out->len == 8 && !memcmp(out->data, "over tls", 8));
+    CHECK(sp_read(c, "tls-ns", "plan", NULL, &out) == SP_OK && out && out->len == 8 &&
+          !memcmp(out->data, "over tls", 8));
     spc_content_free(out);
     for (i = 0; i < big; i++)
         data[i] = (char)('a' + (i * 7 + i / 4096) % 26);
