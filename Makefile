@@ -133,7 +133,7 @@ format:
 
 # Debian packages: what building needs, and what the tests need on top.
 BUILD_DEBS := build-essential pkg-config libevent-dev libssl-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libjansson-dev
-TEST_DEBS  := redis-tools redis-server python3-redis gnuplot-nox python3-pip python3-venv python3-setuptools python3-pytest
+TEST_DEBS  := redis-tools redis-server openssl python3-redis gnuplot-nox python3-pip python3-venv python3-setuptools python3-pytest
 deps-build:
 	@sh tests/install-deps.sh $(BUILD_DEBS)
 
