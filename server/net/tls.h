@@ -8,8 +8,8 @@
  *
  * Contracts:
  * - The handshake is not a step of its own: the first tls_read calls drive it
- *   (SSL_read does the handshake of a server-side SSL), so a client's first
- *   request is read by the call that completes it.
+ *   (SSL_read does the handshake of a server-side SSL), and the call that
+ *   completes it goes on to read the first request if it has arrived.
  * - tls_read and tls_writev return bytes (> 0), 0 when the peer closed, or -1
  *   with errno EAGAIN when OpenSSL waits for the socket (tls_read_wants_write
  *   says whether a read waits for it to become writable), or -1 with another
