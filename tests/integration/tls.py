@@ -339,6 +339,33 @@ def encrypted_key(c):
         assert "secret" not in srv.log_tail(200)
 
 
+def tls_only(c):
+    """port 0: no plain listener, TLS clients served."""
+    tp = spserver.free_port()
+    d = tempfile.mkdtemp(prefix="sp-tls-only-")
+    log = open(os.path.join(d, "server.log"), "wb")
+    p = subprocess.Popen([spserver.server_binary(), "--port", "0", "--bind", "127.0.0.1", "--appendonly", "no"] +
+                         tlscerts.server_args(c, tp), cwd=d, stdin=subprocess.DEVNULL, stdout=log,
+                         stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                assert tls_client(c, tp).ping()
+                break
+            except (redis.exceptions.ConnectionError, OSError):
+                assert p.poll() is None and time.monotonic() < deadline, "no TLS answer"
+                time.sleep(0.05)
+        with open(os.path.join(d, "server.log"), "rb") as f:
+            text = f.read()
+        assert b"Ready to accept connections tls" in text and b"connections tcp" not in text, text
+    finally:
+        p.terminate()
+        p.wait(TIMEOUT)
+        log.close()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def refuses_to_start_without_cert(c):
     tp = spserver.free_port()
     srv = spserver.Server("--tls-port", tp, "--appendonly", "no", start_timeout=5)
@@ -387,6 +414,7 @@ def main():
                     redis_srv.stop()
             rep.case("keys written over TLS are in the log across a restart", log_across_restart, c, srv, tp)
         rep.case("tls-key-file-pass opens an encrypted key, and is not logged", encrypted_key, c)
+        rep.case("port 0 and tls-port: TLS clients only", tls_only, c)
         rep.case("tls-port without tls-cert-file stops the start with Redis's messages",
                  refuses_to_start_without_cert, c)
     finally:
