@@ -330,6 +330,32 @@ def protocols(c, srv, tp):
         admin.config_set("tls-protocols", "")
 
 
+def session_caching(c, srv, tp):
+    ctx = ssl.create_default_context(cafile=c["ca"])
+    ctx.check_hostname = False
+    ctx.load_cert_chain(c["client_crt"], c["client_key"])
+
+    def resumed(session=None):
+        s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", tp), timeout=TIMEOUT), session=session)
+        s.sendall(b"PING\r\n")
+        assert s.recv(10) == b"+PONG\r\n"  # TLSv1.3 tickets come after the handshake
+        out = (s.session, s.session_reused)
+        s.close()
+        return out
+
+    sess, reused = resumed()
+    assert not reused
+    assert resumed(sess)[1], "tls-session-caching yes: the session is not resumed"
+    admin = tls_client(c, tp)
+    try:
+        assert admin.config_set("tls-session-caching", "no")
+        sess, _ = resumed()
+        assert not resumed(sess)[1], "tls-session-caching no: the session was resumed"
+    finally:
+        admin.config_set("tls-session-caching", "yes")
+        admin.close()
+
+
 def encrypted_key(c):
     tp = spserver.free_port()
     args = ["--tls-port", tp, "--tls-cert-file", c["server_crt"], "--tls-key-file", c["server_enc_key"],
@@ -402,6 +428,8 @@ def main():
             rep.case("pub/sub and MONITOR over TLS", pubsub_and_monitor, c, srv, tp)
             rep.case("CLIENT PAUSE WRITE holds a TLS client's write until the pause ends", client_pause, c, srv, tp)
             rep.case("tls-protocols TLSv1.3 refuses a TLSv1.2 client; TLSv1.2 gives one", protocols, c, srv, tp)
+            rep.case("tls-session-caching yes resumes a session on reconnection; no does not",
+                     session_caching, c, srv, tp)
             redis_srv = None
             try:
                 rtp = spserver.free_port()
