@@ -20,12 +20,13 @@ endif
 
 CLIENT_VERSION  := 0.1.0
 CLIENT_SOMAJOR  := 0
-CLIENT_SRC      := client/spc_cmd.c client/spc_reply.c client/spc_sync.c client/spc_async.c
+CLIENT_SRC      := client/spc_cmd.c client/spc_reply.c client/spc_sync.c client/spc_async.c client/spc_tls.c
 CLIENT_OBJ      := $(CLIENT_SRC:client/%.c=$(BUILD)/client/obj/%.o)
 CLIENT_A        := $(BUILD)/client/libscratchpad.a
 CLIENT_SO       := $(BUILD)/client/libscratchpad.so
 CLIENT_EVENT_LIBS := $(shell pkg-config --libs libevent 2>/dev/null)
-CLIENT_LIBS     := $(HIREDIS_LIBS) $(CLIENT_EVENT_LIBS)
+CLIENT_SSL_LIBS := $(shell pkg-config --libs openssl 2>/dev/null)
+CLIENT_LIBS     := $(HIREDIS_LIBS) $(CLIENT_EVENT_LIBS) $(CLIENT_SSL_LIBS) -lpthread
 CLIENT_CFLAGS   := -std=gnu11 $(WARN) $(CFLAGS) $(HIREDIS_CFLAGS) -D_GNU_SOURCE -MMD -MP
 CLIENT_EXAMPLES := $(patsubst client/examples/%.c,$(BUILD)/client/examples/%,$(wildcard client/examples/*.c))
 CLIENT_TESTS    := $(patsubst client/tests/test_%.c,$(BUILD)/tests/extra/client_%,$(wildcard client/tests/test_*.c))
@@ -80,7 +81,7 @@ install-client: $(CLIENT_A) $(CLIENT_SO)
 	    'Name: scratchpad' \
 	    'Description: C client for the Scratchpad server (SP.* commands), sync, batched and async' \
 	    'Version: $(CLIENT_VERSION)' \
-	    'Requires.private: hiredis libevent' \
+	    'Requires.private: hiredis libevent openssl' \
 	    'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lscratchpad' \
 	    'Cflags: -I$${includedir}' \
 	    > $(DESTDIR)$(LIBDIR)/pkgconfig/scratchpad.pc

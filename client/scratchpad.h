@@ -146,6 +146,15 @@ typedef struct spc_options {
                                Sync API only. */
     const char *username;   /* with password: AUTH username password */
     const char *password;   /* when set: AUTH [username] password after connecting */
+    /* TLS (a server's tls-port; `rediss://` URLs). Sync API only: the async API
+     * fails to connect when tls is set (Debian's hiredis 0.14 has no TLS; the
+     * sync connection runs it through a relay thread, spc_tls.c). */
+    int tls;                     /* 1: connect with TLS (TLSv1.2 or later) */
+    const char *tls_ca_file;     /* CAs the server's certificate is checked against; NULL: the system's */
+    const char *tls_cert_file;   /* a client certificate (PEM), for servers with tls-auth-clients yes */
+    const char *tls_key_file;    /* its key; NULL: in tls_cert_file */
+    const char *tls_server_name; /* the name (or address) the certificate must show, and SNI; NULL: host */
+    int tls_insecure;            /* 1: do not check the server's certificate (tests only) */
 } spc_options;
 
 /* Connect to host:port (NULL host: 127.0.0.1), no timeout, no password.

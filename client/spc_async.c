@@ -254,9 +254,10 @@ spc_async *spc_async_connect(struct event_base *base, const spc_options *o, spc_
         free(w);
         return NULL;
     }
-    if (ac->err) {
+    if (ac->err || (o->tls && !o->unix_path)) {
         struct timeval now = {0, 0};
-        snprintf(w->errstr, sizeof(w->errstr), "connect: %s", ac->errstr ? ac->errstr : "failed");
+        snprintf(w->errstr, sizeof(w->errstr), "connect: %s",
+                 ac->err ? (ac->errstr[0] ? ac->errstr : "failed") : "TLS is available to the sync API only");
         redisAsyncFree(ac);
         w->fail_ev = evtimer_new(base, fire_failure, w);
         if (!w->fail_ev || evtimer_add(w->fail_ev, &now) < 0) {

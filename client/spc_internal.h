@@ -90,6 +90,15 @@ int spc_build_entry_cmd(spc_cmd *c, const char *cmd, spc_conv conv, const char *
 int spc_build_info(spc_cmd *c, const char *ns);
 /* AUTH [username] password. */
 int spc_build_auth(spc_cmd *c, const char *username, const char *password);
+/* A TLS connection to host:port with o's tls_* options (spc_tls.c): a relay
+ * thread, and in *fd a descriptor of plain bytes for hiredis (the caller
+ * closes it; the thread relays it to the TLS session until either side
+ * closes). NULL with a message in err on failure. spc_tls_close, after *fd is
+ * closed, waits for the thread to end (it has freed everything then).
+ * spc_tls_close(NULL) does nothing. */
+typedef struct spc_tls spc_tls;
+spc_tls *spc_tls_open(const char *host, int port, const spc_options *o, int *fd, char *err, size_t cap);
+void spc_tls_close(spc_tls *t);
 
 /* Turn reply r (not NULL) of a command read as `conv` into *res (zeroed
  * first), with res->errstr pointing at err (cap bytes, message written there).

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "spc_internal.h"
 
@@ -37,6 +38,8 @@ struct spc_ctx {
     /* the options, owned copies */
     char *host, *unix_path, *username, *password;
     int port, connect_timeout_ms, timeout_ms;
+    spc_options tls; /* tls and its tls_* fields (owned copies), for reconnecting */
+    spc_tls *relay;  /* the TLS relay of rc, NULL for a plain connection */
     /* the open batch */
     int batching;
     spc_pending *pend;
@@ -86,6 +89,16 @@ struct redisContext *spc_redis(spc_ctx *ctx)
 }
 
 /* The connection failed inside hiredis: classify, drop it, make it sticky. */
+/* Close the connection (and wait for its TLS relay to end). */
+static void close_rc(spc_ctx *ctx)
+{
+    if (ctx->rc)
+        redisFree(ctx->rc);
+    ctx->rc = NULL;
+    spc_tls_close(ctx->relay);
+    ctx->relay = NULL;
+}
+
 static int conn_failed(spc_ctx *ctx, const char *when)
 {
     redisContext *rc = ctx->rc;
@@ -112,9 +125,7 @@ static int conn_failed(spc_ctx *ctx, const char *when)
     ctx->dead_status = st;
     snprintf(ctx->dead_msg, sizeof(ctx->dead_msg), "%s: %s%s", when, why[0] ? why : "connection error",
              st == SP_ERR_TIMEOUT ? " (timeout)" : "");
-    if (rc)
-        redisFree(rc);
-    ctx->rc = NULL;
+    close_rc(ctx);
     return set_err(ctx, st, ctx->dead_msg);
 }
 
@@ -311,13 +322,25 @@ static int do_connect(spc_ctx *ctx)
     spc_cmd c;
     int st;
 
-    if (ctx->rc) {
-        redisFree(ctx->rc);
-        ctx->rc = NULL;
-    }
+    close_rc(ctx);
     ctx->dead_status = SP_OK;
     ctx->dead_msg[0] = '\0';
-    if (ctx->unix_path)
+    if (ctx->tls.tls && !ctx->unix_path) {
+        char err[SPC_ERRSTR_CAP];
+        int fd = -1;
+        ctx->relay = spc_tls_open(ctx->host, ctx->port, &ctx->tls, &fd, err, sizeof(err));
+        if (!ctx->relay) {
+            ctx->dead_status = SP_ERR_IO;
+            spc_set_msg(ctx->dead_msg, sizeof(ctx->dead_msg), err, strlen(err));
+            return set_err(ctx, SP_ERR_IO, ctx->dead_msg);
+        }
+        rc = redisConnectFd(fd);
+        if (!rc) {
+            close(fd);
+            spc_tls_close(ctx->relay);
+            ctx->relay = NULL;
+        }
+    } else if (ctx->unix_path)
         rc = ctx->connect_timeout_ms > 0 ? redisConnectUnixWithTimeout(ctx->unix_path, ms_tv(ctx->connect_timeout_ms))
                                          : redisConnectUnix(ctx->unix_path);
     else
@@ -342,8 +365,7 @@ static int do_connect(spc_ctx *ctx)
         /* Refused credentials: the context is unusable, and says why. */
         ctx->dead_status = st;
         spc_set_msg(ctx->dead_msg, sizeof(ctx->dead_msg), ctx->errstr, strlen(ctx->errstr));
-        redisFree(ctx->rc);
-        ctx->rc = NULL;
+        close_rc(ctx);
     }
     return st;
 }
@@ -365,6 +387,13 @@ spc_ctx *spc_connect_with(const spc_options *o)
     ctx->username = dup_or_null(o->username, &oom);
     ctx->password = dup_or_null(o->password, &oom);
     ctx->port = o->port ? o->port : 6379;
+    ctx->tls.tls = o->tls;
+    ctx->tls.tls_insecure = o->tls_insecure;
+    ctx->tls.connect_timeout_ms = o->connect_timeout_ms;
+    ctx->tls.tls_ca_file = dup_or_null(o->tls_ca_file, &oom);
+    ctx->tls.tls_cert_file = dup_or_null(o->tls_cert_file, &oom);
+    ctx->tls.tls_key_file = dup_or_null(o->tls_key_file, &oom);
+    ctx->tls.tls_server_name = dup_or_null(o->tls_server_name, &oom);
     ctx->connect_timeout_ms = o->connect_timeout_ms;
     ctx->timeout_ms = o->timeout_ms;
     if (oom) {
@@ -406,12 +435,15 @@ void spc_free(spc_ctx *ctx)
         return;
     spc_batch_discard(ctx);
     free(ctx->pend);
-    if (ctx->rc)
-        redisFree(ctx->rc);
+    close_rc(ctx);
     free(ctx->host);
     free(ctx->unix_path);
     free(ctx->username);
     free(ctx->password);
+    free((char *)ctx->tls.tls_ca_file);
+    free((char *)ctx->tls.tls_cert_file);
+    free((char *)ctx->tls.tls_key_file);
+    free((char *)ctx->tls.tls_server_name);
     free(ctx);
 }
 

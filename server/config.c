@@ -24,6 +24,7 @@
 #include "types/set/set.h"
 #include "types/hash/hash.h"
 #include "keyspace/evict.h"
+#include "net/tls.h"
 #include "types/sp/sptype.h"
 #include "types/string/value.h"
 #include "types/zset/zset.h"
@@ -37,6 +38,8 @@ static const char *const maxmemory_policy_names[] = {"volatile-lru",   "volatile
 static const char *const appendfsync_names[] = {"no", "everysec", "always", NULL};
 static const char *const rewrite_mode_names[] = {"incremental", "fork", NULL};
 static const char *const bad_values_names[] = {"refuse", "skip", NULL};
+static const char *const protected_names[] = {"no", "yes", "local", NULL};
+static const char *const tls_auth_names[] = {"no", "yes", "optional", NULL};
 
 static int apply_appendonly(const char **err)
 {
@@ -244,6 +247,18 @@ static int apply_hz(const char **err)
     return 0;
 }
 
+/* A change of a tls-* directive builds a new TLS context (net/tls.c) when TLS
+ * is on; the connections open keep the one they started with. At start-up
+ * there is none yet: net_listen builds the first. */
+static int apply_tls(const char **err)
+{
+    if (tls_has_context() && tls_configure() < 0) {
+        *err = "Unable to update TLS configuration. Check server logs.";
+        return -1;
+    }
+    return 0;
+}
+
 #define C(f) ((void *)&srv.cfg.f)
 /* clang-format off */
 const cfg_def cfg_table[] = {
@@ -253,9 +268,28 @@ const cfg_def cfg_table[] = {
     {"unixsocketperm", CFG_OCTAL, CFG_IMMUTABLE, 0, 0777, "0", C(unixsocketperm), NULL, NULL, NULL, NULL},
     {"tcp-backlog", CFG_INT, CFG_IMMUTABLE, 0, 65535, "511", C(tcp_backlog), NULL, NULL, NULL, NULL},
     {"tcp-keepalive", CFG_INT, 0, 0, 7200, "300", C(tcp_keepalive), NULL, NULL, NULL, NULL},
+    {"tls-port", CFG_INT, CFG_IMMUTABLE, 0, 65535, "0", C(tls_port), NULL, NULL, NULL, NULL},
+    {"tls-cert-file", CFG_STRING, 0, 0, 0, "", C(tls_cert_file), NULL, NULL, NULL, apply_tls},
+    {"tls-key-file", CFG_STRING, 0, 0, 0, "", C(tls_key_file), NULL, NULL, NULL, apply_tls},
+    {"tls-key-file-pass", CFG_STRING, CFG_SENSITIVE, 0, 0, "", C(tls_key_file_pass), NULL, NULL, NULL, apply_tls},
+    {"tls-ca-cert-file", CFG_STRING, 0, 0, 0, "", C(tls_ca_cert_file), NULL, NULL, NULL, apply_tls},
+    {"tls-ca-cert-dir", CFG_STRING, 0, 0, 0, "", C(tls_ca_cert_dir), NULL, NULL, NULL, apply_tls},
+    {"tls-auth-clients", CFG_ENUM, 0, 0, 0, "yes", C(tls_auth_clients), tls_auth_names, NULL, NULL, apply_tls},
+    {"tls-protocols", CFG_STRING, 0, 0, 0, "", C(tls_protocols), NULL, NULL, NULL, apply_tls},
+    {"tls-ciphers", CFG_STRING, 0, 0, 0, "", C(tls_ciphers), NULL, NULL, NULL, apply_tls},
+    {"tls-ciphersuites", CFG_STRING, 0, 0, 0, "", C(tls_ciphersuites), NULL, NULL, NULL, apply_tls},
+    {"tls-prefer-server-ciphers", CFG_BOOL, 0, 0, 0, "no", C(tls_prefer_server_ciphers), NULL, NULL, NULL, apply_tls},
+    {"tls-session-caching", CFG_BOOL, 0, 0, 0, "yes", C(tls_session_caching), NULL, NULL, NULL, apply_tls},
+    {"tls-session-cache-size", CFG_INT, 0, 0, INT_MAX, "20480", C(tls_session_cache_size), NULL, NULL, NULL, apply_tls},
+    {"tls-session-cache-timeout", CFG_INT, 0, 0, INT_MAX, "300", C(tls_session_cache_timeout), NULL, NULL, NULL,
+     apply_tls},
     {"timeout", CFG_INT, 0, 0, 2000000000, "0", C(timeout), NULL, NULL, NULL, NULL},
     {"maxclients", CFG_INT, 0, 1, 1000000, "10000", C(maxclients), NULL, NULL, NULL, apply_maxclients},
     {"databases", CFG_INT, CFG_IMMUTABLE, 1, 1024, "16", C(databases), NULL, NULL, NULL, NULL},
+    {"enable-debug-command", CFG_ENUM, CFG_IMMUTABLE, 0, 0, "no", C(enable_debug_command), protected_names, NULL, NULL,
+     NULL},
+    {"enable-protected-configs", CFG_ENUM, CFG_IMMUTABLE, 0, 0, "no", C(enable_protected_configs), protected_names, NULL,
+     NULL, NULL},
     {"loglevel", CFG_ENUM, 0, 0, 0, "notice", C(loglevel), loglevel_names, NULL, NULL, NULL},
     {"logfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(logfile), NULL, NULL, NULL, NULL},
     {"pidfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(pidfile), NULL, NULL, NULL, NULL},
@@ -289,7 +323,7 @@ const cfg_def cfg_table[] = {
     {"sp-history-depth", CFG_INT, 0, 0, 100, "1", &sp_history_depth, NULL, NULL, NULL, NULL},
     {"hash-max-listpack-entries", CFG_INT, 0, 0, LLONG_MAX, "128", &hash_max_listpack_entries, NULL, NULL, NULL, NULL},
     {"hash-max-listpack-value", CFG_MEMORY, 0, 0, LLONG_MAX, "64", &hash_max_listpack_value, NULL, NULL, NULL, NULL},
-    {"dir", CFG_STRING, CFG_IMMUTABLE, 0, 0, "./data", C(dir), NULL, NULL, NULL, NULL},
+    {"dir", CFG_STRING, CFG_IMMUTABLE | CFG_PROTECTED, 0, 0, "./data", C(dir), NULL, NULL, NULL, NULL},
     {"save", CFG_SPECIAL, 0, 0, 0, "\"\"", NULL, NULL, save_set, save_get, NULL},
     {"appendonly", CFG_BOOL, 0, 0, 0, "yes", C(appendonly), NULL, NULL, NULL, apply_appendonly},
     {"appendfsync", CFG_ENUM, 0, 0, 0, "everysec", C(appendfsync), appendfsync_names, NULL, NULL, apply_appendfsync},

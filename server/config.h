@@ -13,6 +13,10 @@ typedef enum { CFG_BOOL, CFG_INT, CFG_OCTAL, CFG_MEMORY, CFG_ENUM, CFG_STRING, C
 
 #define CFG_IMMUTABLE (1 << 0) /* start-up only */
 #define CFG_SENSITIVE (1 << 1) /* not echoed in logs */
+#define CFG_PROTECTED (1 << 2) /* CONFIG SET only as enable-protected-configs allows */
+
+/* Values of enable-debug-command and enable-protected-configs, as Redis 7's. */
+enum { CFG_PROTECTED_NO, CFG_PROTECTED_YES, CFG_PROTECTED_LOCAL };
 #define CPULIST_WORDS 16       /* CPU lists name CPUs 0 - 1023 */
 
 typedef struct cfg_def {

@@ -138,6 +138,8 @@ int main(int argc, char **argv)
         log_notice("The server is now ready to accept connections at %s", srv.cfg.unixsocket);
     if (srv.cfg.port)
         log_notice("Ready to accept connections tcp");
+    if (srv.cfg.tls_port)
+        log_notice("Ready to accept connections tls");
     server_write_pidfile();
 
     srv.cron_ev = event_new(srv.base, -1, EV_PERSIST, server_cron, NULL);

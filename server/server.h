@@ -41,6 +41,7 @@
 #define CMD_OWN_EFFECT (1u << 17)   /* logs its effect itself (persist.h); not reported by COMMAND */
 #define CMD_BLOCKING  (1u << 18)    /* may wait for keys (cmd/block.h) */
 #define CMD_SKIP_MONITOR (1u << 19) /* not shown by MONITOR (EVAL: its commands are) */
+#define CMD_PROTECTED (1u << 20)    /* refused unless enable-debug-command allows it (DEBUG); not reported */
 
 typedef struct client client;
 
@@ -149,6 +150,18 @@ typedef struct server_config {
     int list_compress_depth;       /* list nodes kept uncompressed at each end; those between are LZ4-compressed */
     int zset_max_listpack_entries; /* members of a sorted set kept in the compact encoding */
     long long zset_max_listpack_value; /* bytes, the longest member the compact encoding keeps */
+    int enable_debug_command;          /* CFG_PROTECTED_NO / YES / LOCAL: who may run DEBUG */
+    int enable_protected_configs;      /* CFG_PROTECTED_*: who may CONFIG SET a protected directive (dir) */
+    int tls_port;                      /* 0 = no TLS listener */
+    char *tls_cert_file, *tls_key_file, *tls_key_file_pass; /* PEM paths; the key's passphrase */
+    char *tls_ca_cert_file, *tls_ca_cert_dir;               /* CAs client certificates are checked against */
+    int tls_auth_clients;                                   /* 0 no, 1 yes (a certificate is required), 2 optional */
+    char *tls_protocols;                                    /* "TLSv1.2 TLSv1.3" style; "" = TLSv1.2 and TLSv1.3 */
+    char *tls_ciphers, *tls_ciphersuites; /* OpenSSL lists for TLSv1.2 and below / TLSv1.3; "" = OpenSSL's */
+    int tls_prefer_server_ciphers;
+    int tls_session_caching;
+    int tls_session_cache_size;    /* sessions kept */
+    int tls_session_cache_timeout; /* s a session stays resumable */
 } server_config;
 
 typedef struct server {
@@ -158,10 +171,10 @@ typedef struct server {
     int64_t start_ms;
     uint64_t hash_seed;
     struct event_base *base;
-    int tcp_fds[16];
+    int tcp_fds[32]; /* plain and TLS listeners, 16 addresses each at most */
     int tcp_nfds;
     int unix_fd;
-    struct event *listen_ev[17];
+    struct event *listen_ev[33];
     int nlisten;
     struct event *cron_ev;
     struct event *sig_ev[3];

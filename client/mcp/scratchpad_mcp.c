@@ -33,14 +33,19 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: scratchpad-mcp [--url redis://[:password@]host:port[/db]] [--namespace ns] [--http addr:port]\n"
-               "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
-               "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0.\n"
-               "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
+    fprintf(f,
+            "usage: scratchpad-mcp [--url redis[s]://[:password@]host:port[/db]] [--namespace ns] [--http addr:port]\n"
+            "                      [--cacert file] [--cert file --key file] [--sni name] [--insecure]\n"
+            "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
+            "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0. rediss:// connects with TLS:\n"
+            "--cacert the CAs to check the server with (default: the system's), --cert/--key a client\n"
+            "certificate, --sni the name the server's certificate must show (default: the host).\n"
+            "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
 }
 
-/* Parse redis://[[user]:password@]host[:port][/db] into o and *db. Strings
- * point into buf (a copy of url the caller keeps). Returns 0 or -1. */
+/* Parse redis[s]://[[user]:password@]host[:port][/db] into o and *db (rediss:
+ * o->tls). Strings point into buf (a copy of url the caller keeps). Returns 0
+ * or -1. */
 static void on_signal(evutil_socket_t sig, short what, void *base)
 {
     (void)sig;
@@ -51,9 +56,14 @@ static void on_signal(evutil_socket_t sig, short what, void *base)
 static int parse_url(char *buf, spc_options *o, int *db)
 {
     char *p = buf;
-    if (strncmp(p, "redis://", 8) != 0)
+    if (strncmp(p, "rediss://", 9) == 0) {
+        o->tls = 1;
+        p += 9;
+    } else if (strncmp(p, "redis://", 8) == 0) {
+        p += 8;
+    } else {
         return -1;
-    p += 8;
+    }
     char *at = strrchr(p, '@');
     if (at) {
         *at = '\0';
@@ -308,6 +318,8 @@ done:
 int main(int argc, char **argv)
 {
     const char *url = getenv("SCRATCHPAD_URL"), *ns = getenv("SCRATCHPAD_NAMESPACE"), *http = NULL;
+    const char *cacert = NULL, *cert = NULL, *key = NULL, *sni = NULL;
+    int insecure = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--print-tools") == 0 && i + 1 < argc)
             return print_tools(argv[++i]);
@@ -317,6 +329,16 @@ int main(int argc, char **argv)
             ns = argv[++i];
         else if (strcmp(argv[i], "--http") == 0 && i + 1 < argc)
             http = argv[++i];
+        else if (strcmp(argv[i], "--cacert") == 0 && i + 1 < argc)
+            cacert = argv[++i];
+        else if (strcmp(argv[i], "--cert") == 0 && i + 1 < argc)
+            cert = argv[++i];
+        else if (strcmp(argv[i], "--key") == 0 && i + 1 < argc)
+            key = argv[++i];
+        else if (strcmp(argv[i], "--sni") == 0 && i + 1 < argc)
+            sni = argv[++i];
+        else if (strcmp(argv[i], "--insecure") == 0)
+            insecure = 1;
         else {
             usage(strcmp(argv[i], "--help") == 0 ? stdout : stderr);
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
@@ -327,9 +349,14 @@ int main(int argc, char **argv)
     int db = 0;
     snprintf(urlbuf, sizeof urlbuf, "%s", url && *url ? url : "redis://127.0.0.1:6379/0");
     if (parse_url(urlbuf, &o, &db) < 0) {
-        fprintf(stderr, "scratchpad-mcp: bad URL '%s' (redis://[:password@]host:port[/db])\n", url);
+        fprintf(stderr, "scratchpad-mcp: bad URL '%s' (redis[s]://[:password@]host:port[/db])\n", url);
         return 2;
     }
+    o.tls_ca_file = cacert;
+    o.tls_cert_file = cert;
+    o.tls_key_file = key;
+    o.tls_server_name = sni;
+    o.tls_insecure = insecure;
     o.connect_timeout_ms = 5000;
     signal(SIGPIPE, SIG_IGN); /* a peer gone (a cancelled call's connection, a client) is an error, not an end */
     json_t *tools = spt_definitions("mcp");

@@ -15,6 +15,7 @@
 #include "cmd/commands.h"
 #include "config.h"
 #include "core/mem.h"
+#include "net/net.h"
 #include "net/reply.h"
 #include "cmd/stats.h"
 #include "keyspace/evict.h"
@@ -139,6 +140,11 @@ static void config_set(client *c)
             continue;
         if (d->flags & CFG_IMMUTABLE) {
             err = "can't set immutable config";
+            err_arg = name->p;
+            continue;
+        }
+        if ((d->flags & CFG_PROTECTED) && !client_protected_allowed(c, srv.cfg.enable_protected_configs)) {
+            err = "can't set protected config";
             err_arg = name->p;
             continue;
         }

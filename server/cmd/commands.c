@@ -457,6 +457,14 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
+    if ((cmd->flags & CMD_PROTECTED) && !client_protected_allowed(c, srv.cfg.enable_debug_command)) {
+        /* DEBUG is the only protected command (no MODULE here), Redis's words. */
+        reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+                       "can run it from a local connection, otherwise you need to set this option in the "
+                       "configuration file, and then restart the server.");
+        multi_flag_error(c);
+        return;
+    }
     if ((c->flags & CLIENT_MULTI) && (cmd->flags & CMD_NOT_IN_MULTI) && !is_multi_control(cmd)) {
         reply_error(c, "ERR Command not allowed inside a transaction");
         multi_flag_error(c);

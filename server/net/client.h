@@ -90,6 +90,7 @@ static inline const char *oblock_data(const oblock *b)
 struct client {
     uint64_t id;
     int fd;                   /* -1 for fake clients */
+    struct tls_conn *tls;     /* came in on tls-port (net/tls.h); NULL for a plain connection */
     uint32_t flags;
     int resp;                 /* 2 or 3 */
     struct event *rev, *wev;

@@ -19,12 +19,16 @@
 #include "log.h"
 #include "core/mem.h"
 #include "net/reply.h"
+#include "net/tls.h"
 #include "core/util.h"
 
 #define IOBUF_LEN (16 * 1024)       /* bytes read per call in the common case */
 #define QBUF_WHOLE_MAX (4 * 1024 * 1024) /* bytes: a request up to this long gets its whole buffer at once */
 #define MAX_ACCEPTS_PER_CALL 1000
 #define QBUF_SHRINK_OVER (64 * 1024) /* bytes: an idle query buffer larger than this is shrunk */
+
+/* What a listener accepts (its event's argument). */
+enum { LISTEN_TCP, LISTEN_UNIX, LISTEN_TLS };
 
 static void read_cb(evutil_socket_t fd, short what, void *arg);
 static struct event *accept_resume_ev; /* re-enables accepting after a descriptor shortage */
@@ -41,16 +45,16 @@ static int listen_fd_ready(int fd)
 
 static void accept_cb(evutil_socket_t lfd, short what, void *arg);
 
-static int add_listener(int fd, int is_unix)
+static int add_listener(int fd, int kind)
 {
-    struct event *ev = event_new(srv.base, fd, EV_READ | EV_PERSIST, accept_cb, (void *)(intptr_t)is_unix);
+    struct event *ev = event_new(srv.base, fd, EV_READ | EV_PERSIST, accept_cb, (void *)(intptr_t)kind);
     if (!ev || event_add(ev, NULL) < 0)
         return -1;
     srv.listen_ev[srv.nlisten++] = ev;
     return 0;
 }
 
-static int listen_tcp(const char *addr, int optional)
+static int listen_tcp(const char *addr, int optional, int portnum, int kind)
 {
     struct addrinfo hints, *res = NULL, *ai;
     char port[16];
@@ -60,7 +64,7 @@ static int listen_tcp(const char *addr, int optional)
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
-    snprintf(port, sizeof(port), "%d", srv.cfg.port);
+    snprintf(port, sizeof(port), "%d", portnum);
     if (strcmp(addr, "*") == 0)
         addr = "0.0.0.0";
     rc = getaddrinfo(addr, port, &hints, &res);
@@ -79,8 +83,7 @@ static int listen_tcp(const char *addr, int optional)
         if (listen_fd_ready(fd) == 0 && bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
             listen(fd, srv.cfg.tcp_backlog) == 0)
             break;
-        log_warning("Warning: Could not create server TCP listening socket %s:%d: %s", addr, srv.cfg.port,
-                    strerror(errno));
+        log_warning("Warning: Could not create server TCP listening socket %s:%d: %s", addr, portnum, strerror(errno));
         close(fd);
         fd = -1;
     }
@@ -88,28 +91,43 @@ static int listen_tcp(const char *addr, int optional)
     if (fd < 0)
         return optional ? 0 : -1;
     srv.tcp_fds[srv.tcp_nfds++] = fd;
-    return add_listener(fd, 0);
+    return add_listener(fd, kind);
+}
+
+/* Listen on every bind address at portnum; kind LISTEN_TCP or LISTEN_TLS. */
+static int listen_port(int portnum, int kind)
+{
+    char *words[16], buf[512];
+    int n = cfg_split(srv.cfg.bind, words, 16, buf, sizeof(buf)), i, before = srv.tcp_nfds;
+
+    if (n <= 0) {
+        log_warning("bind: no address given");
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        int optional = words[i][0] == '-';
+        if (listen_tcp(words[i] + optional, optional, portnum, kind) < 0)
+            return -1;
+    }
+    if (srv.tcp_nfds == before) {
+        log_warning("Failed listening on port %d (%s), aborting.", portnum, kind == LISTEN_TLS ? "tls" : "tcp");
+        return -1;
+    }
+    return 0;
 }
 
 int net_listen(void)
 {
     srv.unix_fd = -1;
-    if (srv.cfg.port > 0) {
-        char *words[16], buf[512];
-        int n = cfg_split(srv.cfg.bind, words, 16, buf, sizeof(buf)), i;
-        if (n <= 0) {
-            log_warning("bind: no address given");
+    if (srv.cfg.port > 0 && listen_port(srv.cfg.port, LISTEN_TCP) < 0)
+        return -1;
+    if (srv.cfg.tls_port > 0) {
+        if (tls_configure() < 0) {
+            log_warning("Failed to configure TLS. Check logs for more info.");
             return -1;
         }
-        for (i = 0; i < n; i++) {
-            int optional = words[i][0] == '-';
-            if (listen_tcp(words[i] + optional, optional) < 0)
-                return -1;
-        }
-        if (srv.tcp_nfds == 0) {
-            log_warning("Failed listening on port %d (tcp), aborting.", srv.cfg.port);
+        if (listen_port(srv.cfg.tls_port, LISTEN_TLS) < 0)
             return -1;
-        }
     }
     if (srv.cfg.unixsocket && srv.cfg.unixsocket[0]) {
         struct sockaddr_un sa;
@@ -133,7 +151,7 @@ int net_listen(void)
         if (srv.cfg.unixsocketperm)
             chmod(srv.cfg.unixsocket, (mode_t)srv.cfg.unixsocketperm);
         srv.unix_fd = fd;
-        if (add_listener(fd, 1) < 0)
+        if (add_listener(fd, LISTEN_UNIX) < 0)
             return -1;
     }
     if (srv.tcp_nfds == 0 && srv.unix_fd < 0) {
@@ -161,6 +179,7 @@ void net_close_listeners(void)
         unlink(srv.cfg.unixsocket);
         srv.unix_fd = -1;
     }
+    tls_cleanup(); /* the TLS clients still open hold the context until freed */
 }
 
 /* ---- clients ---- */
@@ -222,13 +241,21 @@ static void client_link(client *c)
     srv.nclients++;
 }
 
-static void client_new_conn(int fd, int is_unix, const struct sockaddr_storage *sa)
+static void client_new_conn(int fd, int kind, const struct sockaddr_storage *sa)
 {
     struct sockaddr_storage la;
     socklen_t ll = sizeof(la);
-    client *c = client_alloc();
+    int is_unix = kind == LISTEN_UNIX;
+    tls_conn *t = NULL;
+    client *c;
 
+    if (kind == LISTEN_TLS && !(t = tls_new(fd))) {
+        close(fd);
+        return;
+    }
+    c = client_alloc();
     c->fd = fd;
+    c->tls = t;
     if (is_unix)
         c->flags |= CLIENT_UNIX;
     else {
@@ -289,7 +316,7 @@ static void accept_backoff(void)
 
 static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
-    int is_unix = (int)(intptr_t)arg, i;
+    int kind = (int)(intptr_t)arg, i;
     (void)what;
 
     for (i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
@@ -305,13 +332,15 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
         }
         if (srv.nclients >= srv.cfg.maxclients) {
             static const char msg[] = "-ERR max number of clients reached\r\n";
-            ssize_t w = write(fd, msg, sizeof(msg) - 1);
-            (void)w;
+            if (kind != LISTEN_TLS) { /* no session yet to say it through */
+                ssize_t w = write(fd, msg, sizeof(msg) - 1);
+                (void)w;
+            }
             srv.stat_rejected_conns++;
             close(fd);
             continue;
         }
-        client_new_conn(fd, is_unix, &sa);
+        client_new_conn(fd, kind, &sa);
     }
 }
 
@@ -359,6 +388,7 @@ void client_free(client *c)
         event_free(c->rev);
     if (c->wev)
         event_free(c->wev);
+    tls_free(c->tls);
     if (c->fd >= 0)
         close(c->fd);
     if (!(c->flags & CLIENT_FAKE) || c->prev || c->next || srv.clients == c) {
@@ -520,6 +550,32 @@ void client_process_input(client *c)
     }
 }
 
+/* Make room for len more bytes in c's query buffer (+1 for a NUL). */
+static void qbuf_room(client *c, size_t len)
+{
+    size_t cap;
+
+    if (c->qcap - c->qlen >= len)
+        return;
+    cap = c->qlen + len;
+    if (cap < 2 * c->qcap && c->qcap < 1024 * 1024)
+        cap = 2 * c->qcap;
+    c->qbuf = xrealloc(c->qbuf, cap + 1);
+    c->qcap = cap;
+}
+
+/* A read failed: say why at verbose level, as Redis does (a TLS handshake
+ * that fails, a plain client on the TLS port among them). */
+static void log_read_error(client *c)
+{
+    if (!c->tls)
+        log_verbose("Reading from client: %s", strerror(errno));
+    else if (!tls_established(c->tls))
+        log_verbose("Error accepting a client connection: %s (addr=%s laddr=%s)", tls_error(c->tls), c->addr, c->laddr);
+    else
+        log_verbose("Error reading from client: %s", tls_error(c->tls));
+}
+
 static void read_cb(evutil_socket_t fd, short what, void *arg)
 {
     client *c = arg;
@@ -541,23 +597,31 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
         size_t step = c->qlen > readlen ? c->qlen : readlen;
         readlen = c->parser.need <= QBUF_WHOLE_MAX || want < step ? want : step;
     }
-    if (c->qcap - c->qlen < readlen) {
-        size_t cap = c->qlen + readlen;
-        if (cap < 2 * c->qcap && c->qcap < 1024 * 1024)
-            cap = 2 * c->qcap;
-        c->qbuf = xrealloc(c->qbuf, cap + 1);
-        c->qcap = cap;
-    }
-    n = read(fd, c->qbuf + c->qlen, readlen);
+    qbuf_room(c, readlen);
+    n = c->tls ? tls_read(c->tls, c->qbuf + c->qlen, readlen) : read(fd, c->qbuf + c->qlen, readlen);
     if (n <= 0) {
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            if (c->tls && tls_read_wants_write(c->tls) && !(c->flags & CLIENT_PROTECTED_WRITE)) {
+                event_add(c->wev, NULL); /* write_cb reads again */
+                c->flags |= CLIENT_PROTECTED_WRITE;
+            }
             return;
+        }
         if (n < 0)
-            log_verbose("Reading from client: %s", strerror(errno));
+            log_read_error(c);
         client_close_async(c);
         return;
     }
     c->qlen += (size_t)n;
+    /* Bytes OpenSSL decrypted beyond readlen raise no event: take them now. */
+    while (c->tls && tls_pending(c->tls) > 0 && (long long)c->qlen <= srv.cfg.client_query_buffer_limit) {
+        size_t more = tls_pending(c->tls);
+        qbuf_room(c, more);
+        n = tls_read(c->tls, c->qbuf + c->qlen, more);
+        if (n <= 0)
+            break; /* a failure shows again at the next read */
+        c->qlen += (size_t)n;
+    }
     srv.stat_net_in += n;
     c->last_interaction = now_ms();
     if ((long long)c->qlen > srv.cfg.client_query_buffer_limit) {
@@ -608,11 +672,11 @@ static int client_write(client *c)
     }
     if (n == 0)
         return 0;
-    w = writev(c->fd, iov, n);
+    w = c->tls ? tls_writev(c->tls, iov, n) : writev(c->fd, iov, n);
     if (w < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
             return 0;
-        log_verbose("Error writing to client: %s", strerror(errno));
+        log_verbose("Error writing to client: %s", c->tls ? tls_error(c->tls) : strerror(errno));
         client_close_async(c);
         return -1;
     }
@@ -665,7 +729,7 @@ static void after_write(client *c)
     if (c->flags & CLIENT_CLOSE_ASAP)
         return;
     if (reply_pending(c) == 0) {
-        if (c->flags & CLIENT_PROTECTED_WRITE) {
+        if ((c->flags & CLIENT_PROTECTED_WRITE) && !(c->tls && tls_read_wants_write(c->tls))) {
             event_del(c->wev);
             c->flags &= ~CLIENT_PROTECTED_WRITE;
         }
@@ -686,6 +750,18 @@ static void write_cb(evutil_socket_t fd, short what, void *arg)
     (void)what;
     if (c->flags & CLIENT_CLOSE_ASAP)
         return;
+    if (c->tls && tls_read_wants_write(c->tls)) {
+        /* A TLS read waited for the socket to take bytes (the handshake, a
+         * key update): read again, then write what is pending. */
+        read_cb(fd, EV_READ, c);
+        if ((c->flags & CLIENT_CLOSE_ASAP) || tls_read_wants_write(c->tls))
+            return;
+        if (reply_pending(c) == 0) {
+            event_del(c->wev);
+            c->flags &= ~CLIENT_PROTECTED_WRITE;
+            return;
+        }
+    }
     if (!net_up.acked(c->aof_need)) {
         /* Replies to writes not yet logged: net_flush_pending sends them after
          * the iteration's log flush. */
@@ -903,6 +979,22 @@ void net_clients_cron(void)
     }
 }
 
+int client_protected_allowed(const client *c, int setting)
+{
+    const char *colon;
+    size_t hl;
+
+    if (setting == CFG_PROTECTED_YES || (c->flags & (CLIENT_FAKE | CLIENT_SCRIPT)))
+        return 1;
+    if (setting != CFG_PROTECTED_LOCAL)
+        return 0;
+    if (c->flags & CLIENT_UNIX)
+        return 1;
+    colon = strrchr(c->addr, ':');
+    hl = colon ? (size_t)(colon - c->addr) : strlen(c->addr);
+    return (hl == 9 && memcmp(c->addr, "127.0.0.1", 9) == 0) || (hl == 3 && memcmp(c->addr, "::1", 3) == 0);
+}
+
 size_t client_describe_cap(const client *c)
 {
     return 1024 + (c->name ? strlen(c->name) : 0) + (c->lib_name ? strlen(c->lib_name) : 0) +
@@ -972,7 +1064,7 @@ typedef struct busy_slot {
 static struct event_base *busy_base;
 static busy_slot *busy_slots; /* by descriptor */
 static int busy_nslots;
-static struct event *busy_listen[17];
+static struct event *busy_listen[33];
 static client *busy_caller;
 
 void net_busy_begin(client *caller)

@@ -35,7 +35,7 @@ long long net_held_clients(void);
 
 /* Open the TCP listeners (cfg.bind, cfg.port) and the unix socket. 0 / -1. */
 int net_listen(void);
-/* Close every listener (and unlink the unix socket). */
+/* Close every listener (and unlink the unix socket); drop the TLS context. */
 void net_close_listeners(void);
 
 /* Put c on the pending-write list (idempotent). */
@@ -58,6 +58,12 @@ void log_client_limit(client *c, const char *which, size_t pending);
  * it is logged once the disk takes it, lost if the server stops before), the
  * other replies go out as they are. */
 void net_clients_cron(void);
+/* 1 if c may run a protected action whose directive (enable-debug-command,
+ * enable-protected-configs) is set to `setting` (CFG_PROTECTED_NO / YES /
+ * LOCAL, config.h): yes, or local and c came over the unix socket or from
+ * 127.0.0.1 or ::1, as Redis 7 decides. The log's replay and scripts' clients
+ * are the server's own. */
+int client_protected_allowed(const client *c, int setting);
 /* Bytes enough for client_describe of c (including the terminating NUL). */
 size_t client_describe_cap(const client *c);
 /* Describe c as CLIENT LIST does (one line, no newline) into buf; returns the

@@ -460,6 +460,8 @@ IT_FN int it_server_spawn(it_server *s, const char *const *extra)
     argv[argc++] = portbuf;
     argv[argc++] = "--bind";
     argv[argc++] = "127.0.0.1";
+    argv[argc++] = "--enable-debug-command"; /* closed by default, as in Redis 7; tests use DEBUG */
+    argv[argc++] = "yes";
     for (i = 0; extra && extra[i] && argc < 63; i++)
         argv[argc++] = extra[i];
     argv[argc] = NULL;
@@ -506,7 +508,7 @@ IT_FN int it_server_spawn(it_server *s, const char *const *extra)
 }
 
 /* Start a server on port (0 = a free port, retried if another process takes it
- * first) with "--port N --bind 127.0.0.1" and the NULL-terminated extra
+ * first) with "--port N --bind 127.0.0.1 --enable-debug-command yes" and the NULL-terminated extra
  * arguments, in a new temporary directory. 0, or -1 after printing why. */
 IT_FN int it_server_start_on(it_server *s, int port, const char *const *extra)
 {

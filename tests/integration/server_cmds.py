@@ -54,7 +54,8 @@ class Server:
         for _ in range(5):  # the port may be taken between choosing and binding it
             self.port = free_port()
             with open(self.log, "ab") as log:
-                self.proc = subprocess.Popen([self.binary, "--port", str(self.port)], cwd=self.dir,
+                self.proc = subprocess.Popen([self.binary, "--port", str(self.port), "--enable-debug-command", "yes"],
+                                             cwd=self.dir,
                                              stdout=log, stderr=subprocess.STDOUT)
             deadline = time.time() + TIMEOUT
             while time.time() < deadline and self.proc.poll() is None:

@@ -134,6 +134,22 @@ def raw_command(port, *args, timeout=2.0):
     return buf.split(b"\r\n", 1)[0]
 
 
+_DEBUG_SUPPORT = {}
+
+
+def debug_args(binary):
+    """["--enable-debug-command", "yes"] for a server binary that knows the
+    directive (DEBUG is closed by default, as in Redis 7, and the tests use
+    it), [] for an older build (tests/tools/compare_servers.py runs those)."""
+    if binary not in _DEBUG_SUPPORT:
+        try:
+            with open(binary, "rb") as f:
+                _DEBUG_SUPPORT[binary] = b"enable-debug-command" in f.read()
+        except OSError:
+            _DEBUG_SUPPORT[binary] = True
+    return ["--enable-debug-command", "yes"] if _DEBUG_SUPPORT[binary] else []
+
+
 class Server:
     """A scratchpad-server on a free port in a temporary directory.
 
@@ -141,7 +157,8 @@ class Server:
     srv.port and srv.dir are set once it answers PING. binary= names another
     server executable than server_binary() (e.g. two builds side by side). start() raises
     RuntimeError (with the end of the log) if the server exits or does not
-    answer within start_timeout seconds."""
+    answer within start_timeout seconds. DEBUG is enabled (debug_args); a test
+    of the default passes "--enable-debug-command", "no" (the last word wins)."""
 
     def __init__(self, *extra_args, start_timeout=10.0, stop_timeout=10.0, workdir=None, binary=None):
         self.binary = binary
@@ -162,7 +179,8 @@ class Server:
         self._log = open(self.log_path, "ab")
         for attempt in range(3):
             self.port = free_port()
-            argv = [self.binary or server_binary(), "--port", str(self.port), "--bind", "127.0.0.1"] + self.extra_args
+            binary = self.binary or server_binary()
+            argv = [binary, "--port", str(self.port), "--bind", "127.0.0.1"] + debug_args(binary) + self.extra_args
             self.proc = subprocess.Popen(argv, cwd=self.dir, stdin=subprocess.DEVNULL,
                                          stdout=self._log, stderr=subprocess.STDOUT)
             if self._wait_ready():

@@ -271,13 +271,13 @@ static void test_every_active_line_names_a_row(void)
 
 static void test_the_file_sets_every_row_to_its_default(void)
 {
-    static char deflt[64][FMT_CAP];
+    static char deflt[128][FMT_CAP];
     char now[FMT_CAP], msg[MSG_CAP];
     const cfg_def *d;
     int i;
 
     cfg_defaults();
-    for (d = cfg_table, i = 0; d->name && i < 64; d++, i++)
+    for (d = cfg_table, i = 0; d->name && i < 128; d++, i++)
         cfg_format(d, deflt[i], FMT_CAP);
     CHECK(d->name == NULL);
     for (d = cfg_table; d->name; d++)
@@ -288,7 +288,7 @@ static void test_the_file_sets_every_row_to_its_default(void)
         cfg_defaults();
         return;
     }
-    for (d = cfg_table, i = 0; d->name && i < 64; d++, i++) {
+    for (d = cfg_table, i = 0; d->name && i < 128; d++, i++) {
         cfg_format(d, now, sizeof(now));
         if (strcmp(now, deflt[i]) != 0)
             fprintf(stderr, "    %s: the file gives '%s', the table's default is '%s'\n", d->name, now, deflt[i]);

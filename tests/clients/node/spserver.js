@@ -114,7 +114,8 @@ class Server {
             const log = fs.openSync(this.logPath, 'a');
             this.exitStatus = undefined;
             this.proc = childProcess.spawn(this.binary,
-                ['--port', String(this.port), '--bind', '127.0.0.1', ...this.extraArgs],
+                ['--port', String(this.port), '--bind', '127.0.0.1', '--enable-debug-command', 'yes',
+                    ...this.extraArgs],
                 {cwd: this.dir, stdio: ['ignore', log, log]});
             fs.closeSync(log);
             this.exited = new Promise((resolve) => {
