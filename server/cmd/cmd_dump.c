@@ -625,8 +625,10 @@ static void cmd_restore(client *c)
     s = scratch_db(c->db);
     on_new = db_on_new; /* the key is not in the keyspace yet: no "new" event */
     db_on_new = NULL;
-    built = load_value(s, key, (const unsigned char *)payload->p,
-                       (const unsigned char *)payload->p + payload->len - 10) == 0;
+    /* As Redis, the value is read from the whole payload, trailer included: a
+     * value cut short reads into the version and CRC bytes. */
+    built = load_value(s, key, (const unsigned char *)payload->p, (const unsigned char *)payload->p + payload->len) ==
+            0;
     db_on_new = on_new;
     e = db_find_raw(s, key->p, key->len);
     if (!built || !e) {

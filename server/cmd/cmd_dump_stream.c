@@ -1,4 +1,5 @@
-/* cmd_dump_stream.c -- DUMP and RESTORE of streams (dump_int.h).
+/* cmd_dump_stream.c -- DUMP and RESTORE of streams, and of the types Redis
+ * does not have (dump_int.h).
  *
  * Redis 7.0's RDB_TYPE_STREAM_LISTPACKS_2: the radix tree's nodes (a 16-byte
  * big-endian master id, then the node's listpack: core/xstream.h's blocks are
@@ -17,13 +18,17 @@
  * live ids increasing, the length, the last id not below the last entry,
  * groups and consumers unique, every PEL entry pending once and owned by
  * exactly one consumer. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/dump_int.h"
 #include "core/dumpfmt.h"
+#include "core/lz/lzval.h"
 #include "core/mem.h"
 #include "core/util.h"
+#include "keyspace/type.h"
+#include "keyspace/vcomp.h"
 #include "types/stream/stream.h"
 
 static void put_id_raw(rdb_out *o, const xs_id *id)
@@ -385,13 +390,159 @@ int load_stream(db *d, const sarg *key, int type, const unsigned char **p, const
     return 0;
 }
 
+/* ---- a type Redis does not have (a scratchpad) ----
+ *
+ * RDB_TYPE_SCRATCHPAD's body is the type's own log records for the key (its
+ * row's rewrite, docs/aof.md): the number of records, then per record its
+ * argument count and arguments as RDB strings, the key left out (every record
+ * of a key names it second; RESTORE puts the new key there). Compressed
+ * contents are written decompressed: the restored value compresses them
+ * again by its own settings. RESTORE applies the records through the row's
+ * effects table (only its internal effects, no command), in a private
+ * database, as the log's replay does. */
+
+typedef struct own_out {
+    const dbent *e;
+    rdb_out body;    /* the records written so far */
+    rdb_out rec;     /* the record being collected: its arguments */
+    uint64_t nargs;  /* in rec */
+    uint64_t nrecs;  /* in body */
+    int bad;         /* a record not naming the key second, or a bad chunk */
+} own_out;
+
+static void own_begin(void *ctx, int dbid)
+{
+    own_out *w = ctx;
+    w->rec.len = 0;
+    w->nargs = 0;
+}
+
+static void own_arg(void *ctx, const void *p, size_t n)
+{
+    own_out *w = ctx;
+    if (w->nargs++ == 1) { /* the key */
+        if (n != dbent_klen(w->e) || memcmp(p, dbent_key(w->e), n) != 0)
+            w->bad = 1;
+        return;
+    }
+    rdb_put_string(&w->rec, p, n);
+}
+
+static void own_arg_lzval(void *ctx, const struct lzval *v)
+{
+    own_out *w = ctx;
+    size_t n = lzval_len(v);
+    char *tmp = xmalloc(n ? n : 1);
+    if (lzval_read(v, 0, n, tmp, vc_lzcache()) < 0)
+        w->bad = 1;
+    else
+        own_arg(ctx, tmp, n);
+    xfree(tmp);
+}
+
+static void own_end(void *ctx)
+{
+    own_out *w = ctx;
+    if (w->nargs < 2)
+        w->bad = 1;
+    rdb_put_len(&w->body, w->nargs - 1);
+    rdb_put(&w->body, w->rec.p, w->rec.len);
+    w->nrecs++;
+}
+
 int dump_own(const dbent *e, rdb_out *o, const char **why)
 {
-    *why = "ERR not yet";
+    const type_def *t = type_of(e);
+    own_out w = {.e = e};
+    effect_out eo = {.begin = own_begin, .arg = own_arg, .arg_lzval = own_arg_lzval, .end = own_end, .ctx = &w};
+    char msg[256];
+    int rc = -1;
+
+    *why = "ERR value is corrupt: a compressed chunk failed to decompress";
+    if (!t->rewrite || !t->effects || t->rewrite(&eo, 0, e, -1, db_now, msg, sizeof(msg)) < 0 || w.bad)
+        goto done;
+    rdb_put_byte(o, RDB_TYPE_SCRATCHPAD);
+    rdb_put_len(o, w.nrecs);
+    rdb_put(o, w.body.p, w.body.len);
+    rc = 0;
+done:
+    rdb_out_free(&w.body);
+    rdb_out_free(&w.rec);
+    return rc;
+}
+
+static struct lzval *own_take_lzval(effect_replay *r, const effect_arg *a)
+{
+    return NULL; /* the payload holds no compressed argument */
+}
+
+static int own_bad_value(effect_replay *r, int dbid, const effect_arg *key, const effect_arg *part, char *why,
+                         size_t whylen)
+{
+    snprintf(why, whylen, "bad value");
     return -1;
+}
+
+static int own_left_out(effect_replay *r, int dbid, const effect_arg *key, const effect_arg *part, int forget)
+{
+    return 0;
+}
+
+static void own_skipped(effect_replay *r, int dbid, const effect_arg *name, const effect_arg *key,
+                        const effect_arg *part)
+{
 }
 
 int load_own(db *d, const sarg *key, const unsigned char **p, const unsigned char *end)
 {
-    return -1;
+    const type_def *t = type_table[OBJ_SCRATCHPAD];
+    effect_replay r = {.take_lzval = own_take_lzval, .bad_value = own_bad_value, .left_out = own_left_out,
+                       .skipped = own_skipped};
+    uint64_t nrecs, i, argc, j;
+    effect_arg *a = NULL;
+    char **bufs = NULL, why[256];
+    const type_effect *te;
+    dbent *e;
+    int rc = -1;
+
+    if (!t || !t->effects || rdb_get_len(p, end, &nrecs) < 0 || nrecs == 0)
+        return -1;
+    for (i = 0; i < nrecs; i++) {
+        if (rdb_get_len(p, end, &argc) < 0 || argc == 0 || argc > (uint64_t)(end - *p))
+            goto done;
+        a = xcalloc(argc + 1, sizeof(effect_arg));
+        bufs = xcalloc(argc + 1, sizeof(char *));
+        for (j = 0; j <= argc; j++) {
+            size_t n;
+            if (j == 1) {
+                a[1].p = key->p;
+                a[1].len = key->len;
+                continue;
+            }
+            if (dump_get_string(p, end, &bufs[j], &n) < 0)
+                goto done;
+            a[j].p = bufs[j];
+            a[j].len = n;
+        }
+        for (te = t->effects; te->name; te++)
+            if (strlen(te->name) == a[0].len && memcmp(te->name, a[0].p, a[0].len) == 0)
+                break;
+        if (!te->name || te->apply(&r, d, 0, a, (int)argc + 1, why, sizeof(why)) < 0)
+            goto done;
+        for (j = 0; j <= argc; j++)
+            xfree(bufs[j]);
+        xfree(bufs);
+        xfree(a);
+        bufs = NULL;
+        a = NULL;
+    }
+    e = db_find_raw(d, key->p, key->len);
+    rc = e && e->type == OBJ_SCRATCHPAD ? 0 : -1;
+done:
+    if (bufs)
+        for (j = 0; j <= argc; j++)
+            xfree(bufs[j]);
+    xfree(bufs);
+    xfree(a);
+    return rc;
 }

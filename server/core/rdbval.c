@@ -19,6 +19,7 @@
  * byte or 0xFE and 32 bits, 0xFF at the end. */
 #include "rdbval.h"
 
+#include <limits.h>
 #include <lzf.h>
 #include <math.h>
 #include <stdio.h>
@@ -225,7 +226,7 @@ size_t rdb_fmt_score(char *buf, double d)
         return (size_t)sprintf(buf, "nan");
     if (isinf(d))
         return (size_t)sprintf(buf, d < 0 ? "-inf" : "inf");
-    if (d > -4503599627370495.0 && d < 4503599627370496.0 && d == (double)(long long)d)
+    if (d >= (double)(-LLONG_MAX / 2) && d <= (double)(LLONG_MAX / 2) && d == (double)(long long)d)
         return ll_to_str(buf, (long long)d);
     return (size_t)sprintf(buf, "%.17g", d);
 }

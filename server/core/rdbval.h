@@ -87,7 +87,7 @@ void rdb_lp_int(rdb_out *lp, int64_t v);
 void rdb_lp_end(rdb_out *lp, uint32_t count);
 
 /* The decimal text of d as Redis 7.0's d2string writes a score into a
- * listpack (an integral value in range, -0 too, as an integer, else %.17g,
+ * listpack (an integral value within +-LLONG_MAX/2, -0 too, as an integer, else %.17g,
  * "inf", "-inf", "nan"); returns its length (buf: at least 32 bytes). */
 size_t rdb_fmt_score(char *buf, double d);
 
