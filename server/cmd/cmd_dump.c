@@ -343,7 +343,8 @@ static int load_list(db *d, const sarg *key, int type, const unsigned char **p, 
         return -1;
     for (i = 0; i < n; i++) {
         container = 2;
-        if (type == RDB_TYPE_LIST_QUICKLIST_2 && (rdb_get_len(p, end, &container) < 0 || container < 1 || container > 2))
+        if (type == RDB_TYPE_LIST_QUICKLIST_2 &&
+            (rdb_get_len(p, end, &container) < 0 || container < 1 || container > 2))
             return -1;
         if (get_str(p, end, &s, &sl) < 0)
             return -1;
@@ -474,8 +475,10 @@ static int load_hash(db *d, const sarg *key, int type, const unsigned char **p, 
         int bad = 0;
         if (get_str(p, end, &s, &sl) < 0)
             return -1;
-        if (open_blob(type == RDB_TYPE_HASH_ZIPMAP ? 'm' : type == RDB_TYPE_HASH_ZIPLIST ? 'z' : 'l', s, sl, &it, &n) <
-                0 ||
+        if (open_blob(type == RDB_TYPE_HASH_ZIPMAP    ? 'm'
+                      : type == RDB_TYPE_HASH_ZIPLIST ? 'z'
+                                                      : 'l',
+                      s, sl, &it, &n) < 0 ||
             n == 0 || n % 2) {
             xfree(s);
             return -1;

@@ -195,8 +195,8 @@ static int load_node(stream *s, const char *key, size_t klen, const char *lpb, s
         return -1;
     if (rdb_lp_open(&it, (const unsigned char *)lpb, lplen, &count) < 0)
         return -1;
-    if (next_int(&it, &live) < 0 || next_int(&it, &deleted) < 0 || next_int(&it, &nmf) < 0 || live < 0 ||
-        deleted < 0 || nmf < 0 || (uint64_t)nmf > count)
+    if (next_int(&it, &live) < 0 || next_int(&it, &deleted) < 0 || next_int(&it, &nmf) < 0 || live < 0 || deleted < 0 ||
+        nmf < 0 || (uint64_t)nmf > count)
         return -1;
     names = (size_t)nmf;
     cap = names * 2 + 16;
@@ -403,11 +403,11 @@ int load_stream(db *d, const sarg *key, int type, const unsigned char **p, const
 
 typedef struct own_out {
     const dbent *e;
-    rdb_out body;    /* the records written so far */
-    rdb_out rec;     /* the record being collected: its arguments */
-    uint64_t nargs;  /* in rec */
-    uint64_t nrecs;  /* in body */
-    int bad;         /* a record not naming the key second, or a bad chunk */
+    rdb_out body;   /* the records written so far */
+    rdb_out rec;    /* the record being collected: its arguments */
+    uint64_t nargs; /* in rec */
+    uint64_t nrecs; /* in body */
+    int bad;        /* a record not naming the key second, or a bad chunk */
 } own_out;
 
 static void own_begin(void *ctx, int dbid)
@@ -496,8 +496,8 @@ static void own_skipped(effect_replay *r, int dbid, const effect_arg *name, cons
 int load_own(db *d, const sarg *key, const unsigned char **p, const unsigned char *end)
 {
     const type_def *t = type_table[OBJ_SCRATCHPAD];
-    effect_replay r = {.take_lzval = own_take_lzval, .bad_value = own_bad_value, .left_out = own_left_out,
-                       .skipped = own_skipped};
+    effect_replay r = {
+        .take_lzval = own_take_lzval, .bad_value = own_bad_value, .left_out = own_left_out, .skipped = own_skipped};
     uint64_t nrecs, i, argc, j;
     effect_arg *a = NULL;
     char **bufs = NULL, why[256];

@@ -42,8 +42,7 @@ static void string_round_trip(const char *s, size_t n)
 
     rdb_put_string(&o, s, n);
     p = o.p;
-    if (dump_get_string(&p, o.p + o.len, &back, &bn) < 0 || bn != n || memcmp(back, s, n) != 0 ||
-        p != o.p + o.len)
+    if (dump_get_string(&p, o.p + o.len, &back, &bn) < 0 || bn != n || memcmp(back, s, n) != 0 || p != o.p + o.len)
         fail("a string written by rdb_put_string does not decode back");
     xfree(back);
     rdb_out_free(&o);

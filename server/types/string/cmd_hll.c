@@ -82,8 +82,8 @@ static void cmd_pfadd(client *c)
     int updated = 0, j, r;
     unsigned char *p;
 
-    if (e && e->type == OBJ_STRING && sv_len(e) == HLL_DENSE_SIZE &&
-        (p = (unsigned char *)sv_ptr_mut(e)) != NULL && hll_valid(p, HLL_DENSE_SIZE) && p[4] == HLL_ENC_DENSE) {
+    if (e && e->type == OBJ_STRING && sv_len(e) == HLL_DENSE_SIZE && (p = (unsigned char *)sv_ptr_mut(e)) != NULL &&
+        hll_valid(p, HLL_DENSE_SIZE) && p[4] == HLL_ENC_DENSE) {
         for (j = 2; j < c->argc; j++)
             updated |= hll_dense_add(p, c->argv[j].p, c->argv[j].len);
         if (updated) {
