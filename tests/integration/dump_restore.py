@@ -14,7 +14,8 @@ entries, consumer groups and PELs), then:
     same OBJECT ENCODING;
   - payloads in the older formats Redis 7.0 still reads (the linked list,
     ziplists of lists, hashes and sorted sets, the quicklist of ziplists, the
-    zipmap, text scores), built here, restore the same on both;
+    zipmap, text scores, the first stream format), built here, restore the
+    same on both;
   - TTL, ABSTTL (future and past, with REPLACE deleting the old key), REPLACE,
     IDLETIME, FREQ, BUSYKEY, bad options, a bad checksum, a newer RDB
     version, a truncated payload, an empty collection, a duplicate member,
@@ -113,6 +114,51 @@ def zipmap(pairs):
     for k, v in pairs:
         out += bytes([len(k)]) + k.encode() + bytes([len(v)]) + b"\x00" + v.encode()
     return out + b"\xff"
+
+
+def skip_rdb_string(b, i):
+    """The offset past the RDB string at b[i]."""
+    t = b[i] >> 6
+    if t == 0:
+        return i + 1 + (b[i] & 0x3f)
+    if t == 1:
+        return i + 2 + (((b[i] & 0x3f) << 8) | b[i + 1])
+    if b[i] == 0x80:
+        return i + 5 + int.from_bytes(b[i + 1:i + 5], "big")
+    if b[i] in (0xC0, 0xC1, 0xC2):
+        return i + 1 + (1 << (b[i] - 0xC0))
+    assert b[i] == 0xC3, b[i]
+    j = i + 1
+    clen, j = read_len(b, j)
+    _, j = read_len(b, j)
+    return j + clen
+
+
+def read_len(b, i):
+    t = b[i] >> 6
+    if t == 0:
+        return b[i] & 0x3f, i + 1
+    if t == 1:
+        return ((b[i] & 0x3f) << 8) | b[i + 1], i + 2
+    return int.from_bytes(b[i + 1:i + 5], "big"), i + 5
+
+
+def stream_v1(dump):
+    """A group-less stream's RDB_TYPE_STREAM_LISTPACKS_2 DUMP as Redis 5 / 6's RDB_TYPE_STREAM_LISTPACKS:
+    the nodes, the length and the last id kept, the 7.0 counters dropped."""
+    b = dump[:-10]
+    assert b[0] == 19
+    n, i = read_len(b, 1)
+    for _ in range(2 * n):
+        i = skip_rdb_string(b, i)
+    j = i
+    for _ in range(3):  # length, last id
+        _, j = read_len(b, j)
+    k = j
+    for _ in range(5):  # first id, max deleted id, entries added
+        _, k = read_len(b, k)
+    assert b[k:] == b"\x00", b[k:]
+    return b"\x0f" + b[1:j] + b"\x00"
 
 
 # ---- reading values back ----
@@ -250,6 +296,8 @@ def run(rep, rng, r, s, red, srv):
         "ziplist hash (13)": b"\x0d" + rstr(ziplist(["f", "v", "n", 12, "x" * 60, "y"])),
         "quicklist of ziplists (14)": b"\x0e" + rlen(2) + rstr(ziplist(["a", "b", 3])) + rstr(ziplist(["d", 400])),
     }
+
+    old["stream, first format (15)"] = stream_v1(r.dump("x:big"))
 
     def older():
         for what, body in old.items():
