@@ -163,23 +163,15 @@ static void dump_set(const dbent *e, rdb_out *o)
     set_iter it;
     set_elem m;
 
-    if (strcmp(set_encoding(e), "intset") == 0) {
+    if (set_intset_width(e)) {
         /* Redis's intset: width and count (32 bits each), then the members
-         * ascending, all little-endian, in the narrowest width that holds
-         * every member (ours never narrows either: the same bytes). */
+         * ascending, all little-endian, in the widest width it needed so far
+         * (an intset never narrows, here as in Redis: the same bytes). */
         uint64_t n = set_card(e), i = 0;
         unsigned char *buf;
-        int width = 2, k;
+        int width = set_intset_width(e), k;
         long long v;
 
-        set_iter_init(&it, e);
-        while (set_iter_next(&it, &m)) {
-            str_to_ll(m.p, m.len, &v);
-            if (v < INT16_MIN || v > INT16_MAX)
-                width = width < 4 ? 4 : width;
-            if (v < INT32_MIN || v > INT32_MAX)
-                width = 8;
-        }
         buf = xmalloc(8 + n * (uint64_t)width);
         for (k = 0; k < 4; k++) {
             buf[k] = (unsigned char)((uint32_t)width >> (8 * k));
@@ -380,6 +372,13 @@ static int load_set(db *d, const sarg *key, int type, const unsigned char **p, c
             return -1;
         }
         e = set_create_intset(d, key->p, key->len);
+        if (it.width > 2) {
+            /* The payload's width, which Redis keeps: an intset widens for
+             * a member that needs it and never narrows back. */
+            const char *wide = it.width == 4 ? "-2147483648" : "-9223372036854775808";
+            set_add(e, wide, strlen(wide));
+            set_remove(e, wide, strlen(wide));
+        }
         while (rdb_next(&it, &m, &ml, NULL))
             set_add(e, m, ml);
         xfree(s);

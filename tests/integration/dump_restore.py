@@ -216,6 +216,8 @@ def make_keys(r):
     r.sadd("set:i16", 1, 2, -3, 300)
     r.sadd("set:i32", 1, 70000, -5)
     r.sadd("set:i64", 1, 2 ** 40, -(2 ** 50))
+    r.sadd("set:narrowed", 1, 2, 2 ** 40)
+    r.srem("set:narrowed", 2 ** 40)  # an intset keeps its width
     r.sadd("set:ht", "a", "b", "c", "1")
     r.sadd("set:bigint", *range(600))
     r.zadd("z:lp", {"a": 1.5, "b": 0.1, "c": 3, "d": -2, "e": 1e300, "f": float("inf"), "g": -0.0, "h": 2 ** 60})
