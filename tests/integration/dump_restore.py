@@ -240,6 +240,9 @@ def make_keys(r):
     r.xreadgroup("g1", "bob", {"x:groups": ">"}, count=1)
     r.xack("x:groups", "g1", "1-1")
     r.xgroup_createconsumer("x:groups", "g0", "carol")
+    r.xadd("x:grouponly", {"f": "v"}, id="5-5")
+    r.xgroup_create("x:grouponly", "g", id="0")
+    r.xgroup_create("x:grouponly", "g2", id="$")
 
 
 # Keys whose DUMP bytes differ by design: hash tables' order is each server's own,
@@ -283,7 +286,10 @@ def run(rep, rng, r, s, red, srv):
             assert a == b, "%s %s: %r != %r" % (name, k, a, b)
             ea, eb = src.object("encoding", k), dst.object("encoding", k + ":x")
             assert ea == eb or b"lz4" in (ea, eb), "%s %s: encoding %r != %r" % (name, k, ea, eb)
-            assert dst.dump(k + ":x") == src.dump(k) or k in NONDETERMINISTIC, "%s %s: DUMP again differs" % (name, k)
+            # DUMP of the restored key gives the payload back (a stream's times included), but for a hash
+            # table's order
+            assert dst.dump(k + ":x") == src.dump(k) or (k in NONDETERMINISTIC and k != "x:groups"), \
+                "%s %s: DUMP again differs" % (name, k)
     rep.case("every key DUMPed by redis-server RESTOREs into Scratchpad with the same contents and encoding",
              cross, r, s, "redis->scratchpad")
     rep.case("every key DUMPed by Scratchpad RESTOREs into redis-server with the same contents and encoding",
