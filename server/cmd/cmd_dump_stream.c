@@ -15,7 +15,8 @@
  * RESTORE rebuilds the blocks node for node and checks what Redis's deep
  * sanitization checks: each listpack's master entry and entries (flags, the
  * element count each entry ends with, the node's live and deleted counts),
- * live ids increasing, the length, the last id not below the last entry,
+ * nodes in master id order, each starting at its master id, live ids
+ * increasing, the length, the last id not below the last entry,
  * groups and consumers unique, every PEL entry pending once and owned by
  * exactly one consumer. */
 #include <stdio.h>
@@ -178,7 +179,8 @@ static int next_str(rdb_iter *it, strbuf *b, size_t *off, size_t *len)
 }
 
 /* One node: its master id key and listpack, appended to s. 0, or -1. */
-static int load_node(stream *s, const char *key, size_t klen, const char *lpb, size_t lplen, xs_id *prev, int *any)
+static int load_node(stream *s, const char *key, size_t klen, const char *lpb, size_t lplen, xs_id *prev, int *any,
+                     xs_id *prev_master, int nth)
 {
     rdb_iter it;
     uint64_t count;
@@ -191,8 +193,9 @@ static int load_node(stream *s, const char *key, size_t klen, const char *lpb, s
     int64_t seen_live = 0, seen_deleted = 0;
     int first = 1, rc = -1;
 
-    if (klen != 16 || get_id_raw(&kp, kp + 16, &master) < 0)
-        return -1;
+    if (klen != 16 || get_id_raw(&kp, kp + 16, &master) < 0 || (nth > 0 && xs_id_cmp(&master, prev_master) <= 0))
+        return -1; /* nodes in master id order, as Redis's radix tree keeps them */
+    *prev_master = master;
     if (rdb_lp_open(&it, (const unsigned char *)lpb, lplen, &count) < 0)
         return -1;
     if (next_int(&it, &live) < 0 || next_int(&it, &deleted) < 0 || next_int(&it, &nmf) < 0 || live < 0 || deleted < 0 ||
@@ -234,6 +237,8 @@ static int load_node(stream *s, const char *key, size_t klen, const char *lpb, s
             fv[2 * i + 1].p = sb.p + offs[vi];
             fv[2 * i + 1].len = lens[vi];
         }
+        if (first && (dms != 0 || dseq != 0))
+            goto done; /* a node's master id is its first entry's */
         id.ms = master.ms + (uint64_t)dms;
         id.seq = master.seq + (uint64_t)dseq;
         if (!(flags & 1)) {
@@ -350,7 +355,7 @@ int load_stream(db *d, const sarg *key, int type, const unsigned char **p, const
 {
     stream *s = stream_of(stream_create(d, key->p, key->len));
     uint64_t nodes, i, length, ngroups;
-    xs_id prev = {0, 0}, last, first, maxdel = {0, 0};
+    xs_id prev = {0, 0}, last, first, maxdel = {0, 0}, prev_master = {0, 0};
     int any = 0;
 
     if (rdb_get_len(p, end, &nodes) < 0)
@@ -365,7 +370,7 @@ int load_stream(db *d, const sarg *key, int type, const unsigned char **p, const
             xfree(k);
             return -1;
         }
-        bad = load_node(s, k, kl, lp, ll, &prev, &any);
+        bad = load_node(s, k, kl, lp, ll, &prev, &any, &prev_master, (int)(i > 0));
         xfree(k);
         xfree(lp);
         if (bad)
