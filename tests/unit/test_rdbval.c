@@ -9,6 +9,7 @@
  * refused. A payload's trailer checked. Scores formatted as Redis's d2string. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "dumpfmt.h"
 #include "mem.h"
@@ -49,9 +50,25 @@ static void a_listpack_round_trips_to_the_same_bytes(void)
 
 static void integers_and_lengths_at_every_boundary_round_trip(void)
 {
-    static const long long ints[] = {0, 127, 128, -1, -4096, 4095, 4096, -4097, 32767, -32768, 32768,
-                                     8388607, -8388608, 8388608, 2147483647, -2147483648LL, 2147483648LL,
-                                     9223372036854775807LL, -9223372036854775807LL - 1};
+    static const long long ints[] = {0,
+                                     127,
+                                     128,
+                                     -1,
+                                     -4096,
+                                     4095,
+                                     4096,
+                                     -4097,
+                                     32767,
+                                     -32768,
+                                     32768,
+                                     8388607,
+                                     -8388608,
+                                     8388608,
+                                     2147483647,
+                                     -2147483648LL,
+                                     2147483648LL,
+                                     9223372036854775807LL,
+                                     -9223372036854775807LL - 1};
     static const size_t lens[] = {0, 63, 64, 100, 4095, 4096, 20000};
     rdb_out lp = {0};
     rdb_iter it;
@@ -237,6 +254,28 @@ static void trailers_and_scores(void)
     CHECK(strcmp((rdb_fmt_score(buf, -1.0 / 0.0), buf), "-inf") == 0);
 }
 
+static void an_lzf_string_claiming_4_gb_is_refused(void)
+{
+    /* 0xC3, compressed length 2, raw length 2^32 - 1: refused before its
+     * buffer is allocated (RESTORE's payloads are a client's bytes). */
+    static const unsigned char s[] = {0xC3, 0x02, 0x80, 0xff, 0xff, 0xff, 0xff, 0x00, 'a'};
+    const unsigned char *p = s;
+    char *out = NULL;
+    size_t n;
+#ifndef __SANITIZE_ADDRESS__
+    /* A 1 GB address space: a 4 GB allocation would abort the test (xmalloc). */
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_AS, &old);
+    lim = old;
+    lim.rlim_cur = (rlim_t)1 << 30;
+    setrlimit(RLIMIT_AS, &lim);
+#endif
+    CHECK(dump_get_string(&p, s + sizeof(s), &out, &n) < 0 && out == NULL && p == s);
+#ifndef __SANITIZE_ADDRESS__
+    setrlimit(RLIMIT_AS, &old);
+#endif
+}
+
 int main(void)
 {
     RUN(a_listpack_round_trips_to_the_same_bytes, "a list's listpack is written as redis-server's and reads back");
@@ -246,6 +285,8 @@ int main(void)
     RUN(strings_are_written_as_redis_writes_them, "strings are integer-encoded, plain or LZF as Redis decides");
     RUN(ziplists_zipmaps_and_intsets_read_and_damage_is_refused,
         "ziplists, zipmaps and intsets read; a wrong previous length, a cut, disorder and a bad width are refused");
+    RUN(an_lzf_string_claiming_4_gb_is_refused,
+        "an LZF string claiming 4 GB from 2 bytes is refused, nothing allocated");
     RUN(trailers_and_scores, "a payload's trailer is checked, and scores print as Redis 7.0's d2string");
     return TEST_DONE();
 }
