@@ -22,6 +22,7 @@ entries, consumer groups and PELs), then:
     an unknown type and random bytes with a good checksum answer the same
     bytes on both (redis-server with sanitize-dump-payload yes, the checks
     Scratchpad always makes);
+  - the keyspace notifications (new, restore, del) are redis-server's;
   - redis-py's dump() / restore() with its options;
   - a scratchpad (SP.*) DUMPs in a type of its own that restores into
     Scratchpad whole and that redis-server refuses ("ERR Bad data format");
@@ -484,6 +485,31 @@ def run(rep, rng, r, s, red, srv):
             c.config_set("maxmemory-policy", "noeviction")
         assert a == b == 77, (a, b)
     rep.case("IDLETIME sets OBJECT IDLETIME and FREQ (under an LFU policy) OBJECT FREQ as in redis-server", idle_freq)
+
+    def notifications():
+        seen = []
+        for c in (r, s):
+            c.config_set("notify-keyspace-events", "KEAn")
+            ps = c.pubsub()
+            ps.psubscribe("__key*__:*")
+            ps.get_message(timeout=1)
+            c.delete("n1")
+            c.restore("n1", 0, good)
+            c.restore("n1", 1000, good, replace=True)
+            c.restore("n1", int(time.time() * 1000) - 5, good, replace=True, absttl=True)
+            c.ping()
+            got = []
+            while True:
+                m = ps.get_message(timeout=0.3)
+                if not m:
+                    break
+                got.append((m["channel"], m["data"]))
+            ps.close()
+            c.config_set("notify-keyspace-events", "")
+            seen.append(got)
+        assert seen[0] == seen[1] and len(seen[0]) >= 8, seen
+    rep.case("RESTORE's keyspace notifications (new, restore, and del for a REPLACE already expired) are "
+             "redis-server's, in its order", notifications)
 
     def redis_py():
         d = s.dump("z:lp")
