@@ -141,6 +141,8 @@ def read_len(b, i):
         return b[i] & 0x3f, i + 1
     if t == 1:
         return ((b[i] & 0x3f) << 8) | b[i + 1], i + 2
+    if b[i] == 0x81:
+        return int.from_bytes(b[i + 1:i + 9], "big"), i + 9
     return int.from_bytes(b[i + 1:i + 5], "big"), i + 5
 
 
