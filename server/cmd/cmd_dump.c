@@ -40,7 +40,6 @@
 #include "core/util.h"
 #include "keyspace/type.h"
 #include "net/reply.h"
-#include "server.h"
 #include "types/hash/hash.h"
 #include "types/list/list.h"
 #include "types/set/set.h"
@@ -296,7 +295,8 @@ static void push_all(dbent *e, rdb_iter *it)
         ql_push(list_ql(e), 1, p, n);
 }
 
-/* Open a container blob of kind (an RDB_TYPE_* naming it) as an iterator. */
+/* Open a container blob as an iterator: kind 'l' listpack, 'z' ziplist, 'm'
+ * zipmap, else intset. */
 static int open_blob(int kind, const char *b, size_t n, rdb_iter *it, uint64_t *count)
 {
     const unsigned char *u = (const unsigned char *)b;
