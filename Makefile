@@ -21,7 +21,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BUILD   ?= build
-PKGS    := libevent openssl liblz4 libxxhash libpcre2-8 nettle libisal lua5.1-cjson lua5.1-bitop lua5.1
+PKGS    := libevent openssl liblz4 libxxhash libpcre2-8 nettle libisal lua5.1-cjson lua5.1-bitop lua5.1 liblzf
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 HIREDIS_CFLAGS := $(shell pkg-config --cflags hiredis 2>/dev/null)
@@ -132,7 +132,7 @@ format:
 	@FORMAT_BASE='$(FORMAT_BASE)' sh tests/format.sh apply
 
 # Debian packages: what building needs, and what the tests need on top.
-BUILD_DEBS := build-essential pkg-config libevent-dev libssl-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libjansson-dev
+BUILD_DEBS := build-essential pkg-config libevent-dev libssl-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libjansson-dev liblzf-dev
 TEST_DEBS  := redis-tools redis-server openssl python3-redis gnuplot-nox python3-pip python3-venv python3-setuptools python3-pytest
 deps-build:
 	@sh tests/install-deps.sh $(BUILD_DEBS)

@@ -40,6 +40,7 @@ static const cmd_def *table_list[] = {
     cmd_table_eval,
     cmd_table_function,
     cmd_table_sort,
+    cmd_table_dump,
     cmd_table_bitmap,
     cmd_table_hll,
     cmd_table_geo,

@@ -42,6 +42,7 @@ extern const cmd_def cmd_table_monitor[];
 extern const cmd_def cmd_table_eval[];
 extern const cmd_def cmd_table_function[];
 extern const cmd_def cmd_table_sort[];
+extern const cmd_def cmd_table_dump[];
 extern const cmd_def cmd_table_bitmap[];
 extern const cmd_def cmd_table_hll[];
 extern const cmd_def cmd_table_geo[];

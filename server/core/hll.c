@@ -336,6 +336,14 @@ int hll_add(hll_buf *b, const void *ele, size_t n, size_t sparse_max)
     return hll_set_register(b, i, v, sparse_max);
 }
 
+int hll_dense_add(unsigned char *p, const void *ele, size_t n)
+{
+    int v;
+    uint32_t i = element_slot(ele, n, &v);
+
+    return dense_raise(p + HLL_HDR_SIZE, i, v);
+}
+
 /* Visit the registers of p[0..n): fn(ctx, first, run, value) for each run of
  * equal registers the encoding gives. 0, or -1 if the runs do not cover
  * exactly HLL_REGISTERS (a run that would pass the end is corrupt even after

@@ -59,6 +59,10 @@ void hll_buf_free(hll_buf *b);
  * shows when a later element meets a damage); of a dense one, not: the caller
  * calls hll_invalidate after its changes. */
 int hll_add(hll_buf *b, const void *ele, size_t n, size_t sparse_max);
+/* Add an element to the dense HLL at p (HLL_DENSE_SIZE bytes, changed in
+ * place: PFADD needs no copy of the 12 KB): 1 if a register changed, else 0.
+ * The cached cardinality is left as it is (the caller invalidates it). */
+int hll_dense_add(unsigned char *p, const void *ele, size_t n);
 /* Raise register i to at least v (1..63, PFMERGE): as hll_add. */
 int hll_set_register(hll_buf *b, uint32_t i, int v, size_t sparse_max);
 /* Make b dense (nothing if it is): 0, or -1 if corrupt (b unchanged). */

@@ -1,6 +1,8 @@
 /* xstream.c -- a stream's entries in compact blocks (see xstream.h). */
 #include "xstream.h"
 
+#include "rdbval.h"
+
 #include <string.h>
 
 #include "mem.h"
@@ -355,10 +357,16 @@ static size_t entry_body_len(const xs_block *b, const xs_id *id, const xs_str *f
     return n;
 }
 
-void xs_append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t max_bytes, size_t max_entries)
+static const unsigned char *entry_head(const xs_block *b, uint32_t off, int *flags, xs_id *id);
+static uint32_t entry_end(const xs_block *b, uint32_t off);
+static uint32_t entry_start(const xs_block *b, uint32_t end);
+
+/* xs_append, and xs_append_raw's forced new block (fresh). */
+static void append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t max_bytes, size_t max_entries,
+                   int fresh)
 {
     size_t npairs = nfv / 2, body = 0, total = 0, i;
-    xs_block *b = s->nblk ? blk_at(s, s->nblk - 1) : NULL;
+    xs_block *b = s->nblk && !fresh ? blk_at(s, s->nblk - 1) : NULL;
     int same = 1;
     unsigned char *p;
     uint64_t dms;
@@ -437,6 +445,75 @@ void xs_append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t
     b->live++;
     b->last = *id;
     s->len++;
+}
+
+void xs_append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t max_bytes, size_t max_entries)
+{
+    append(s, id, fv, nfv, max_bytes, max_entries, 0);
+}
+
+void xs_append_raw(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, int new_block, int deleted)
+{
+    xs_block *b;
+    uint32_t off;
+
+    append(s, id, fv, nfv, 0, 0, new_block || s->nblk == 0);
+    if (!deleted)
+        return;
+    b = blk_at(s, s->nblk - 1);
+    off = entry_start(b, b->used);
+    b->data[off] |= XS_F_DELETED;
+    b->live--;
+    s->len--;
+}
+
+void xs_block_lp(const xstream *s, size_t bi, rdb_out *lp, xs_id *master)
+{
+    const xs_block *b = blk_at(s, bi);
+    const unsigned char *p;
+    uint64_t n, len, elems = 0, i;
+    uint32_t off;
+
+    *master = b->master;
+    rdb_lp_begin(lp);
+    rdb_lp_int(lp, b->live);
+    rdb_lp_int(lp, (int64_t)(b->count - b->live));
+    rdb_lp_int(lp, b->nmf);
+    p = uv_get(b->data, &n);
+    for (i = 0; i < n; i++) {
+        p = uv_get(p, &len);
+        rdb_lp_str(lp, p, len);
+        p += len;
+    }
+    rdb_lp_int(lp, 0);
+    elems += 4 + n;
+    for (off = b->fend; off < b->used; off = entry_end(b, off)) {
+        int flags;
+        xs_id id;
+        uint64_t pairs, vals;
+        p = entry_head(b, off, &flags, &id);
+        rdb_lp_int(lp, flags & (XS_F_DELETED | XS_F_SAME));
+        rdb_lp_int(lp, (int64_t)(id.ms - b->master.ms));
+        rdb_lp_int(lp, (int64_t)(id.seq - b->master.seq));
+        if (flags & XS_F_SAME) {
+            pairs = b->nmf;
+            vals = pairs;
+        } else {
+            p = uv_get(p, &pairs);
+            rdb_lp_int(lp, (int64_t)pairs);
+            vals = 2 * pairs;
+        }
+        for (i = 0; i < vals; i++) {
+            p = uv_get(p, &len);
+            rdb_lp_str(lp, p, len);
+            p += len;
+        }
+        /* Redis's lp-count: the entry's elements but itself */
+        n = flags & XS_F_SAME ? pairs + 3 : 2 * pairs + 4;
+        rdb_lp_int(lp, (int64_t)n);
+        elems += n + 1;
+    }
+    rdb_lp_end(lp, (uint32_t)(elems > 65535 ? 65535 : elems));
 }
 
 /* ---- reading entries ---- */

@@ -103,6 +103,17 @@ static inline size_t xs_nblocks(const xstream *s)
  * max_entries entries, deleted ones counted (0: no limit). */
 void xs_append(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, size_t max_bytes, size_t max_entries);
 
+/* Append as a stream's serialized form says (RESTORE): to the last block, or
+ * (new_block, or no block yet) a new one whatever its size, then marked
+ * deleted if asked (the ids' order is the caller's to check). */
+void xs_append_raw(xstream *s, const xs_id *id, const xs_str *fv, size_t nfv, int new_block, int deleted);
+/* Block bi (0 .. xs_nblocks - 1) as Redis's stream listpack, into lp
+ * (rdbval.h: rewound first), its master id into *master (DUMP): the master
+ * entry (live and deleted counts, the field names, 0), then every entry,
+ * deleted ones included (flags, id deltas, fields or values, element count). */
+struct rdb_out;
+void xs_block_lp(const xstream *s, size_t bi, struct rdb_out *lp, xs_id *master);
+
 /* Mark entry id deleted: 1 if a live entry was, 0 if none. */
 int xs_delete(xstream *s, const xs_id *id);
 

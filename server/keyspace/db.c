@@ -317,6 +317,19 @@ unsigned db_lfu_freq(const dbent *e)
     return periods > counter ? 0 : counter - periods;
 }
 
+void db_set_clock(dbent *e, long long idle_s, int freq)
+{
+    if (db_lfu) {
+        if (freq >= 0)
+            e->lru = (lfu_minutes() << 8) | (uint32_t)freq;
+    } else if (idle_s >= 0) {
+        long long t = (long long)lru_clock() - idle_s;
+        if (t < 0)
+            t += LRU_MAX;
+        e->lru = (uint32_t)t & LRU_MAX;
+    }
+}
+
 void db_touch(dbent *e)
 {
     unsigned counter;

@@ -133,6 +133,11 @@ uint64_t db_idle_ms(const dbent *e);
 /* e's LFU counter decayed to now, without recording an access (OBJECT FREQ). */
 unsigned db_lfu_freq(const dbent *e);
 
+/* Set e's access clock as RESTORE's IDLETIME / FREQ do (Redis's
+ * objectSetLRUOrLFU): with an LFU policy freq (0..255) if >= 0, else, with an
+ * LRU one, idle_s seconds ago if >= 0; otherwise the clock is left. */
+void db_set_clock(dbent *e, long long idle_s, int freq);
+
 /* Keyspace hits and misses counted by db_lookup (INFO stats). */
 extern long long db_stat_hits, db_stat_misses;
 

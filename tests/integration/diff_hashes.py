@@ -5,7 +5,8 @@ A random stream over a few keys (hashes, and a string to meet WRONGTYPE) of
 every hash command with its options and edge values (integers at the limits,
 -0, inf, nan, exponents, empty fields and values, fields and values across
 hash-max-listpack-value), wrong arities, wrong types both ways, inside MULTI,
-COMMAND INFO of each command, and OBJECT ENCODING at and across small
+COMMAND INFO of each command, DUMP (byte for byte for a listpack, the type
+alone for a hash table, whose order is each server's), and OBJECT ENCODING at and across small
 thresholds that are CONFIG SET on both servers (and changed now and then).
 
 How replies compare: byte for byte, except where Redis leaves the order open:
@@ -19,7 +20,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import difftest  # noqa: E402
+import dump_restore  # noqa: E402  (DUMP's comparison)
 from difftest import Req  # noqa: E402
 
 KEYS = ["h1", "h2", "h3", "{t}h", "s1"]
@@ -253,6 +256,7 @@ def generate_with(resp3):
                 yield Req("OBJECT", "ENCODING", k, cmp=remember_enc)
             else:
                 yield Req("HINCRBYFLOAT", k, "n1", rng.choice(["0.1", "1e17", "-3.3", "7"]))
+                yield Req("DUMP", k, cmp=dump_restore.dump_cmp)
     return generate
 
 

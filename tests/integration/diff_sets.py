@@ -6,7 +6,8 @@ members (integers at the intset's edges, "-0", "007", " 1", non-integers, the
 empty string), counts (negative, zero, huge, non-numbers), SINTERCARD's
 numkeys and LIMIT, SSCAN's MATCH and COUNT, wrong types both ways (set commands
 on a string, string commands on a set), wrong arities, MULTI/EXEC, COPY /
-RENAME / TYPE / OBJECT ENCODING, with a small set-max-intset-entries sent to
+RENAME / TYPE / OBJECT ENCODING / DUMP (byte for byte for an intset, the
+type alone for a hash table, whose order is each server's), with a small set-max-intset-entries sent to
 both servers so the intset and hash-table encodings and the conversions between
 them are met often. Replies are compared byte for byte, as unordered
 collections where Redis leaves the order undefined, and SPOP / SRANDMEMBER by
@@ -17,7 +18,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import difftest  # noqa: E402
+import dump_restore  # noqa: E402  (DUMP's comparison)
 from difftest import Req, UNORDERED  # noqa: E402
 
 KEYS = ["s1", "s2", "s3", "{t}a", "str", "none"]
@@ -135,6 +138,7 @@ def generate_stream(rng, n):
             yield Req("SCARD", k)
         elif c == 11:
             yield Req("OBJECT", "ENCODING", k)
+            yield Req("DUMP", k, cmp=dump_restore.dump_cmp)
         elif c == 12:
             yield Req("SMOVE", k, rng.choice(KEYS), member(rng))
         elif c == 13:

@@ -14,7 +14,10 @@ byte, except fields that hold times (idle, delivery and seen times), the
 radix tree node count and XADD `*` ids, compared by property. Entries are
 of many sizes (numbers, strings past 63 and 4095 bytes) with blocks bounded by
 entries or by bytes: both servers split blocks at the same entries (Redis's
-listpack sizes), so approximate trims and XINFO's block count agree. COMMAND INFO of each command byte for byte.
+listpack sizes), so approximate trims and XINFO's block count agree, and DUMP
+gives redis-server's bytes (its delivery and seen times masked): every node's
+listpack, deleted entries, groups, consumers and PELs. COMMAND INFO of each
+command byte for byte.
 A third stream keeps pending lists of hundreds of entries, acknowledged and
 claimed in random order. SEED=N replays a stream; DIFF_COUNT=N runs longer.
 """
@@ -22,7 +25,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import difftest  # noqa: E402
+import dump_restore  # noqa: E402  (DUMP's comparison)
 from difftest import Req  # noqa: E402
 
 SK = ["s1", "s2", "s3"]
@@ -278,10 +283,12 @@ def generate(rng, n):
         elif r < 0.985:
             dst = rng.choice(SK)
             yield Req(rng.choice(["COPY", "RENAME", "RENAMENX"]), k, dst, *(["REPLACE"] if rng.random() < 0.3 else []))
+            yield Req("DUMP", dst, cmp=dump_restore.dump_cmp)
         elif r < 0.99:
             yield Req("SCAN", "0", "TYPE", rng.choice(["stream", "string"]), "COUNT", "1000", cmp=difftest.UNORDERED)
         else:
             yield Req("DEL", k) if rng.random() < 0.3 else Req("OBJECT", "ENCODING", k)
+            yield Req("DUMP", k, cmp=dump_restore.dump_cmp)
 
 
 def generate_long_pel(rng, n):

@@ -5,7 +5,8 @@ A random stream over a few keys (so that commands meet each other's values):
 the string commands with their options and edge values (negative and huge
 offsets, non-integers, floats with exponents, inf), the key commands (DEL,
 EXISTS, TYPE, RENAME, COPY, MOVE, the EXPIRE family with NX/XX/GT/LT, TTL of
-long expiries only, PERSIST, OBJECT ENCODING of small values), wrong arities
+long expiries only, PERSIST, OBJECT ENCODING of small values, DUMP of every
+value byte for byte, RESTORE of string payloads with its options), wrong arities
 and wrong types, inside and outside MULTI. Every reply must be redis-server's,
 byte for byte (difftest.py). SEED=N replays a stream; DIFF_COUNT=N runs longer.
 """
@@ -13,7 +14,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import difftest  # noqa: E402
+import dump_restore  # noqa: E402  (payloads of RESTORE)
 from difftest import Req, UNORDERED  # noqa: E402
 
 KEYS = ["k1", "k2", "k3", "n1", "n2", "{t}a", "{t}b"]
@@ -44,7 +47,7 @@ def generate(rng, count):
     for i in range(count):
         k = rng.choice(KEYS)
         k2 = rng.choice(KEYS)
-        c = rng.randrange(48)
+        c = rng.randrange(50)
         if c == 0:
             yield Req("SET", k, value(rng))
         elif c == 1:
@@ -153,6 +156,12 @@ def generate(rng, count):
             yield Req("ECHO", value(rng))
         elif c == 46:
             yield Req("RANDOMKEY", cmp=lambda r, s: None if r[0] == s[0] else "types differ")
+        elif c == 47:
+            yield Req("DUMP", k)
+        elif c == 48:
+            yield Req("RESTORE", k, rng.choice(["0", "0", "100000", "-1"]),
+                      dump_restore.payload(b"\x00" + dump_restore.rstr(value(rng))),
+                      *rng.choice([[], ["REPLACE"], ["REPLACE", "IDLETIME", "10"], ["ABSTTL"]]))
         else:
             yield Req("FLUSHDB") if rng.random() < 0.1 else Req("PING")
 

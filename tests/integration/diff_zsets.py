@@ -7,7 +7,7 @@ and AGGREGATE, ...) and edge values (-0, inf, +inf, exclusive bounds,
 non-numbers, negative and huge indexes and counts), wrong types both ways,
 plain sets (SADD: intsets and hash tables) as inputs of ZUNION, ZINTER, ZDIFF,
 ZINTERCARD and the STORE forms, wrong arities, inside MULTI (where BZPOPMIN
-and BZMPOP do not block), the blocking pops' non-blocking paths (data
+and BZMPOP do not block), DUMP byte for byte (listpacks and skiplists), the blocking pops' non-blocking paths (data
 present, or a 0.01 s timeout; their waits are in zset_blocking.py), and
 OBJECT ENCODING across small thresholds set on both servers at the start (and
 changed now and then). The lex-range commands run on keys whose scores are all 0 (Redis leaves them
@@ -20,7 +20,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import difftest  # noqa: E402
+import dump_restore  # noqa: E402  (DUMP's comparison)
 from difftest import Req  # noqa: E402
 
 ZK = ["z1", "z2", "z3", "{t}z"]
@@ -382,6 +384,7 @@ def generate(rng, n):
                 yield Req("SADD", p, *[member(rng) for _ in range(rng.randrange(1, 5))])
         elif c == 49:
             yield Req(rng.choice(["SREM", "SADD"]), rng.choice(PS), member(rng), str(rng.randrange(-3, 12)))
+            yield Req("DUMP", k, cmp=dump_restore.dump_cmp)
         else:
             yield Req("FLUSHDB") if rng.random() < 0.05 else Req("PING")
 

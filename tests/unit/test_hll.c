@@ -2,6 +2,7 @@
  * The expected bytes and counts are redis-server 7.0.15's for the same
  * elements (PFADD then GET / PFCOUNT). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hll.h"
@@ -105,12 +106,36 @@ static void merge_and_raw_count_agree(void)
     hll_buf_free(&b);
 }
 
+static void dense_add_in_place_matches_the_copy(void)
+{
+    hll_buf a;
+    unsigned char *raw;
+    char ele[32];
+    int i, ra, rb;
+
+    hll_buf_new(&a);
+    CHECK(hll_to_dense(&a) == 0 && a.len == HLL_DENSE_SIZE);
+    raw = malloc(HLL_DENSE_SIZE);
+    memcpy(raw, a.p, HLL_DENSE_SIZE);
+    for (i = 0; i < 20000; i++) {
+        int n = snprintf(ele, sizeof(ele), "e%d", i % 15000); /* repeats: some adds change nothing */
+        ra = hll_add(&a, ele, (size_t)n, 3000);
+        rb = hll_dense_add(raw, ele, (size_t)n);
+        CHECK(ra == rb);
+    }
+    CHECK(memcmp(a.p, raw, HLL_DENSE_SIZE) == 0);
+    hll_buf_free(&a);
+    free(raw);
+}
+
 int main(void)
 {
     RUN(a_new_hll_is_one_xzero, "a new HLL is the 16-byte header and one XZERO of 16384 registers, cache valid at 0");
     RUN(three_elements_give_redis_bytes, "PFADD a b c gives redis-server's bytes, with the cache marked stale");
     RUN(counts_match_redis, "the estimate of 20, 1000 and 100000 elements is redis-server's (sparse, then dense)");
     RUN(damage_is_detected, "opcodes covering more or fewer than 16384 registers, and bad headers, are refused");
+    RUN(dense_add_in_place_matches_the_copy,
+        "adding to a dense HLL in place (PFADD's path) gives the bytes and the answers of the copy's");
     RUN(merge_and_raw_count_agree, "counting merged registers gives the same estimate as counting the HLL");
     return TEST_DONE();
 }

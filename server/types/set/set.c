@@ -235,6 +235,11 @@ uint64_t set_card(const dbent *e)
     return ht_count(&((set_ht *)dbent_ptr(e))->h);
 }
 
+int set_intset_width(const dbent *e)
+{
+    return e->enc == SET_ENC_INTSET ? (int)((const intset *)dbent_ptr(e))->width : 0;
+}
+
 const char *set_encoding(const dbent *e)
 {
     return e->enc == SET_ENC_INTSET ? "intset" : "hashtable";

@@ -60,6 +60,9 @@ int set_add(dbent *e, const char *p, size_t n);
 int set_remove(dbent *e, const char *p, size_t n);
 int set_ismember(const dbent *e, const char *p, size_t n);
 uint64_t set_card(const dbent *e);
+/* An intset's bytes per member (2, 4 or 8: the widest it has held, as
+ * Redis's, which DUMP writes), or 0 for a hash table. */
+int set_intset_width(const dbent *e);
 /* "intset" or "hashtable". */
 const char *set_encoding(const dbent *e);
 

@@ -5,7 +5,9 @@
  * A command works on a copy of the value (at most 12 KB for a dense HLL; a
  * sparse one is at most hll-sparse-max-bytes unless a user SET a longer one)
  * and stores it back whole when it changed, through the value layer, which may
- * keep it compressed. A command that meets a corrupt HLL answers
+ * keep it compressed; except PFADD on a dense HLL stored uncompressed, which
+ * changes its registers in place (a dense HLL never changes length; copying
+ * 12 KB per PFADD made it 0.63x redis-server at -P 16). A command that meets a corrupt HLL answers
  * "-INVALIDOBJ Corrupted HLL object detected"; as in Redis, a PFADD keeps the
  * registers it set before it met the damage.
  *
@@ -78,7 +80,20 @@ static void cmd_pfadd(client *c)
     dbent *e = db_lookup_write(c->db, key->p, key->len);
     hll_buf b;
     int updated = 0, j, r;
+    unsigned char *p;
 
+    if (e && e->type == OBJ_STRING && sv_len(e) == HLL_DENSE_SIZE && (p = (unsigned char *)sv_ptr_mut(e)) != NULL &&
+        hll_valid(p, HLL_DENSE_SIZE) && p[4] == HLL_ENC_DENSE) {
+        for (j = 2; j < c->argc; j++)
+            updated |= hll_dense_add(p, c->argv[j].p, c->argv[j].len);
+        if (updated) {
+            hll_invalidate(p);
+            signal_key_changed(c->db, key->p, key->len);
+            signal_event(c->db, NOTIFY_STRING, "pfadd", key->p, key->len);
+        }
+        reply_int(c, updated);
+        return;
+    }
     if (e) {
         if (load_hll(c, e, &b) < 0)
             return;

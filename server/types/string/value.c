@@ -122,6 +122,11 @@ const char *sv_ptr(const dbent *e)
     }
 }
 
+char *sv_ptr_mut(dbent *e)
+{
+    return e->enc == ENC_RAW ? dbent_ptr(e) : NULL;
+}
+
 int sv_read(const dbent *e, size_t off, size_t n, char *dst)
 {
     if (n == 0)

@@ -21,6 +21,10 @@ struct lzval;
 size_t sv_len(const dbent *e);
 /* Contiguous bytes of the value if it is not compressed, else NULL. */
 const char *sv_ptr(const dbent *e);
+/* The value's bytes, writable in place (a change that keeps the length: the
+ * caller then reports the key changed as for any write), if it is stored
+ * uncompressed out of line (RAW), else NULL. Valid until the next change. */
+char *sv_ptr_mut(dbent *e);
 /* Copy bytes [off, off+n) (off + n <= sv_len) into dst. */
 int sv_read(const dbent *e, size_t off, size_t n, char *dst);
 
