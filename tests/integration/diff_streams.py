@@ -327,6 +327,8 @@ def generate_long_pel(rng, n):
             yield Req("XINFO", "CONSUMERS", k, "g1", cmp=by_times)
         elif r < 0.98:
             yield Req("XGROUP", "DELCONSUMER", k, "g1", c)
+        elif r < 0.99:
+            yield Req("DUMP", k, cmp=dump_restore.dump_cmp)
         else:
             yield Req("XREADGROUP", "GROUP", "g1", c, "COUNT", str(rng.randrange(1, 100)), "STREAMS", k, "0")
 
