@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/block.h"
+#include "cmd/acl.h"
 #include "cmd/commands.h"
 #include "config.h"
 #include "keyspace/lazyfree.h"
@@ -84,6 +85,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     server_init_keyspace();
     cmd_init();
+    acl_init();
     multi_init();
     script_init();
     function_init();
@@ -93,6 +95,9 @@ int main(int argc, char **argv)
     net_up.note_error = srv_note_error;
     net_up.acked = persist_acked_fn;
     net_up.refusing = persist_refusing_fn;
+    net_up.client_init = acl_client_init;
+    net_up.user_name = acl_user_name;
+    net_up.default_open = acl_default_open;
     slowlog_resize();
     {
         /* Values from the file and the command line take effect as a run-time
@@ -106,6 +111,8 @@ int main(int argc, char **argv)
             }
         }
     }
+    if (acl_load_startup() < 0)
+        return 1;
     srv.base = event_base_new();
     if (!srv.base) {
         log_warning("Failed creating the event loop");

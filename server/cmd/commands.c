@@ -10,6 +10,7 @@
 #include "core/ht.h"
 #include "log.h"
 #include "core/mem.h"
+#include "cmd/acl.h"
 #include "cmd/block.h"
 #include "cmd/multi.h"
 #include "cmd/pause.h"
@@ -43,6 +44,7 @@ static const cmd_def *table_list[] = {
     cmd_table_bitmap,
     cmd_table_hll,
     cmd_table_geo,
+    cmd_table_acl,
 };
 /* clang-format on */
 
@@ -452,13 +454,18 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
-    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
+    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH) && acl_auth_required(c)) {
         reply_error(c, "NOAUTH Authentication required.");
         multi_flag_error(c);
         return;
     }
     if ((c->flags & CLIENT_MULTI) && (cmd->flags & CMD_NOT_IN_MULTI) && !is_multi_control(cmd)) {
         reply_error(c, "ERR Command not allowed inside a transaction");
+        multi_flag_error(c);
+        return;
+    }
+    /* ACL: the default user (every command, key and channel) pays one test. */
+    if (c->user && !c->user->allow_all && acl_check_dispatch(c, cmd) < 0) {
         multi_flag_error(c);
         return;
     }
