@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/multi.h"
 #include "config.h"
 #include "core/mem.h"
 #include "core/util.h"
@@ -565,7 +566,7 @@ static void log_add(client *who, int reason, int ctx, const char *object, size_t
     acl_entry e;
     int i;
 
-    for (i = 0; i < nalog; i++) {
+    for (i = 0; i < nalog && i < 10; i++) { /* Redis looks at the 10 newest */
         acl_entry *x = &alog[i];
         if (x->reason == reason && x->ctx == ctx && strlen(x->object) == olen && memcmp(x->object, object, olen) == 0 &&
             strlen(x->username) == ulen && memcmp(x->username, username, ulen) == 0 && now - x->ctime < 60000) {
@@ -717,16 +718,20 @@ int acl_check(const aclr_user *u, const cmd_def *cmd, int argc, const sarg *argv
 int acl_check_dispatch(client *c, const cmd_def *cmd)
 {
     int pos, r = acl_check(c->user, cmd, c->argc, c->argv, &pos);
+    char msg[256];
 
     if (r == ACL_OK)
         return 0;
     log_denial(c, c->user, r, (c->flags & CLIENT_MULTI) ? ACL_CTX_MULTI : ACL_CTX_TOPLEVEL, cmd, c->argv, pos);
     if (r == ACL_DENIED_CMD)
-        reply_errorf(c, "NOPERM this user has no permissions to run the '%s' command", cmd_fullname(cmd));
-    else if (r == ACL_DENIED_KEY)
-        reply_error(c, "NOPERM this user has no permissions to access one of the keys used as arguments");
+        snprintf(msg, sizeof(msg), "NOPERM this user has no permissions to run the '%s' command", cmd_fullname(cmd));
     else
-        reply_error(c, "NOPERM this user has no permissions to access one of the channels used as arguments");
+        snprintf(msg, sizeof(msg), "NOPERM this user has no permissions to access one of the %s used as arguments",
+                 r == ACL_DENIED_KEY ? "keys" : "channels");
+    if (cmd == srv.cmd_exec)
+        multi_exec_abort(c, msg); /* EXECABORT even outside MULTI, as Redis */
+    else
+        reply_error(c, msg);
     return -1;
 }
 

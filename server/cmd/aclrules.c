@@ -354,12 +354,7 @@ static int sel_apply(aclr_sel *s, const char *op, size_t len, const char **err)
         } else {
             flags = ACLR_RW;
         }
-        if (flags == ACLR_RW && len - off == 1 && op[off] == '*') {
-            s->flags |= ACLR_ALLKEYS;
-            pats_clear(&s->keys, &s->nkeys);
-        } else {
-            pat_add(&s->keys, &s->nkeys, op + off, len - off, flags);
-        }
+        pat_add(&s->keys, &s->nkeys, op + off, len - off, flags); /* "%RW~*" too: a pattern, not allkeys */
     } else if (len > 0 && op[0] == '&') {
         if (s->flags & ACLR_ALLCHANNELS) {
             *err = E_EISDIR;
@@ -622,16 +617,24 @@ int aclr_apply(aclr_user *u, const char *op, size_t len, const char **err)
 
 int aclr_apply_args(aclr_user *u, int argc, const char *const *argv, const size_t *lens, char *errbuf, size_t errcap)
 {
-    int i, open = -1, rc = 0;
+    const char **ops = xmalloc(sizeof(char *) * (size_t)(argc + 1));
+    size_t *oplens = xmalloc(sizeof(size_t) * (size_t)(argc + 1));
+    char **joined = xmalloc(sizeof(char *) * (size_t)(argc + 1));
+    int i, open = -1, n = 0, nj = 0, rc = 0;
     sbuf sel = {0};
 
-    for (i = 0; i < argc && rc == 0; i++) {
+    /* First join the selectors spread over several arguments: an unclosed
+     * one is the error, whatever the rules before it; a '(' inside an open
+     * selector starts it again, dropping what it had (both as Redis). */
+    for (i = 0; i < argc; i++) {
         const char *op = argv[i];
         size_t len = lens[i];
-        const char *err = NULL;
-        if (open < 0 && len > 0 && op[0] == '(' && op[len - 1] != ')') {
+        if (len > 0 && op[0] == '(' && op[len - 1] != ')') {
+            if (open >= 0)
+                xfree(sel.p);
             open = i;
-            sel.len = 0;
+            sel.p = NULL;
+            sel.len = sel.cap = 0;
             sb_add(&sel, op, len);
             continue;
         }
@@ -641,20 +644,32 @@ int aclr_apply_args(aclr_user *u, int argc, const char *const *argv, const size_
             if (len == 0 || op[len - 1] != ')')
                 continue;
             open = -1;
+            joined[nj++] = sel.p;
             op = sel.p;
             len = sel.len;
         }
-        if (aclr_apply(u, op, len, &err) < 0) {
-            snprintf(errbuf, errcap, "Error in ACL SETUSER modifier '%.*s': %s", (int)(len > 512 ? 512 : len), op, err);
-            rc = -1;
-        }
+        ops[n] = op;
+        oplens[n++] = len;
     }
-    if (rc == 0 && open >= 0) {
+    if (open >= 0) {
+        xfree(sel.p);
         snprintf(errbuf, errcap, "Unmatched parenthesis in acl selector starting at '%.*s'.",
                  (int)(lens[open] > 512 ? 512 : lens[open]), argv[open]);
         rc = -1;
     }
-    xfree(sel.p);
+    for (i = 0; rc == 0 && i < n; i++) {
+        const char *err = NULL;
+        if (aclr_apply(u, ops[i], oplens[i], &err) < 0) {
+            snprintf(errbuf, errcap, "Error in ACL SETUSER modifier '%.*s': %s", (int)(oplens[i] > 512 ? 512 : oplens[i]),
+                     ops[i], err);
+            rc = -1;
+        }
+    }
+    for (i = 0; i < nj; i++)
+        xfree(joined[i]);
+    xfree(joined);
+    xfree(ops);
+    xfree(oplens);
     return rc;
 }
 

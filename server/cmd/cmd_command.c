@@ -612,6 +612,34 @@ static int spec_access(const key_spec *s)
     return acc;
 }
 
+/* The access of a spec flagged variable_flags, from the arguments (as
+ * Redis's setGetKeys and bitfieldGetKeys): SET writes, and reads too with
+ * GET; BITFIELD only reads when all it has are GET and OVERFLOW. */
+static int variable_access(const cmd_def *cmd, int argc, const sarg *argv)
+{
+    int i;
+
+    if (strcmp(cmd->name, "set") == 0) {
+        for (i = 3; i < argc; i++)
+            if (str_eq_ci(argv[i].p, argv[i].len, "get"))
+                return CMD_KEY_READ | CMD_KEY_WRITE;
+        return CMD_KEY_WRITE;
+    }
+    if (strcmp(cmd->name, "bitfield") == 0) {
+        for (i = 2; i < argc; i++) {
+            int rem = argc - i - 1;
+            if (str_eq_ci(argv[i].p, argv[i].len, "get") && rem >= 2)
+                i += 2;
+            else if (str_eq_ci(argv[i].p, argv[i].len, "overflow") && rem >= 1)
+                i += 1;
+            else
+                return CMD_KEY_READ | CMD_KEY_WRITE;
+        }
+        return CMD_KEY_READ;
+    }
+    return CMD_KEY_READ | CMD_KEY_WRITE;
+}
+
 int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void *ctx, int pos, int access),
                   void *ctx)
 {
@@ -639,6 +667,8 @@ int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void
         int first, last, step = s->keystep > 0 ? s->keystep : 1, acc = spec_access(s);
         if (s->unknown)
             continue;
+        if (memmem(s->flags, s->flags_len, "variable_flags", 14))
+            acc = variable_access(cmd, argc, argv);
         if (s->keynum) {
             long long num;
             if (s->index + s->keynumidx >= argc ||
