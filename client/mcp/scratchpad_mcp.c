@@ -33,7 +33,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: scratchpad-mcp [--url redis://[:password@]host:port[/db]] [--namespace ns] [--http addr:port]\n"
+    fprintf(f, "usage: scratchpad-mcp [--url redis://[[user]:password@]host:port[/db]] [--namespace ns] [--http addr:port]\n"
                "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
                "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0.\n"
                "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
     int db = 0;
     snprintf(urlbuf, sizeof urlbuf, "%s", url && *url ? url : "redis://127.0.0.1:6379/0");
     if (parse_url(urlbuf, &o, &db) < 0) {
-        fprintf(stderr, "scratchpad-mcp: bad URL '%s' (redis://[:password@]host:port[/db])\n", url);
+        fprintf(stderr, "scratchpad-mcp: bad URL '%s' (redis://[[user]:password@]host:port[/db])\n", url);
         return 2;
     }
     o.connect_timeout_ms = 5000;
