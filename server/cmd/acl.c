@@ -11,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/multi.h"
+#include "cmd/pubsub.h"
 #include "config.h"
 #include "core/mem.h"
 #include "core/util.h"
@@ -184,6 +185,43 @@ static void kill_clients_of(aclr_user *u, client *current)
         if (x->user != u)
             continue;
         x->user = gone_user;
+        if (x == current)
+            x->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        else
+            client_close_async(x);
+    }
+}
+
+typedef struct chan_ctx {
+    const aclr_user *u;
+    int pattern;
+} chan_ctx;
+
+/* 1 if no selector of the user allows the channel (or pattern) any more. */
+static int chan_denied(void *ctx, const char *name, size_t len)
+{
+    chan_ctx *x = ctx;
+    int i;
+
+    for (i = 0; i < x->u->nsels; i++)
+        if (aclr_sel_chan(&x->u->sels[i], name, len, x->pattern))
+            return 0;
+    return 1;
+}
+
+/* After u's channels changed: close its clients subscribed to a channel,
+ * pattern or shard channel it may no longer use (as Redis 7.0). */
+static void kill_pubsub_clients_of(aclr_user *u, client *current)
+{
+    client *x;
+
+    for (x = srv.clients; x; x = x->next) {
+        chan_ctx cc = {u, 0}, pc = {u, 1};
+        if (x->user != u || !(x->flags & CLIENT_PUBSUB))
+            continue;
+        if (!ps_client_any(x, PS_CHANNEL, chan_denied, &cc) && !ps_client_any(x, PS_SHARD, chan_denied, &cc) &&
+            !ps_client_any(x, PS_PATTERN, chan_denied, &pc))
+            continue;
         if (x == current)
             x->flags |= CLIENT_CLOSE_AFTER_REPLY;
         else
@@ -810,10 +848,12 @@ static void acl_setuser(client *c)
         reply_errorf(c, "ERR %s", err);
         goto done;
     }
-    if (old)
+    if (old) {
         user_replace(old, u);
-    else
+        kill_pubsub_clients_of(old, c);
+    } else {
         user_insert(u);
+    }
     reply_ok(c);
 done:
     xfree(argv);

@@ -172,6 +172,25 @@ def run(srv):
 
     r.case("a wrong password is -WRONGPASS (AUTH and HELLO AUTH) and logged with reason auth", wrongpass)
 
+    def channels():
+        assert call(admin, "ACL", "SETUSER", "listener", "on", ">pw-l", "&news:*", "+@all") == b"OK"
+        lis = login(srv.port, "listener", "pw-l")
+        pat = login(srv.port, "listener", "pw-l")
+        assert call(lis, "SUBSCRIBE", "other") == ("ERR", "NOPERM this user has no permissions to access one of "
+                                                   "the channels used as arguments")
+        assert call(lis, "SUBSCRIBE", "news:1")[0] == b"subscribe"
+        assert call(pat, "PSUBSCRIBE", "news:*")[0] == b"psubscribe"
+        assert call(a, "PUBLISH", "news:1", "x") == ("ERR", "NOPERM this user has no permissions to access one of "
+                                                    "the channels used as arguments")
+        assert call(admin, "ACL", "SETUSER", "listener", "resetchannels", "&news:1") == b"OK"
+        raw, node = pat.read_to_eof(2.0)  # its pattern news:* is no longer allowed: closed, as Redis 7.0
+        assert node[0] == "EOF", node
+        assert call(admin, "PUBLISH", "news:1", "still") == 1  # lis keeps news:1, still allowed
+        assert lis.read_reply()[1][1][2] == ("$", b"still")
+
+    r.case("channels: &patterns allow SUBSCRIBE/PSUBSCRIBE/PUBLISH; taking a channel away closes the "
+           "connections subscribed to it", channels)
+
     def kill_user():
         got = call(admin, "CLIENT", "KILL", "USER", "agent-b")
         assert got == 1, got
