@@ -33,10 +33,12 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: scratchpad-mcp [--url redis://[[user]:password@]host:port[/db]] [--namespace ns] [--http addr:port]\n"
-               "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
-               "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0.\n"
-               "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
+    fprintf(
+        f,
+        "usage: scratchpad-mcp [--url redis://[[user]:password@]host:port[/db]] [--namespace ns] [--http addr:port]\n"
+        "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
+        "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0.\n"
+        "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
 }
 
 /* Parse redis://[[user]:password@]host[:port][/db] into o and *db. Strings

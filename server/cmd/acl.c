@@ -19,7 +19,7 @@
 #include "net/net.h"
 #include "net/reply.h"
 
-char *acl_filename;       /* aclfile, "" for none */
+char *acl_filename;        /* aclfile, "" for none */
 int acl_log_max_len = 128; /* acllog-max-len */
 
 /* ---- the catalog: every command and subcommand of the registry ---- */
@@ -351,15 +351,15 @@ static int acl_read_file(const char *path, aclr_user ***outset, int *outn, char 
     size_t elen = 0, ecap = 0;
     char *e = NULL;
 
-#define ADD_ERR(...)                                                    \
-    do {                                                                \
-        int k_ = snprintf(err, sizeof(err), __VA_ARGS__);               \
-        if (elen + (size_t)k_ + 1 > ecap) {                             \
-            ecap = (elen + (size_t)k_ + 1) * 2;                         \
-            e = xrealloc(e, ecap);                                      \
-        }                                                               \
-        memcpy(e + elen, err, (size_t)k_ + 1);                          \
-        elen += (size_t)k_;                                             \
+#define ADD_ERR(...)                                      \
+    do {                                                  \
+        int k_ = snprintf(err, sizeof(err), __VA_ARGS__); \
+        if (elen + (size_t)k_ + 1 > ecap) {               \
+            ecap = (elen + (size_t)k_ + 1) * 2;           \
+            e = xrealloc(e, ecap);                        \
+        }                                                 \
+        memcpy(e + elen, err, (size_t)k_ + 1);            \
+        elen += (size_t)k_;                               \
     } while (0)
 
     if (!f) {
@@ -1107,8 +1107,8 @@ static void acl_dryrun(client *c)
                        r == ACL_DENIED_KEY ? "key" : "channel");
 }
 
-#define ERR_NO_ACLFILE                                                                                               \
-    "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL "      \
+#define ERR_NO_ACLFILE                                                                                             \
+    "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL "     \
     "SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order " \
     "to store users in the Redis configuration."
 

@@ -13,9 +13,9 @@
 
 /* In Redis's order (ACL CAT), then ours. */
 const char *const aclr_cat_names[ACLR_NCATS] = {
-    "keyspace", "read",  "write",    "set",       "sortedset",  "list",        "hash",      "string",
-    "bitmap",   "hyperloglog", "geo", "stream",   "pubsub",     "admin",       "fast",      "slow",
-    "blocking", "dangerous", "connection", "transaction", "scripting", "scratchpad",
+    "keyspace", "read",        "write",      "set",         "sortedset", "list",       "hash", "string",
+    "bitmap",   "hyperloglog", "geo",        "stream",      "pubsub",    "admin",      "fast", "slow",
+    "blocking", "dangerous",   "connection", "transaction", "scripting", "scratchpad",
 };
 
 static const aclr_cmd *cat_cmds;
@@ -248,10 +248,10 @@ static void pat_add(aclr_pat **pats, int *n, const char *p, size_t len, int flag
 
 #define E_ENOENT "Unknown command or category name in ACL"
 #define E_EINVAL "Syntax error"
-#define E_EEXIST                                                                                                  \
+#define E_EEXIST                                                                                                   \
     "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try " \
     "'resetkeys' to start with an empty list of patterns"
-#define E_EISDIR                                                                                                      \
+#define E_EISDIR                                                                                                       \
     "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try " \
     "'resetchannels' to start with an empty list of channels"
 #define E_ENODEV "The password you are trying to remove from the user does not exist"
@@ -660,8 +660,8 @@ int aclr_apply_args(aclr_user *u, int argc, const char *const *argv, const size_
     for (i = 0; rc == 0 && i < n; i++) {
         const char *err = NULL;
         if (aclr_apply(u, ops[i], oplens[i], &err) < 0) {
-            snprintf(errbuf, errcap, "Error in ACL SETUSER modifier '%.*s': %s", (int)(oplens[i] > 512 ? 512 : oplens[i]),
-                     ops[i], err);
+            snprintf(errbuf, errcap, "Error in ACL SETUSER modifier '%.*s': %s",
+                     (int)(oplens[i] > 512 ? 512 : oplens[i]), ops[i], err);
             rc = -1;
         }
     }

@@ -32,16 +32,16 @@
 
 #define ACLR_MAX_CMDS 1024 /* catalog ids: commands and subcommands */
 #define ACLR_WORDS (ACLR_MAX_CMDS / 64)
-#define ACLR_NCATS 22      /* Redis's 21 categories, then "scratchpad" */
+#define ACLR_NCATS 22 /* Redis's 21 categories, then "scratchpad" */
 
 /* One command or subcommand of the catalog. Subcommands follow their
  * container: ids first_sub .. first_sub + nsubs - 1. */
 typedef struct aclr_cmd {
-    const char *name;  /* lower case, "get" or "config|get" */
-    int parent;        /* id of the container, -1 for a command */
-    int first_sub;     /* id of the first subcommand (nsubs > 0) */
+    const char *name; /* lower case, "get" or "config|get" */
+    int parent;       /* id of the container, -1 for a command */
+    int first_sub;    /* id of the first subcommand (nsubs > 0) */
     int nsubs;
-    uint32_t cats;     /* bit i: category aclr_cat_names[i] */
+    uint32_t cats; /* bit i: category aclr_cat_names[i] */
 } aclr_cmd;
 
 /* Install the catalog (the array stays the caller's and must outlive every
@@ -74,7 +74,7 @@ int aclr_cat_index(const char *name, size_t len);
 typedef struct aclr_pat {
     char *p;
     size_t len;
-    int flags;  /* ACLR_READ/WRITE for keys; 0 for channels */
+    int flags; /* ACLR_READ/WRITE for keys; 0 for channels */
 } aclr_pat;
 
 typedef struct aclr_sel {
@@ -93,9 +93,9 @@ typedef struct aclr_user {
     int flags;
     uint8_t (*pw)[32]; /* SHA-256 digests */
     int npw;
-    aclr_sel *sels;    /* sels[0] is the root selector */
+    aclr_sel *sels; /* sels[0] is the root selector */
     int nsels;
-    int allow_all;     /* kept by aclr_apply: one selector that allows every
+    int allow_all; /* kept by aclr_apply: one selector that allows every
                           command, key and channel (dispatch's fast path) */
 } aclr_user;
 
@@ -114,8 +114,7 @@ int aclr_apply(aclr_user *u, const char *op, size_t len, const char **err);
  * open a selector with '(' are joined with spaces up to the one closing it,
  * then each rule is applied in order. 0, or -1 with a message in
  * errbuf (Redis's text without the "ERR "). */
-int aclr_apply_args(aclr_user *u, int argc, const char *const *argv, const size_t *lens, char *errbuf,
-                    size_t errcap);
+int aclr_apply_args(aclr_user *u, int argc, const char *const *argv, const size_t *lens, char *errbuf, size_t errcap);
 
 /* Descriptions. Each returns an xmalloc'd string the caller frees. */
 /* "on nopass #<hex> ~* &* +@all (selector...)": ACL LIST's line without

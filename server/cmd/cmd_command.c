@@ -640,8 +640,7 @@ static int variable_access(const cmd_def *cmd, int argc, const sarg *argv)
     return CMD_KEY_READ | CMD_KEY_WRITE;
 }
 
-int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void *ctx, int pos, int access),
-                  void *ctx)
+int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void *ctx, int pos, int access), void *ctx)
 {
     key_spec specs[MAX_SPECS];
     int n, i, j, rc;

@@ -116,8 +116,7 @@ int cmd_foreach_key(client *c, const cmd_def *cmd, void (*fn)(client *c, const s
  * key was visited. */
 #define CMD_KEY_READ 1
 #define CMD_KEY_WRITE 2
-int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void *ctx, int pos, int access),
-                  void *ctx);
+int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void *ctx, int pos, int access), void *ctx);
 
 /* Reply the standard arity error for c's command. */
 void reply_arity_error(client *c);

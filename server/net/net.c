@@ -61,8 +61,7 @@ static int protected_refuse(int fd, const struct sockaddr_storage *sa)
 
     if (!srv.cfg.protected_mode || !net_up.default_open || !net_up.default_open())
         return 0;
-    if (sa->ss_family == AF_INET &&
-        ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_LOOPBACK))
+    if (sa->ss_family == AF_INET && ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_LOOPBACK))
         return 0;
     if (sa->ss_family == AF_INET6 && memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, loop6, 16) == 0)
         return 0;
@@ -982,18 +981,18 @@ size_t client_describe(const client *c, char *buf, size_t cap)
     if (f == 0)
         flags[f++] = 'N';
     flags[f] = '\0';
-    n = snprintf(
-        buf, cap,
-        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
-        "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
-        "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=%s redir=%lld resp=%d lib-name=%s lib-ver=%s",
-        (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (long long)(now - c->ctime) / 1000,
-        (long long)(now - c->last_interaction) / 1000, flags, c->dbid, c->nsub, c->npsub, c->nssub,
-        (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, (size_t)0, c->qcap, c->qlen,
-        c->olen - c->osent, (size_t)0, c->olist_bytes, sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
-        (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname, net_up.user_name ? net_up.user_name(c) : "default",
-        (c->flags & CLIENT_TRACKING) ? c->trk_redir : -1LL,
-        c->resp, c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+    n = snprintf(buf, cap,
+                 "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
+                 "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
+                 "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=%s redir=%lld resp=%d lib-name=%s lib-ver=%s",
+                 (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
+                 (long long)(now - c->ctime) / 1000, (long long)(now - c->last_interaction) / 1000, flags, c->dbid,
+                 c->nsub, c->npsub, c->nssub, (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos,
+                 c->qcap - c->qlen, (size_t)0, c->qcap, c->qlen, c->olen - c->osent, (size_t)0, c->olist_bytes,
+                 sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
+                 (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname,
+                 net_up.user_name ? net_up.user_name(c) : "default", (c->flags & CLIENT_TRACKING) ? c->trk_redir : -1LL,
+                 c->resp, c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }
 

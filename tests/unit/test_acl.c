@@ -14,8 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_READ = 1, C_WRITE = 2, C_STRING = 7, C_HASH = 6, C_ADMIN = 13, C_FAST = 14, C_SLOW = 15, C_DANGER = 17,
-       C_CONN = 18, C_KEYSPACE = 0 };
+enum {
+    C_READ = 1,
+    C_WRITE = 2,
+    C_STRING = 7,
+    C_HASH = 6,
+    C_ADMIN = 13,
+    C_FAST = 14,
+    C_SLOW = 15,
+    C_DANGER = 17,
+    C_CONN = 18,
+    C_KEYSPACE = 0
+};
 #define B(x) (1u << (x))
 
 static const aclr_cmd cat[] = {
@@ -248,11 +258,11 @@ static aclr_user *replay(const aclr_user *u)
 
 static void test_replay_property(void)
 {
-    static const char *rules[] = {"+get",      "-get",     "+set",       "-set",      "+config",   "-config",
-                                  "+config|get", "-config|set", "+@read", "-@read",    "+@write",   "-@write",
-                                  "+@admin",  "-@admin",  "+@all",      "-@all",     "+@fast",    "-@slow",
-                                  "+select|0", "+select|1", "~k*",     "%R~r*",     "&c*",       "allkeys",
-                                  "resetkeys", "+hset",   "-@string",   "+@dangerous", "-flushall", "+flushall"};
+    static const char *rules[] = {"+get",        "-get",        "+set",     "-set",        "+config",   "-config",
+                                  "+config|get", "-config|set", "+@read",   "-@read",      "+@write",   "-@write",
+                                  "+@admin",     "-@admin",     "+@all",    "-@all",       "+@fast",    "-@slow",
+                                  "+select|0",   "+select|1",   "~k*",      "%R~r*",       "&c*",       "allkeys",
+                                  "resetkeys",   "+hset",       "-@string", "+@dangerous", "-flushall", "+flushall"};
     int round, i, bad = 0;
 
     rng_seed(20);
