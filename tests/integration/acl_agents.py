@@ -263,6 +263,72 @@ def run(srv):
            with_redis_py)
 
 
+def config_users():
+    """`user` lines in the configuration file; with aclfile too, or a bad
+    aclfile, the server refuses to start."""
+    import subprocess
+    import tempfile
+    import time
+    d = tempfile.mkdtemp(prefix="sp-aclconf-")
+
+    def start(lines, timeout=10.0):
+        conf = os.path.join(d, "s.conf")
+        with open(conf, "w") as f:
+            f.write("appendonly no\n" + "".join(x + "\n" for x in lines))
+        port = spserver.free_port()
+        log = open(os.path.join(d, "log"), "wb")
+        p = subprocess.Popen([spserver.server_binary(), conf, "--port", str(port), "--bind", "127.0.0.1"], cwd=d,
+                             stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and p.poll() is None:
+            try:
+                if spserver.raw_command(port, "PING", timeout=0.5) == b"+PONG":
+                    break
+            except OSError:
+                pass
+            time.sleep(0.02)
+        return p, port
+
+    def stop(p):
+        if p.poll() is None:
+            p.terminate()
+            p.wait(10)
+        return open(os.path.join(d, "log")).read()
+
+    def file_lines():
+        p, port = start(["user agent-z on >pw-z ~z:* +@all", "user default on >op"])
+        try:
+            z = login(port, "agent-z", "pw-z")
+            assert call(z, "SET", "z:1", "v") == b"OK" and call(z, "GET", "y") == ("ERR", NOPERM_KEY)
+            c = Conn(port)
+            assert call(c, "PING") == ("ERR", "NOAUTH Authentication required.")
+            assert call(c, "AUTH", "op") == b"OK"
+        finally:
+            stop(p)
+
+    r.case("user lines of the configuration file define users (default's password included)", file_lines)
+
+    def both_refused():
+        open(os.path.join(d, "users.acl"), "w").write("user default on nopass ~* &* +@all\n")
+        p, port = start(["user agent-z on", "aclfile users.acl"])
+        p.wait(10)
+        log = stop(p)
+        assert p.returncode != 0 and "not both" in log, log
+
+    r.case("user lines and an aclfile together refuse to start", both_refused)
+
+    def bad_file():
+        open(os.path.join(d, "users.acl"), "w").write("user default on nopass ~* &* +@all\nuser x +nosuch\n")
+        p, port = start(["aclfile users.acl"])
+        p.wait(10)
+        log = stop(p)
+        assert p.returncode != 0 and "Aborting Scratchpad startup because of ACL errors" in log and \
+            "users.acl:2: Error in applying operation '+nosuch'" in log, log
+
+    r.case("an aclfile with a bad line refuses to start, naming the line", bad_file)
+
+
 if __name__ == "__main__":
     main()
+    config_users()
     r.finish()
