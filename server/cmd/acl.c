@@ -710,7 +710,7 @@ static int sel_check(const aclr_sel *s, const cmd_def *cmd, int id, int argc, co
     int first, last, pattern, i;
 
     if (!(cmd->flags & CMD_NO_AUTH)) {
-        int idx = cmd->parent ? 2 : 1;
+        int idx = catalog[id].parent >= 0 ? 2 : 1; /* cmd_def.parent is not filled in */
         if (!aclr_sel_cmd(s, id, argc > idx ? argv[idx].p : NULL, argc > idx ? argv[idx].len : 0))
             return ACL_DENIED_CMD;
     }
