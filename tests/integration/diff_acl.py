@@ -10,7 +10,9 @@ random rules (passwords in every form, on/off, keys with %R/%W, channels,
 commands, categories, subcommands, first arguments, selectors split across
 arguments, resets, malformed rules), ACL GETUSER, LIST, USERS, WHOAMI,
 DRYRUN, CAT, DELUSER, AUTH as the users, then commands run as them (keys,
-channels, subcommands, EVAL's redis.call, MULTI/EXEC) and ACL LOG's entries.
+channels, subcommands, EVAL's redis.call, MULTI/EXEC), ACL DRYRUN of ~60
+commands whose keys are found every way a key spec allows, for a user with
+read-only, write-only and read-write patterns, and ACL LOG's entries.
 Replies are compared byte for byte, except three things Redis leaves to its
 hash table's order or its clock: the single-command rules after the
 categories in ACL LIST and GETUSER (compared as sets), ACL CAT's order, and
@@ -217,9 +219,33 @@ def as_user_command(rng):
     ])
 
 
+# Commands whose keys are found in every way a key spec has (a range, a count
+# argument, a keyword, a variable access, SORT's STORE): K is a key slot.
+KEYED = [
+    "GET K", "SET K v", "SET K v GET", "MSET K 1 K 2", "MGET K K K", "DEL K K", "EXISTS K K", "COPY K K",
+    "RENAME K K", "LMOVE K K LEFT RIGHT", "BLMOVE K K LEFT RIGHT 0", "SMOVE K K m", "SUNIONSTORE K K K",
+    "ZUNIONSTORE K 2 K K", "ZINTERCARD 2 K K", "LMPOP 2 K K LEFT", "BLMPOP 0 2 K K LEFT", "SINTERCARD 2 K K",
+    "ZRANGESTORE K K 0 -1", "BITOP AND K K K", "BITFIELD K GET u8 0", "BITFIELD K SET u8 0 1",
+    "BITFIELD_RO K GET u8 0", "PFCOUNT K K", "PFMERGE K K", "XREAD STREAMS K K 0 0",
+    "XREADGROUP GROUP g c STREAMS K K > >", "XADD K * f v", "XGROUP CREATE K g $", "XINFO STREAM K",
+    "EVAL return 1 2 K K", "EVAL_RO return 1 1 K", "FCALL f 2 K K", "SORT K", "SORT K STORE K", "SORT_RO K",
+    "GEOSEARCHSTORE K K FROMLONLAT 0 0 BYRADIUS 1 km", "OBJECT ENCODING K", "MEMORY USAGE K", "TOUCH K K",
+    "UNLINK K", "GETDEL K", "GETEX K", "LPOS K a", "HSET K f v", "HGETALL K", "EXPIRE K 10", "TYPE K",
+    "WATCH K K", "RPOPLPUSH K K", "SDIFFSTORE K K", "SINTER K K", "GEORADIUS K 0 0 1 km",
+    "ZADD K 1 m", "INCR K", "APPEND K x", "GETRANGE K 0 1", "SETRANGE K 0 x", "STRLEN K",
+]
+
+
+def keyed_dryrun(rng):
+    line = rng.choice(KEYED).split(" ")
+    return ["ACL", "DRYRUN", "kx"] + [rng.choice(["r1", "w1", "k1", "x1"]) if w == "K" else w for w in line]
+
+
 def generate(rng, count):
     n = 0
     maybe_current = {"default"}
+    # kx: read-only r*, write-only w*, both k*: each key's access decides
+    yield Req("ACL", "SETUSER", "kx", "on", "nopass", "%R~r*", "%W~w*", "~k*", "+@all")
     while n < count:
         r = rng.random()
         if r < 0.30:
@@ -230,6 +256,8 @@ def generate(rng, count):
             yield Req("ACL", "LIST", cmp=described)
         elif r < 0.44:
             yield Req("ACL", rng.choice(["USERS", "WHOAMI"]))
+        elif r < 0.50:
+            yield Req(*keyed_dryrun(rng))
         elif r < 0.55:
             u = rng.choice(USERS + ["nosuch"])
             cmd = as_user_command(rng)
@@ -239,7 +267,7 @@ def generate(rng, count):
         elif r < 0.58:
             yield Req("ACL", "CAT", rng.choice(["nosuch", "all", "@read"]))
         elif r < 0.61:
-            victim = rng.choice(USERS + ["default", "nosuch"])
+            victim = rng.choice(USERS + ["default", "nosuch"])  # never kx
             if victim in maybe_current:
                 continue
             yield Req("ACL", "DELUSER", victim, *rng.sample(["nosuch", "zz"], rng.randrange(0, 2)))
