@@ -370,6 +370,7 @@ if __name__ == "__main__":
         Replayer.ours |= names_s
         Replayer.ours_only = sorted(names_s - names_r)
         ok = difftest.run("ACL users, rules, checks and errors", generate, 400)
+        ok = difftest.run("ACL users, rules, checks and errors in RESP3", generate, 200, resp3=True) and ok
     if not ok:
         rep.failed += 1
     rep.finish()
