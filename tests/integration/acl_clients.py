@@ -115,6 +115,37 @@ def main():
 
         r.case("the Python package on redis.Redis.from_url(redis://agent-a:pw@...) is confined the same way",
                python_package)
+
+        def redis_cli_same():
+            sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+            import difftest
+            other = difftest.RedisServer("--user", "agent-a", "on", ">pw-a", "~agent-a:*", "+@all", "-@dangerous")
+            try:
+                runs = [
+                    ["--user", "agent-a", "--pass", "pw-a", "ACL", "WHOAMI"],
+                    ["--user", "agent-a", "--pass", "pw-a", "SET", "agent-b:x", "1"],
+                    ["--user", "agent-a", "--pass", "pw-a", "FLUSHALL"],
+                    ["--user", "agent-a", "--pass", "pw-a", "CONFIG", "GET", "maxmemory"],
+                    ["--user", "agent-a", "--pass", "nope", "PING"],
+                    ["ACL", "SETUSER", "agent-c", "on", ">x", "~c*", "+get", "(+set", "~d*)"],
+                    ["ACL", "GETUSER", "agent-c"],
+                    ["ACL", "DRYRUN", "agent-c", "SET", "c1", "v"],
+                    ["ACL", "DRYRUN", "agent-c", "SET", "d1", "v"],
+                    ["ACL", "SETUSER", "agent-c", "+nosuch"],
+                    ["ACL", "SETUSER", "agent-c", "(~x"],
+                    ["ACL", "DELUSER", "default"],
+                    ["ACL", "CAT", "nosuch"],
+                    ["ACL", "LOG", "RESET"],
+                ]
+                for args in runs:
+                    outs = [subprocess.run(["redis-cli", "--no-auth-warning", "-p", str(port)] + args,
+                                           capture_output=True, timeout=10).stdout for port in (other.port, srv.port)]
+                    assert outs[0] == outs[1], (args, outs)
+            finally:
+                other.stop()
+
+        r.case("redis-cli as an ACL user, and its ACL commands, print what they print against redis-server",
+               redis_cli_same)
     finally:
         srv.stop()
     r.finish()
