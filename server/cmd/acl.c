@@ -30,7 +30,13 @@ typedef struct cat_ref {
     const cmd_def *cmd;
     int id;
 } cat_ref;
-static cat_ref byaddr[ACLR_MAX_CMDS]; /* sorted by address */
+#define ID_SLOTS (ACLR_MAX_CMDS * 2) /* open addressing by the row's address */
+static cat_ref byaddr[ID_SLOTS];
+/* The channels a command names (by catalog id): none, argv[1] (PUBLISH,
+ * SPUBLISH), argv[1..] (SUBSCRIBE, SSUBSCRIBE) or argv[1..] as patterns
+ * (PSUBSCRIBE). */
+enum { CHAN_NONE, CHAN_FIRST, CHAN_ALL, CHAN_PATTERNS };
+static uint8_t chan_kind[ACLR_MAX_CMDS];
 
 uint32_t acl_categories(const cmd_def *cmd)
 {
@@ -65,12 +71,6 @@ uint32_t acl_categories(const cmd_def *cmd)
     return cats;
 }
 
-static int ref_cmp(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t)((const cat_ref *)a)->cmd, y = (uintptr_t)((const cat_ref *)b)->cmd;
-    return x < y ? -1 : x > y;
-}
-
 static int catalog_add(const cmd_def *cmd, int parent)
 {
     int id = ncatalog++;
@@ -82,8 +82,17 @@ static int catalog_add(const cmd_def *cmd, int parent)
     catalog[id].name = cmd_fullname(cmd);
     catalog[id].parent = parent;
     catalog[id].cats = acl_categories(cmd);
-    byaddr[id].cmd = cmd;
-    byaddr[id].id = id;
+    {
+        size_t i = ((uintptr_t)cmd >> 4) & (ID_SLOTS - 1);
+        while (byaddr[i].cmd)
+            i = (i + 1) & (ID_SLOTS - 1);
+        byaddr[i].cmd = cmd;
+        byaddr[i].id = id;
+    }
+    chan_kind[id] = !strcmp(cmd->name, "publish") || !strcmp(cmd->name, "spublish")       ? CHAN_FIRST
+                    : !strcmp(cmd->name, "subscribe") || !strcmp(cmd->name, "ssubscribe") ? CHAN_ALL
+                    : !strcmp(cmd->name, "psubscribe")                                    ? CHAN_PATTERNS
+                                                                                          : CHAN_NONE;
     return id;
 }
 
@@ -104,16 +113,12 @@ static void catalog_visit(const cmd_def *cmd, void *ctx)
 
 static int cmd_id(const cmd_def *cmd)
 {
-    int lo = 0, hi = ncatalog - 1;
+    size_t i = ((uintptr_t)cmd >> 4) & (ID_SLOTS - 1);
 
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (byaddr[mid].cmd == cmd)
-            return byaddr[mid].id;
-        if ((uintptr_t)byaddr[mid].cmd < (uintptr_t)cmd)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
+    while (byaddr[i].cmd) {
+        if (byaddr[i].cmd == cmd)
+            return byaddr[i].id;
+        i = (i + 1) & (ID_SLOTS - 1);
     }
     return -1;
 }
@@ -251,7 +256,6 @@ void acl_init(void)
 {
     ncatalog = 0;
     cmd_foreach(catalog_visit, NULL);
-    qsort(byaddr, (size_t)ncatalog, sizeof(cat_ref), ref_cmp);
     aclr_set_catalog(catalog, ncatalog);
     default_user = make_user("default", DEFAULT_RULES);
     user_insert(default_user);
@@ -685,29 +689,9 @@ static int key_visit(void *ctx, int pos, int access)
     return 1;
 }
 
-/* The channels argv names: 0 none, else 1 and the range [*first, argc) or
- * only argv[1], and whether they are patterns. */
-static int channels_of(const cmd_def *cmd, int argc, int *first, int *last, int *pattern)
-{
-    const char *n = cmd->name;
-
-    *pattern = 0;
-    *first = 1;
-    if (strcmp(n, "publish") == 0 || strcmp(n, "spublish") == 0) {
-        *last = 1;
-        return argc > 1;
-    }
-    if (strcmp(n, "subscribe") == 0 || strcmp(n, "ssubscribe") == 0 || strcmp(n, "psubscribe") == 0) {
-        *pattern = n[0] == 'p';
-        *last = argc - 1;
-        return argc > 1;
-    }
-    return 0;
-}
-
 static int sel_check(const aclr_sel *s, const cmd_def *cmd, int id, int argc, const sarg *argv, int *pos)
 {
-    int first, last, pattern, i;
+    int kind = chan_kind[id], i;
 
     if (!(cmd->flags & CMD_NO_AUTH)) {
         int idx = catalog[id].parent >= 0 ? 2 : 1; /* cmd_def.parent is not filled in */
@@ -721,9 +705,10 @@ static int sel_check(const aclr_sel *s, const cmd_def *cmd, int id, int argc, co
             return ACL_DENIED_KEY;
         }
     }
-    if (!(s->flags & ACLR_ALLCHANNELS) && channels_of(cmd, argc, &first, &last, &pattern)) {
-        for (i = first; i <= last; i++)
-            if (!aclr_sel_chan(s, argv[i].p, argv[i].len, pattern)) {
+    if (kind != CHAN_NONE && !(s->flags & ACLR_ALLCHANNELS)) {
+        int last = kind == CHAN_FIRST ? 1 : argc - 1;
+        for (i = 1; i <= last && i < argc; i++)
+            if (!aclr_sel_chan(s, argv[i].p, argv[i].len, kind == CHAN_PATTERNS)) {
                 *pos = i;
                 return ACL_DENIED_CHANNEL;
             }

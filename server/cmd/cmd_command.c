@@ -19,6 +19,7 @@
 
 #include "cmd/acl.h"
 #include "cmd/commands.h"
+#include "core/mem.h"
 #include "net/reply.h"
 #include "core/util.h"
 
@@ -640,12 +641,50 @@ static int variable_access(const cmd_def *cmd, int argc, const sarg *argv)
     return CMD_KEY_READ | CMD_KEY_WRITE;
 }
 
+/* A command's key specs parsed once (cmd_walk_keys runs for every command of
+ * an ACL user: the row's text is not parsed again each time). Plans are
+ * found by the row's address in a table that only grows (the registry is
+ * fixed after start-up). */
+typedef struct key_plan {
+    const cmd_def *cmd;
+    int n, sort;
+    key_spec specs[MAX_SPECS];
+    int acc[MAX_SPECS];      /* CMD_KEY_* of each spec */
+    int variable[MAX_SPECS]; /* 1: the access depends on the arguments (variable_flags) */
+} key_plan;
+
+#define PLAN_SLOTS 4096 /* power of two, > 2x the commands and subcommands */
+static key_plan *plans[PLAN_SLOTS];
+
+static const key_plan *plan_of(const cmd_def *cmd)
+{
+    size_t i = ((uintptr_t)cmd >> 4) & (PLAN_SLOTS - 1);
+    key_plan *p;
+    int k;
+
+    while (plans[i]) {
+        if (plans[i]->cmd == cmd)
+            return plans[i];
+        i = (i + 1) & (PLAN_SLOTS - 1);
+    }
+    p = xcalloc(1, sizeof(*p));
+    p->cmd = cmd;
+    p->sort = strcmp(cmd->name, "sort") == 0 || strcmp(cmd->name, "sort_ro") == 0;
+    p->n = key_specs_of(cmd, p->specs);
+    for (k = 0; k < p->n; k++) {
+        p->acc[k] = spec_access(&p->specs[k]);
+        p->variable[k] = memmem(p->specs[k].flags, p->specs[k].flags_len, "variable_flags", 14) != NULL;
+    }
+    plans[i] = p;
+    return p;
+}
+
 int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void *ctx, int pos, int access), void *ctx)
 {
-    key_spec specs[MAX_SPECS];
-    int n, i, j, rc;
+    const key_plan *plan = plan_of(cmd);
+    int n = plan->n, i, j, rc;
 
-    if (strcmp(cmd->name, "sort") == 0 || strcmp(cmd->name, "sort_ro") == 0) {
+    if (plan->sort) {
         /* The sorted key, then the last STORE's (as Redis's sortGetKeys). */
         int store = 0;
         for (i = 2; i < argc; i++) {
@@ -660,13 +699,12 @@ int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void
             return rc;
         return store ? fn(ctx, store, CMD_KEY_WRITE) : 0;
     }
-    n = key_specs_of(cmd, specs);
     for (i = 0; i < n; i++) {
-        const key_spec *s = &specs[i];
-        int first, last, step = s->keystep > 0 ? s->keystep : 1, acc = spec_access(s);
+        const key_spec *s = &plan->specs[i];
+        int first, last, step = s->keystep > 0 ? s->keystep : 1, acc = plan->acc[i];
         if (s->unknown)
             continue;
-        if (memmem(s->flags, s->flags_len, "variable_flags", 14))
+        if (plan->variable[i])
             acc = variable_access(cmd, argc, argv);
         if (s->keynum) {
             long long num;
