@@ -10,7 +10,13 @@
  * a copy must describe the same; the checks (commands, keys, channels,
  * passwords) must run on it. Any difference aborts. As in Redis, a pattern
  * or a first argument with a space or a parenthesis makes a description that
- * does not replay: such users are only copied, not replayed. */
+ * does not replay: such users are only copied, not replayed.
+ *
+ * Built alone (the parser needs only core/util.c, core/mem.c and nettle):
+ *   clang -O1 -g -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -Iserver -Iserver/core \
+ *     -o fuzz_acl tests/fuzz/fuzz_acl.c server/cmd/aclrules.c server/core/util.c server/core/mem.c \
+ *     $(pkg-config --libs nettle) -lm
+ *   ./fuzz_acl -max_len=512 tests/fuzz/corpus/acl */
 #include "cmd/aclrules.h"
 #include "core/mem.h"
 
