@@ -132,6 +132,11 @@ void reply_subcommand_syntax(client *c);
 /* Reply a HELP listing: lines ended by NULL, prefixed by the command's usage line. */
 void reply_help(client *c, const char *const *lines);
 
+/* 1 if argument j of argv is a secret that the slow log and MONITOR show as
+ * "(redacted)", as Redis 7.0: AUTH's user and password, HELLO AUTH's, every
+ * rule of ACL SETUSER (passwords among them), CONFIG SET requirepass's value. */
+int cmd_arg_secret(int argc, const sarg *argv, int j);
+
 /* Slow log. */
 void slowlog_resize(void);
 void slowlog_push(client *c, long long duration);

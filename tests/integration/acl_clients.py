@@ -146,6 +146,32 @@ def main():
 
         r.case("redis-cli as an ACL user, and its ACL commands, print what they print against redis-server",
                redis_cli_same)
+
+        def slowlog_redacted():
+            sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+            import difftest
+            from resp_wire import Conn
+            other = difftest.RedisServer()
+            try:
+                got = []
+                for port in (other.port, srv.port):
+                    c = Conn(port)
+                    for cmd in (["CONFIG", "SET", "slowlog-log-slower-than", "0"], ["SLOWLOG", "RESET"],
+                                ["ACL", "SETUSER", "zz", "on", ">secretpw", "~z*"], ["AUTH", "zz", "secretpw"],
+                                ["HELLO", "2", "AUTH", "zz", "secretpw", "SETNAME", "n"], ["AUTH", "default", "x"],
+                                ["CONFIG", "SET", "requirepass", "pw2"], ["AUTH", "pw2"],
+                                ["CONFIG", "SET", "requirepass", ""]):
+                        c.call(*cmd)
+                    entries = c.call("SLOWLOG", "GET", "20")[1]
+                    got.append([[a[1] for a in e[1][3][1]] for e in entries])
+                    c.call("CONFIG", "SET", "slowlog-log-slower-than", "10000")
+                assert got[0] == got[1], got
+                assert b"secretpw" not in repr(got[1]).encode() and b"pw2" not in repr(got[1]).encode(), got[1]
+            finally:
+                other.stop()
+
+        r.case("SLOWLOG shows AUTH, HELLO AUTH, ACL SETUSER and CONFIG SET requirepass redacted, as redis-server",
+               slowlog_redacted)
     finally:
         srv.stop()
     r.finish()
