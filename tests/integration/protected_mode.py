@@ -17,6 +17,7 @@ protected-mode no lifts it, the unix socket is never refused, 127.0.0.1 is
 never refused, and the start-up warning is in the log.
 """
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -139,8 +140,8 @@ def in_netns():
 
 def netns():
     unshare = "/usr/bin/unshare"
-    if os.geteuid() != 0 or not os.path.exists(unshare):
-        r.skip("a non-loopback address in a network namespace is refused", "needs root and unshare")
+    if os.geteuid() != 0 or not os.path.exists(unshare) or not shutil.which("ip"):
+        r.skip("a non-loopback address in a network namespace is refused", "needs root, unshare and ip")
         return
     probe = subprocess.run([unshare, "-n", "true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if probe.returncode != 0:
