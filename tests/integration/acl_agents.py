@@ -282,7 +282,8 @@ def config_users():
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and p.poll() is None:
             try:
-                if spserver.raw_command(port, "PING", timeout=0.5) == b"+PONG":
+                reply = spserver.raw_command(port, "PING", timeout=0.5)
+                if reply == b"+PONG" or reply.startswith(b"-NOAUTH"):
                     break
             except OSError:
                 pass
