@@ -70,6 +70,10 @@
  *                     closed it (also in the middle of a reply)
  *   SP_ERR_TIMEOUT    the command timeout (spc_options.timeout_ms) passed
  *   SP_ERR_OOM        the library could not allocate memory
+ *   SP_ERR_NOPERM     the server's ACL refused it (NOPERM): the user the
+ *                     connection authenticated as (spc_options.username) may
+ *                     not run the command or touch that scratchpad; the
+ *                     message is the server's
  *
  * SP_ERR_IO, SP_ERR_TIMEOUT and a stream-level SP_ERR_PROTOCOL are sticky: the
  * connection is closed and every later call returns the same code at once,
@@ -126,7 +130,8 @@ typedef enum spc_status {
     SP_ERR_PROTOCOL,
     SP_ERR_IO,
     SP_ERR_TIMEOUT,
-    SP_ERR_OOM
+    SP_ERR_OOM,
+    SP_ERR_NOPERM
 } spc_status;
 
 /* The name of a status code ("SP_OK", "SP_ERR_IO", ...); "SP_ERR_UNKNOWN" for

@@ -49,6 +49,8 @@ int spc_classify_error(const char *msg, size_t len)
         return SP_ERR_AMBIGUOUS;
     if (starts(msg, len, "NOAUTH") || starts(msg, len, "WRONGPASS"))
         return SP_ERR_AUTH;
+    if (starts(msg, len, "NOPERM"))
+        return SP_ERR_NOPERM;
     return SP_ERR_SERVER;
 }
 
@@ -532,9 +534,10 @@ void spc_result_release(spc_result *res)
 const char *spc_status_name(int status)
 {
     static const char *const names[] = {
-        "SP_OK",          "SP_ERR_NOTFOUND", "SP_ERR_CONDITION", "SP_ERR_VERSION", "SP_ERR_WRONGTYPE",
-        "SP_ERR_NAME",    "SP_ERR_NOMATCH",  "SP_ERR_AMBIGUOUS", "SP_ERR_AUTH",    "SP_ERR_SERVER",
-        "SP_ERR_ARG",     "SP_ERR_PROTOCOL", "SP_ERR_IO",        "SP_ERR_TIMEOUT", "SP_ERR_OOM",
+        "SP_OK",         "SP_ERR_NOTFOUND", "SP_ERR_CONDITION", "SP_ERR_VERSION", "SP_ERR_WRONGTYPE",
+        "SP_ERR_NAME",   "SP_ERR_NOMATCH",  "SP_ERR_AMBIGUOUS", "SP_ERR_AUTH",    "SP_ERR_SERVER",
+        "SP_ERR_ARG",    "SP_ERR_PROTOCOL", "SP_ERR_IO",        "SP_ERR_TIMEOUT", "SP_ERR_OOM",
+        "SP_ERR_NOPERM",
     };
     if (status < 0 || (size_t)status >= sizeof(names) / sizeof(names[0]))
         return "SP_ERR_UNKNOWN";

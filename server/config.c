@@ -16,6 +16,7 @@
 #include "log.h"
 #include "core/mem.h"
 #include "aof/persist.h"
+#include "cmd/acl.h"
 #include "cmd/signal.h"
 #include "server.h"
 #include "core/util.h"
@@ -240,6 +241,11 @@ static int apply_list(const char **err)
 }
 
 void server_reschedule_cron(void);
+static int apply_requirepass(const char **err)
+{
+    return acl_apply_requirepass(err);
+}
+
 static int apply_hz(const char **err)
 {
     (void)err;
@@ -293,7 +299,10 @@ const cfg_def cfg_table[] = {
     {"loglevel", CFG_ENUM, 0, 0, 0, "notice", C(loglevel), loglevel_names, NULL, NULL, NULL},
     {"logfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(logfile), NULL, NULL, NULL, NULL},
     {"pidfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", C(pidfile), NULL, NULL, NULL, NULL},
-    {"requirepass", CFG_STRING, CFG_SENSITIVE, 0, 0, "", C(requirepass), NULL, NULL, NULL, NULL},
+    {"protected-mode", CFG_BOOL, 0, 0, 0, "yes", C(protected_mode), NULL, NULL, NULL, NULL},
+    {"requirepass", CFG_STRING, CFG_SENSITIVE, 0, 0, "", C(requirepass), NULL, NULL, NULL, apply_requirepass},
+    {"aclfile", CFG_STRING, CFG_IMMUTABLE, 0, 0, "", &acl_filename, NULL, NULL, NULL, NULL},
+    {"acllog-max-len", CFG_INT, 0, 0, INT_MAX, "128", &acl_log_max_len, NULL, NULL, NULL, NULL},
     {"maxmemory", CFG_MEMORY, 0, 0, LLONG_MAX, "0", C(maxmemory), NULL, NULL, NULL, apply_compress},
     {"maxmemory-policy", CFG_ENUM, 0, 0, 0, "noeviction", C(maxmemory_policy), maxmemory_policy_names, NULL, NULL,
      apply_policy},
@@ -615,6 +624,15 @@ static int load_line(const char *file, int lineno, const char *line)
     }
     if (words[0][0] == '#')
         return 0;
+    if (strcasecmp(words[0], "user") == 0) {
+        /* users are applied once the whole configuration is read (cmd/acl.h) */
+        if (acl_config_user(n - 1, words + 1, &err) < 0) {
+            fprintf(stderr, "*** FATAL CONFIG FILE ERROR (Scratchpad %s) ***\n%s:%d: directive 'user': %s\n>>> '%s'\n",
+                    SP_SERVER_VERSION, file, lineno, err, line);
+            return -1;
+        }
+        return 0;
+    }
     d = cfg_find(words[0], strlen(words[0]));
     if (!d) {
         fprintf(stderr, "*** FATAL CONFIG FILE ERROR (Scratchpad %s) ***\n%s:%d: unknown directive '%s'\n>>> '%s'\n",
@@ -684,6 +702,16 @@ int cfg_load_args(int argc, char **argv)
         if (strncmp(argv[i], "--", 2) != 0) {
             fprintf(stderr, "command line: expected --directive, got '%s'\n", argv[i]);
             return -1;
+        }
+        if (strcasecmp(argv[i] + 2, "user") == 0) {
+            for (j = i + 1; j < argc && strncmp(argv[j], "--", 2) != 0; j++)
+                ;
+            if (acl_config_user(j - i - 1, argv + i + 1, &err) < 0) {
+                fprintf(stderr, "*** FATAL CONFIG ERROR *** command line: directive 'user': %s\n", err);
+                return -1;
+            }
+            i = j;
+            continue;
         }
         d = cfg_find(argv[i] + 2, strlen(argv[i] + 2));
         if (!d) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/block.h"
+#include "cmd/acl.h"
 #include "cmd/commands.h"
 #include "config.h"
 #include "keyspace/lazyfree.h"
@@ -51,6 +52,48 @@ static void usage(void)
             "       ./scratchpad-server scratchpad.conf --port 7000 --loglevel verbose\n");
 }
 
+/* 1 if every address of bind is a loopback one. */
+static int bind_loopback_only(void)
+{
+    const char *p = srv.cfg.bind ? srv.cfg.bind : "";
+    int any = 0;
+
+    while (*p) {
+        const char *w;
+        size_t n;
+        while (*p == ' ')
+            p++;
+        if (*p == '-')
+            p++;
+        w = p;
+        while (*p && *p != ' ')
+            p++;
+        n = (size_t)(p - w);
+        if (!n)
+            continue;
+        any = 1;
+        if (!(n >= 4 && strncmp(w, "127.", 4) == 0) && !(n == 3 && strncmp(w, "::1", 3) == 0) &&
+            !(n == 9 && strncmp(w, "localhost", 9) == 0))
+            return 0;
+    }
+    return any;
+}
+
+/* Say at start-up what a listener on other addresses than loopback with no
+ * password means (protected mode, docs/security.md). */
+static void warn_exposed(void)
+{
+    if (!srv.cfg.port || bind_loopback_only() || !acl_default_open())
+        return;
+    if (srv.cfg.protected_mode)
+        log_warning("WARNING: protected mode is on and the default user has no password: clients that are not on "
+                    "127.0.0.1 or ::1 are refused (-DENIED). Set a password (requirepass, ACL users) to serve them.");
+    else
+        log_warning("WARNING: protected mode is off and the default user has no password: any client that can "
+                    "reach %s:%d can run every command, FLUSHALL and SHUTDOWN included.",
+                    srv.cfg.bind, srv.cfg.port);
+}
+
 int main(int argc, char **argv)
 {
     const char *conf = NULL;
@@ -84,6 +127,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     server_init_keyspace();
     cmd_init();
+    acl_init();
     multi_init();
     script_init();
     function_init();
@@ -93,6 +137,9 @@ int main(int argc, char **argv)
     net_up.note_error = srv_note_error;
     net_up.acked = persist_acked_fn;
     net_up.refusing = persist_refusing_fn;
+    net_up.client_init = acl_client_init;
+    net_up.user_name = acl_user_name;
+    net_up.default_open = acl_default_open;
     slowlog_resize();
     {
         /* Values from the file and the command line take effect as a run-time
@@ -106,6 +153,8 @@ int main(int argc, char **argv)
             }
         }
     }
+    if (acl_load_startup() < 0)
+        return 1;
     srv.base = event_base_new();
     if (!srv.base) {
         log_warning("Failed creating the event loop");
@@ -133,6 +182,7 @@ int main(int argc, char **argv)
     }
     if (net_listen() < 0)
         return 1;
+    warn_exposed();
     log_notice("Running mode=standalone, port=%d.", srv.cfg.port);
     if (srv.cfg.unixsocket && srv.cfg.unixsocket[0])
         log_notice("The server is now ready to accept connections at %s", srv.cfg.unixsocket);

@@ -110,6 +110,7 @@ typedef struct server_config {
     char *pidfile;
     char *dir;
     char *requirepass;
+    int protected_mode;       /* refuse non-loopback clients while the default user has no password */
     long long maxmemory;      /* bytes, 0 = no limit */
     int maxmemory_policy;
     long long proto_max_bulk_len;         /* bytes */

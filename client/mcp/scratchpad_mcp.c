@@ -34,8 +34,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: scratchpad-mcp [--url redis[s]://[:password@]host:port[/db]] [--namespace ns] [--http addr:port]\n"
-            "                      [--cacert file] [--cert file --key file] [--sni name] [--insecure]\n"
+            "usage: scratchpad-mcp [--url redis[s]://[[user]:password@]host:port[/db]] [--namespace ns]\n"
+            "                      [--http addr:port] [--cacert file] [--cert file --key file] [--sni name] [--insecure]\n"
             "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
             "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0. rediss:// connects with TLS:\n"
             "--cacert the CAs to check the server with (default: the system's), --cert/--key a client\n"
@@ -349,7 +349,7 @@ int main(int argc, char **argv)
     int db = 0;
     snprintf(urlbuf, sizeof urlbuf, "%s", url && *url ? url : "redis://127.0.0.1:6379/0");
     if (parse_url(urlbuf, &o, &db) < 0) {
-        fprintf(stderr, "scratchpad-mcp: bad URL '%s' (redis[s]://[:password@]host:port[/db])\n", url);
+        fprintf(stderr, "scratchpad-mcp: bad URL '%s' (redis[s]://[[user]:password@]host:port[/db])\n", url);
         return 2;
     }
     o.tls_ca_file = cacert;

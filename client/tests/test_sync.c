@@ -1060,6 +1060,43 @@ static void t_auth(void)
     it_server_stop(&as);
 }
 
+/* An ACL user: the connection authenticates as it (AUTH user password), its
+ * own scratchpads work, another agent's are refused with SP_ERR_NOPERM. */
+static void t_acl_user(void)
+{
+    it_server as;
+    const char *extra[] = {"--user", "agent-a", "on", ">pw-a", "~agent-a:*", "+@all", "-@dangerous", NULL};
+    spc_options o;
+    spc_ctx *c;
+    uint64_t v;
+
+    if (it_server_start(&as, extra) < 0) {
+        it_case_failed = 1;
+        return;
+    }
+    memset(&o, 0, sizeof(o));
+    o.port = as.port;
+    o.username = "agent-a";
+    o.password = "wrong";
+    c = spc_connect_with(&o);
+    CHECK(c && spc_err(c) == SP_ERR_AUTH && strstr(spc_errstr(c), "WRONGPASS"));
+    spc_free(c);
+    o.password = "pw-a";
+    c = spc_connect_with(&o);
+    CHECK(c && spc_err(c) == SP_OK);
+    if (c) {
+        CHECK(sp_write(c, "agent-a:notes", "a", "x", 1, NULL, &v) == SP_OK && v == 1);
+        CHECK(sp_write(c, "agent-b:notes", "a", "x", 1, NULL, &v) == SP_ERR_NOPERM);
+        CHECK(strcmp(spc_errstr(c), "NOPERM this user has no permissions to access one of the keys used as "
+                                    "arguments") == 0);
+        CHECK(strcmp(spc_status_name(SP_ERR_NOPERM), "SP_ERR_NOPERM") == 0);
+        /* not sticky: the connection goes on */
+        CHECK(sp_write(c, "agent-a:notes", "a", "y", 1, NULL, &v) == SP_OK && v == 2);
+    }
+    spc_free(c);
+    it_server_stop(&as);
+}
+
 /* The server goes away: calls fail with SP_ERR_IO and keep failing, then
  * spc_reconnect to a new server on the same port works again. */
 static void t_server_gone(void)
@@ -1150,6 +1187,8 @@ int main(void)
     RUN(t_batch_large, "a batch of 2000 commands returns every result in order");
     RUN(t_status_names, "status codes have names, and a NULL context is refused without crashing");
     RUN(t_unix_socket, "the library connects over a Unix socket, and a missing socket path gives SP_ERR_IO");
+    RUN(t_acl_user, "an ACL user (username and password) reaches its own scratchpads; another agent's are "
+                    "SP_ERR_NOPERM with the server's message, and the connection goes on");
     RUN(t_auth, "with requirepass, a missing password gives SP_ERR_AUTH, a wrong one fails the connect with "
                 "SP_ERR_AUTH, and the right one (with or without a username) works, also after spc_reconnect");
     RUN(t_server_gone, "when the server goes away calls return SP_ERR_IO and keep failing until spc_reconnect "

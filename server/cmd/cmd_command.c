@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/acl.h"
 #include "cmd/commands.h"
+#include "core/mem.h"
 #include "net/reply.h"
 #include "core/util.h"
 
@@ -273,91 +275,22 @@ static void reply_cmd_flags(client *c, const cmd_def *cmd)
     }
 }
 
-/* ACL categories in Redis's order (ACL CAT). */
-static const char *const acl_names[] = {
-    "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap", "hyperloglog", "geo",
-    "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection", "transaction", "scripting",
-};
-#define NACL ((int)(sizeof(acl_names) / sizeof(acl_names[0])))
-#define ACL_MAX_OTHER 8
-
-typedef struct acl_set {
-    int has[NACL];
-    char other[ACL_MAX_OTHER][32]; /* words of the row that Redis does not know */
-    int nother;
-} acl_set;
-
-static int acl_index(const char *w, size_t n)
-{
-    int i;
-    for (i = 0; i < NACL; i++)
-        if (str_eq_ci(w, n, acl_names[i]))
-            return i;
-    return -1;
-}
-
-/* The row's ACL words plus the ones Redis implies from the flags (write, read,
- * admin+dangerous, pubsub, fast or else slow). */
-static void acl_of(const cmd_def *cmd, acl_set *s)
-{
-    const char *p = cmd->acl ? cmd->acl : "";
-
-    memset(s, 0, sizeof(*s));
-    while (*p) {
-        const char *w;
-        size_t n;
-        int i;
-        while (*p == ' ' || *p == '@')
-            p++;
-        w = p;
-        while (*p && *p != ' ')
-            p++;
-        n = (size_t)(p - w);
-        if (!n)
-            continue;
-        i = acl_index(w, n);
-        if (i >= 0)
-            s->has[i] = 1;
-        else if (s->nother < ACL_MAX_OTHER && n < sizeof(s->other[0])) {
-            memcpy(s->other[s->nother], w, n);
-            s->other[s->nother++][n] = '\0';
-        }
-    }
-    if (cmd->flags & CMD_WRITE)
-        s->has[acl_index("write", 5)] = 1;
-    if ((cmd->flags & CMD_READONLY) && !s->has[acl_index("scripting", 9)]) /* as Redis: not EVAL_RO's */
-        s->has[acl_index("read", 4)] = 1;
-    if (cmd->flags & CMD_ADMIN) {
-        s->has[acl_index("admin", 5)] = 1;
-        s->has[acl_index("dangerous", 9)] = 1;
-    }
-    if (cmd->flags & CMD_PUBSUB)
-        s->has[acl_index("pubsub", 6)] = 1;
-    if (cmd->flags & CMD_FAST)
-        s->has[acl_index("fast", 4)] = 1;
-    if (!s->has[acl_index("fast", 4)])
-        s->has[acl_index("slow", 4)] = 1;
-}
-
+/* The row's categories (cmd/acl.c: its ACL words and those its flags imply),
+ * in Redis's order, then ours (@scratchpad). */
 static void reply_cmd_acl(client *c, const cmd_def *cmd)
 {
-    acl_set s;
+    uint32_t cats = acl_categories(cmd);
     char buf[40];
     int i, n = 0;
 
-    acl_of(cmd, &s);
-    for (i = 0; i < NACL; i++)
-        n += s.has[i];
-    reply_set(c, n + s.nother);
-    for (i = 0; i < NACL; i++) {
-        if (s.has[i]) {
-            snprintf(buf, sizeof(buf), "@%s", acl_names[i]);
+    for (i = 0; i < ACLR_NCATS; i++)
+        n += (cats >> i) & 1;
+    reply_set(c, n);
+    for (i = 0; i < ACLR_NCATS; i++) {
+        if ((cats >> i) & 1) {
+            snprintf(buf, sizeof(buf), "@%s", aclr_cat_names[i]);
             reply_status(c, buf);
         }
-    }
-    for (i = 0; i < s.nother; i++) {
-        snprintf(buf, sizeof(buf), "@%s", s.other[i]);
-        reply_status(c, buf);
     }
 }
 
@@ -457,7 +390,7 @@ typedef struct visit_ctx {
     client *c;
     long n;
     int filter;          /* 0 none, 1 acl category, 2 pattern */
-    int acl;             /* index in acl_names, -1 if unknown */
+    int acl;             /* index in aclr_cat_names, -1 if unknown */
     const sarg *pattern;
 } visit_ctx;
 
@@ -476,14 +409,12 @@ static void visit_docs(const cmd_def *cmd, void *ctx)
 static int list_match(const cmd_def *cmd, const visit_ctx *v)
 {
     const char *name = cmd_fullname(cmd);
-    acl_set s;
 
     switch (v->filter) {
     case 1:
         if (v->acl < 0)
             return 0;
-        acl_of(cmd, &s);
-        return s.has[v->acl];
+        return (acl_categories(cmd) >> v->acl) & 1;
     case 2:
         return glob_match(v->pattern->p, v->pattern->len, name, strlen(name), 1);
     default:
@@ -574,7 +505,7 @@ static void command_list(client *c)
             return;
         } else if (str_eq_ci(kind->p, kind->len, "aclcat")) {
             v.filter = 1;
-            v.acl = acl_index(arg->p, arg->len);
+            v.acl = aclr_cat_index(arg->p, arg->len);
         } else if (str_eq_ci(kind->p, kind->len, "pattern")) {
             v.filter = 2;
             v.pattern = arg;
@@ -657,6 +588,152 @@ static void getkeys_by_specs(client *c, const cmd_def *cmd, const sarg *argv, in
         reply_bulk(c, argv[pos[i]].p, argv[pos[i]].len);
         reply_word_set(c, specs[spec_of[i]].flags, specs[spec_of[i]].flags_len, 0);
     }
+}
+
+/* The access a spec's flags declare: read for "access", write for "insert",
+ * "delete" or "update" (what ACL's %R and %W patterns are checked against). */
+static int spec_access(const key_spec *s)
+{
+    const char *p = s->flags, *end = s->flags + s->flags_len;
+    int acc = 0;
+
+    while (p < end) {
+        const char *w;
+        while (p < end && *p == ' ')
+            p++;
+        w = p;
+        while (p < end && *p != ' ')
+            p++;
+        if (str_eq_ci(w, (size_t)(p - w), "access"))
+            acc |= CMD_KEY_READ;
+        else if (str_eq_ci(w, (size_t)(p - w), "insert") || str_eq_ci(w, (size_t)(p - w), "delete") ||
+                 str_eq_ci(w, (size_t)(p - w), "update"))
+            acc |= CMD_KEY_WRITE;
+    }
+    return acc;
+}
+
+/* The access of a spec flagged variable_flags, from the arguments (as
+ * Redis's setGetKeys and bitfieldGetKeys): SET writes, and reads too with
+ * GET; BITFIELD only reads when all it has are GET and OVERFLOW. */
+static int variable_access(const cmd_def *cmd, int argc, const sarg *argv)
+{
+    int i;
+
+    if (strcmp(cmd->name, "set") == 0) {
+        for (i = 3; i < argc; i++)
+            if (str_eq_ci(argv[i].p, argv[i].len, "get"))
+                return CMD_KEY_READ | CMD_KEY_WRITE;
+        return CMD_KEY_WRITE;
+    }
+    if (strcmp(cmd->name, "bitfield") == 0) {
+        for (i = 2; i < argc; i++) {
+            int rem = argc - i - 1;
+            if (str_eq_ci(argv[i].p, argv[i].len, "get") && rem >= 2)
+                i += 2;
+            else if (str_eq_ci(argv[i].p, argv[i].len, "overflow") && rem >= 1)
+                i += 1;
+            else
+                return CMD_KEY_READ | CMD_KEY_WRITE;
+        }
+        return CMD_KEY_READ;
+    }
+    return CMD_KEY_READ | CMD_KEY_WRITE;
+}
+
+/* A command's key specs parsed once (cmd_walk_keys runs for every command of
+ * an ACL user: the row's text is not parsed again each time). Plans are
+ * found by the row's address in a table that only grows (the registry is
+ * fixed after start-up). */
+typedef struct key_plan {
+    const cmd_def *cmd;
+    int n, sort;
+    key_spec specs[MAX_SPECS];
+    int acc[MAX_SPECS];      /* CMD_KEY_* of each spec */
+    int variable[MAX_SPECS]; /* 1: the access depends on the arguments (variable_flags) */
+} key_plan;
+
+#define PLAN_SLOTS 4096 /* power of two, > 2x the commands and subcommands */
+static key_plan *plans[PLAN_SLOTS];
+
+static const key_plan *plan_of(const cmd_def *cmd)
+{
+    size_t i = ((uintptr_t)cmd >> 4) & (PLAN_SLOTS - 1);
+    key_plan *p;
+    int k;
+
+    while (plans[i]) {
+        if (plans[i]->cmd == cmd)
+            return plans[i];
+        i = (i + 1) & (PLAN_SLOTS - 1);
+    }
+    p = xcalloc(1, sizeof(*p));
+    p->cmd = cmd;
+    p->sort = strcmp(cmd->name, "sort") == 0 || strcmp(cmd->name, "sort_ro") == 0;
+    p->n = key_specs_of(cmd, p->specs);
+    for (k = 0; k < p->n; k++) {
+        p->acc[k] = spec_access(&p->specs[k]);
+        p->variable[k] = memmem(p->specs[k].flags, p->specs[k].flags_len, "variable_flags", 14) != NULL;
+    }
+    plans[i] = p;
+    return p;
+}
+
+int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void *ctx, int pos, int access), void *ctx)
+{
+    const key_plan *plan = plan_of(cmd);
+    int n = plan->n, i, j, rc;
+
+    if (plan->sort) {
+        /* The sorted key, then the last STORE's (as Redis's sortGetKeys). */
+        int store = 0;
+        for (i = 2; i < argc; i++) {
+            if (str_eq_ci(argv[i].p, argv[i].len, "limit"))
+                i += 2;
+            else if (str_eq_ci(argv[i].p, argv[i].len, "get") || str_eq_ci(argv[i].p, argv[i].len, "by"))
+                i += 1;
+            else if (str_eq_ci(argv[i].p, argv[i].len, "store") && i + 1 < argc)
+                store = i + 1;
+        }
+        if (argc > 1 && (rc = fn(ctx, 1, CMD_KEY_READ)) != 0)
+            return rc;
+        return store ? fn(ctx, store, CMD_KEY_WRITE) : 0;
+    }
+    for (i = 0; i < n; i++) {
+        const key_spec *s = &plan->specs[i];
+        int first, last, step = s->keystep > 0 ? s->keystep : 1, acc = plan->acc[i];
+        if (s->unknown)
+            continue;
+        if (plan->variable[i])
+            acc = variable_access(cmd, argc, argv);
+        if (s->keynum) {
+            long long num;
+            if (s->index + s->keynumidx >= argc ||
+                str_to_ll(argv[s->index + s->keynumidx].p, argv[s->index + s->keynumidx].len, &num) < 0)
+                continue;
+            first = s->index + s->firstkey;
+            if (num < 1 || num > (argc - first) / step)
+                continue;
+            last = first + (int)(num - 1) * step;
+        } else if (s->keyword[0]) {
+            int kw = s->index, rest;
+            while (kw < argc && !str_eq_ci(argv[kw].p, argv[kw].len, s->keyword))
+                kw++;
+            if (kw >= argc)
+                continue;
+            first = kw + 1;
+            rest = argc - first;
+            last = s->limit > 1 ? first + rest / s->limit - 1
+                                : (s->lastkey >= 0 ? first + s->lastkey : argc + s->lastkey);
+        } else {
+            first = s->index;
+            last = s->lastkey >= 0 ? s->index + s->lastkey : argc + s->lastkey;
+        }
+        for (j = first; j <= last && j < argc; j += step)
+            if (j > 0 && (rc = fn(ctx, j, acc)) != 0)
+                return rc;
+    }
+    return 0;
 }
 
 /* GETKEYS of SORT, whose STORE key may stand anywhere after its options (as

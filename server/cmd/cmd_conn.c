@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/acl.h"
 #include "cmd/block.h"
 #include "cmd/commands.h"
 #include "core/mem.h"
@@ -45,22 +46,14 @@ static void cmd_quit(client *c)
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
 }
 
-/* 0 if user/pass are right (user "default"), else -1 after replying. */
+/* 0 if user (NULL: "default") and pass are right (cmd/acl.h), else -1
+ * after replying. */
 static int check_auth(client *c, const sarg *user, const sarg *pass)
 {
-    const char *want = srv.cfg.requirepass ? srv.cfg.requirepass : "";
-
-    if ((user && !str_eq_ci(user->p, user->len, "default")) || !want[0] || pass->len != strlen(want) ||
-        memcmp(pass->p, want, pass->len) != 0) {
-        if (!want[0] && (!user || str_eq_ci(user->p, user->len, "default"))) {
-            /* No password set: any password works for "default" (as Redis's nopass user). */
-            c->flags |= CLIENT_AUTHENTICATED;
-            return 0;
-        }
+    if (acl_authenticate(c, user, pass) < 0) {
         reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return -1;
     }
-    c->flags |= CLIENT_AUTHENTICATED;
     return 0;
 }
 
@@ -70,7 +63,7 @@ static void cmd_auth(client *c)
         reply_error(c, ERR_SYNTAX);
         return;
     }
-    if (c->argc == 2 && (!srv.cfg.requirepass || !srv.cfg.requirepass[0])) {
+    if (c->argc == 2 && acl_default_nopass()) {
         reply_error(c, "ERR AUTH <password> called without any password configured for the default user. "
                        "Are you sure your configuration is correct?");
         return;
@@ -131,7 +124,7 @@ static void cmd_hello(client *c)
             return;
         }
     }
-    if (!(c->flags & CLIENT_AUTHENTICATED)) {
+    if (acl_auth_required(c)) {
         reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
                        "HELLO AUTH <user> <pass> option can be used to authenticate the client and "
                        "select the RESP protocol version at the same time");
@@ -190,8 +183,7 @@ static void cmd_reset(client *c)
     xfree(c->name);
     c->name = NULL;
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT);
-    if (srv.cfg.requirepass && srv.cfg.requirepass[0])
-        c->flags &= ~CLIENT_AUTHENTICATED;
+    acl_client_reset(c);
     reply_status(c, "RESET");
 }
 
@@ -324,6 +316,7 @@ static void client_kill(client *c)
     long long killed = 0;
     int i, skipme = 1, type = -1;
     const char *addr = NULL, *laddr = NULL;
+    const sarg *user = NULL;
     long long id = 0;
 
     if (c->argc == 3) {
@@ -368,10 +361,11 @@ static void client_kill(client *c)
                 return;
             }
         } else if (str_eq_ci(k->p, k->len, "user")) {
-            if (!str_eq_ci(v->p, v->len, "default")) {
+            if (!acl_user_exists(v->p, v->len)) {
                 reply_errorf(c, "ERR No such user '%s'", v->p);
                 return;
             }
+            user = v;
         } else {
             reply_error(c, ERR_SYNTAX);
             return;
@@ -387,6 +381,8 @@ static void client_kill(client *c)
         if (addr && strcmp(x->addr, addr) != 0)
             continue;
         if (laddr && strcmp(x->laddr, laddr) != 0)
+            continue;
+        if (user && !acl_client_is(x, user->p, user->len))
             continue;
         if (x == c && skipme)
             continue;

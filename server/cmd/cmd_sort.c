@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/acl.h"
 #include "cmd/commands.h"
 #include "cmd/propagate.h"
 #include "cmd/signal.h"
@@ -242,7 +243,16 @@ static void sort_generic(client *c, int readonly)
             by = &c->argv[++j];
             if (!strchr(by->p, '*'))
                 dontsort = 1;
+            else if (!acl_full_key_access(c, c->cmd)) {
+                /* the pattern reads keys no key spec names (cmd/acl.h) */
+                reply_error(c, "ERR BY option of SORT denied due to insufficient ACL permissions.");
+                goto done;
+            }
         } else if (str_eq_ci(a->p, a->len, "get") && left >= 1) {
+            if (!acl_full_key_access(c, c->cmd)) {
+                reply_error(c, "ERR GET option of SORT denied due to insufficient ACL permissions.");
+                goto done;
+            }
             gets[ngets++] = &c->argv[++j];
         } else {
             reply_error(c, ERR_SYNTAX);

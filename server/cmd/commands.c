@@ -10,6 +10,7 @@
 #include "core/ht.h"
 #include "log.h"
 #include "core/mem.h"
+#include "cmd/acl.h"
 #include "cmd/block.h"
 #include "cmd/multi.h"
 #include "cmd/pause.h"
@@ -44,6 +45,7 @@ static const cmd_def *table_list[] = {
     cmd_table_bitmap,
     cmd_table_hll,
     cmd_table_geo,
+    cmd_table_acl,
 };
 /* clang-format on */
 
@@ -453,7 +455,7 @@ static void dispatch(client *c)
         multi_flag_error(c);
         return;
     }
-    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
+    if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH) && acl_auth_required(c)) {
         reply_error(c, "NOAUTH Authentication required.");
         multi_flag_error(c);
         return;
@@ -468,6 +470,11 @@ static void dispatch(client *c)
     }
     if ((c->flags & CLIENT_MULTI) && (cmd->flags & CMD_NOT_IN_MULTI) && !is_multi_control(cmd)) {
         reply_error(c, "ERR Command not allowed inside a transaction");
+        multi_flag_error(c);
+        return;
+    }
+    /* ACL: the default user (every command, key and channel) pays one test. */
+    if (c->user && !c->user->allow_all && acl_check_dispatch(c, cmd) < 0) {
         multi_flag_error(c);
         return;
     }
@@ -683,6 +690,33 @@ int arg_ll(client *c, int i, long long *out)
 
 /* ---- slow log ---- */
 
+int cmd_arg_secret(int argc, const sarg *argv, int j)
+{
+    int i;
+
+    if (j < 1 || j >= argc)
+        return 0;
+    if (str_eq_ci(argv[0].p, argv[0].len, "auth"))
+        return 1;
+    if (str_eq_ci(argv[0].p, argv[0].len, "acl"))
+        return j >= 2 && str_eq_ci(argv[1].p, argv[1].len, "setuser");
+    if (str_eq_ci(argv[0].p, argv[0].len, "config"))
+        return j >= 3 && (j - 3) % 2 == 0 && str_eq_ci(argv[1].p, argv[1].len, "set") &&
+               str_eq_ci(argv[j - 1].p, argv[j - 1].len, "requirepass");
+    if (str_eq_ci(argv[0].p, argv[0].len, "hello")) {
+        for (i = 2; i < argc; i++) {
+            if (str_eq_ci(argv[i].p, argv[i].len, "auth") && i + 2 < argc) {
+                if (j == i + 1 || j == i + 2)
+                    return 1;
+                i += 2;
+            } else if (str_eq_ci(argv[i].p, argv[i].len, "setname")) {
+                i++;
+            }
+        }
+    }
+    return 0;
+}
+
 static void slowlog_entry_free(slowlog_entry *e)
 {
     int i;
@@ -732,7 +766,10 @@ void slowlog_push(client *c, long long duration)
     e->argv = xmalloc(sizeof(sarg) * (size_t)argc);
     for (i = 0; i < argc; i++) {
         char tmp[64];
-        if (i == 31 && c->argc > 32) {
+        if (cmd_arg_secret(c->argc, c->argv, i)) {
+            e->argv[i].p = xstrndup("(redacted)", 10);
+            e->argv[i].len = 10;
+        } else if (i == 31 && c->argc > 32) {
             int n = snprintf(tmp, sizeof(tmp), "... (%d more arguments)", c->argc - 31);
             e->argv[i].p = xstrndup(tmp, (size_t)n);
             e->argv[i].len = (size_t)n;

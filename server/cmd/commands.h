@@ -46,6 +46,7 @@ extern const cmd_def cmd_table_dump[];
 extern const cmd_def cmd_table_bitmap[];
 extern const cmd_def cmd_table_hll[];
 extern const cmd_def cmd_table_geo[];
+extern const cmd_def cmd_table_acl[];
 
 /* A client is being freed: leave its transaction and drop its watches (the
  * connection layer's release hook, net.h). */
@@ -109,6 +110,15 @@ long long cmd_total_errors(void);
  * counted-keys spec); 0 if cmd names no keys (fn never called), else 1. */
 int cmd_foreach_key(client *c, const cmd_def *cmd, void (*fn)(client *c, const sarg *key));
 
+/* Visit each key argument of cmd called with argv[0..argc) (its key specs,
+ * or SORT's keys) with the access its spec declares: CMD_KEY_READ for
+ * "access", CMD_KEY_WRITE for "insert", "delete" or "update" (ACL's %R and
+ * %W). fn returning non-zero stops the walk and is returned; 0 once every
+ * key was visited. */
+#define CMD_KEY_READ 1
+#define CMD_KEY_WRITE 2
+int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void *ctx, int pos, int access), void *ctx);
+
 /* Reply the standard arity error for c's command. */
 void reply_arity_error(client *c);
 /* Reply a "-ERR unknown subcommand" error as Redis does. */
@@ -122,6 +132,11 @@ void cmd_container(client *c);
 void reply_subcommand_syntax(client *c);
 /* Reply a HELP listing: lines ended by NULL, prefixed by the command's usage line. */
 void reply_help(client *c, const char *const *lines);
+
+/* 1 if argument j of argv is a secret that the slow log and MONITOR show as
+ * "(redacted)", as Redis 7.0: AUTH's user and password, HELLO AUTH's, every
+ * rule of ACL SETUSER (passwords among them), CONFIG SET requirepass's value. */
+int cmd_arg_secret(int argc, const sarg *argv, int j);
 
 /* Slow log. */
 void slowlog_resize(void);

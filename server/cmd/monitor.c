@@ -99,25 +99,11 @@ static void put_repr(const char *p, size_t n)
     put("\"", 1);
 }
 
-/* 1 if argument j of argv is a secret MONITOR shows as "(redacted)". */
+/* 1 if argument j of argv is a secret MONITOR shows as "(redacted)"
+ * (commands.h: cmd_arg_secret). */
 static int redacted(int argc, const sarg *argv, int j)
 {
-    int i;
-
-    if (str_eq_ci(argv[0].p, argv[0].len, "auth"))
-        return j >= 1;
-    if (str_eq_ci(argv[0].p, argv[0].len, "hello")) {
-        for (i = 2; i < argc; i++) {
-            if (str_eq_ci(argv[i].p, argv[i].len, "auth") && i + 2 < argc) {
-                if (j == i + 1 || j == i + 2)
-                    return 1;
-                i += 2;
-            } else if (str_eq_ci(argv[i].p, argv[i].len, "setname")) {
-                i++;
-            }
-        }
-    }
-    return 0;
+    return cmd_arg_secret(argc, argv, j);
 }
 
 static void feed(int dbid, const char *who, int argc, const sarg *argv)

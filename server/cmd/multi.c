@@ -1,4 +1,5 @@
 /* multi.c -- transactions and WATCH (see multi.h). */
+#include "cmd/acl.h"
 #include "cmd/multi.h"
 #include "cmd/propagate.h"
 
@@ -305,6 +306,9 @@ static void cmd_exec(client *c)
     for (i = 0; i < n; i++) {
         c->argc = queue[i].argc;
         c->argv = queue[i].argv;
+        /* Permissions may have changed since the command was queued. */
+        if (c->user && !c->user->allow_all && acl_check_exec(c, queue[i].cmd) < 0)
+            continue;
         db_now = now_ms();
         cmd_call(c, queue[i].cmd);
     }

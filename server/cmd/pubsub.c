@@ -239,6 +239,18 @@ void ps_client_release(client *c)
     c->ps = NULL;
 }
 
+int ps_client_any(const client *c, int kind, int (*fn)(void *ctx, const char *name, size_t len), void *ctx)
+{
+    const ps_sub *s;
+
+    if (!c->ps)
+        return 0;
+    for (s = c->ps->head[kind]; s; s = s->next)
+        if (fn(ctx, s->n->name, s->n->len))
+            return 1;
+    return 0;
+}
+
 /* ---- delivery ---- */
 
 static char *scratch_room(size_t n)

@@ -49,6 +49,10 @@ int ps_allowed_in_context(const client *c, const cmd_def *cmd);
 /* c is being freed or RESET: drop every subscription, without replies. */
 void ps_client_release(client *c);
 
+/* 1 as soon as fn returns non-zero for one of c's subscriptions of kind
+ * (oldest first), else 0 (ACL: does c still have the right to each?). */
+int ps_client_any(const client *c, int kind, int (*fn)(void *ctx, const char *name, size_t len), void *ctx);
+
 /* Counts for PUBSUB NUMPAT and INFO stats. */
 long long ps_count(int kind);
 /* Subscribers of name (PUBSUB NUMSUB, SHARDNUMSUB). */

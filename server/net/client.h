@@ -137,6 +137,7 @@ struct client {
     long long trk_redir;    /* CLIENT TRACKING REDIRECT id, 0 none (valid with CLIENT_TRACKING) */
 
     /* Identity and stats. */
+    struct aclr_user *user;  /* cmd/acl.h: the user it runs as; NULL may run anything (the log's replay) */
     char *name;              /* CLIENT SETNAME, NULL if none */
     char *lib_name, *lib_ver;
     char addr[64], laddr[64];

@@ -43,6 +43,42 @@ static int listen_fd_ready(int fd)
     return evutil_make_socket_nonblocking(fd);
 }
 
+/* Protected mode (as Redis 7.0): while the default user needs no password, a
+ * TCP client whose address is not 127.0.0.1 or ::1 is told why (when say: on
+ * the TLS port there is no session yet to say it through) and disconnected;
+ * 1 if fd was refused (and closed). */
+static int protected_refuse(int fd, const struct sockaddr_storage *sa, int say)
+{
+    static const char msg[] =
+        "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for "
+        "the default user. In this mode connections are only accepted from the loopback interface. If you want to "
+        "connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable "
+        "protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting "
+        "to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from "
+        "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just "
+        "disable the protected mode by editing the Redis configuration file, and setting the protected mode option "
+        "to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart "
+        "it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. "
+        "NOTE: You only need to do one of the above things in order for the server to start accepting connections "
+        "from the outside.\r\n";
+    static const uint8_t loop6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    ssize_t w;
+
+    if (!srv.cfg.protected_mode || !net_up.default_open || !net_up.default_open())
+        return 0;
+    if (sa->ss_family == AF_INET && ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_LOOPBACK))
+        return 0;
+    if (sa->ss_family == AF_INET6 && memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, loop6, 16) == 0)
+        return 0;
+    if (say) {
+        w = write(fd, msg, sizeof(msg) - 1);
+        (void)w;
+    }
+    srv.stat_rejected_conns++;
+    close(fd);
+    return 1;
+}
+
 static void accept_cb(evutil_socket_t lfd, short what, void *arg);
 
 static int add_listener(int fd, int kind)
@@ -220,7 +256,9 @@ static client *client_alloc(void)
     c->parser.args = xmalloc(sizeof(resp_arg) * c->parser.args_cap);
     c->ctime = c->last_interaction = now_ms();
     resp_reset(&c->parser);
-    if (!srv.cfg.requirepass || !srv.cfg.requirepass[0])
+    if (net_up.client_init)
+        net_up.client_init(c);
+    else
         c->flags |= CLIENT_AUTHENTICATED;
     return c;
 }
@@ -340,6 +378,8 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
             close(fd);
             continue;
         }
+        if (kind != LISTEN_UNIX && protected_refuse(fd, &sa, kind == LISTEN_TCP))
+            continue;
         client_new_conn(fd, kind, &sa);
     }
 }
@@ -1036,17 +1076,18 @@ size_t client_describe(const client *c, char *buf, size_t cap)
     if (f == 0)
         flags[f++] = 'N';
     flags[f] = '\0';
-    n = snprintf(
-        buf, cap,
-        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
-        "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
-        "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=default redir=%lld resp=%d lib-name=%s lib-ver=%s",
-        (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "", (long long)(now - c->ctime) / 1000,
-        (long long)(now - c->last_interaction) / 1000, flags, c->dbid, c->nsub, c->npsub, c->nssub,
-        (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos, c->qcap - c->qlen, (size_t)0, c->qcap, c->qlen,
-        c->olen - c->osent, (size_t)0, c->olist_bytes, sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
-        (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname, (c->flags & CLIENT_TRACKING) ? c->trk_redir : -1LL,
-        c->resp, c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+    n = snprintf(buf, cap,
+                 "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%d psub=%d ssub=%d "
+                 "multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu "
+                 "omem=%zu tot-mem=%zu events=%s%s cmd=%s user=%s redir=%lld resp=%d lib-name=%s lib-ver=%s",
+                 (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
+                 (long long)(now - c->ctime) / 1000, (long long)(now - c->last_interaction) / 1000, flags, c->dbid,
+                 c->nsub, c->npsub, c->nssub, (c->flags & CLIENT_MULTI) ? c->mcount : -1, c->qlen - c->qpos,
+                 c->qcap - c->qlen, (size_t)0, c->qcap, c->qlen, c->olen - c->osent, (size_t)0, c->olist_bytes,
+                 sizeof(*c) + c->qcap + c->olist_bytes, c->rev ? "r" : "",
+                 (c->flags & CLIENT_PROTECTED_WRITE) ? "w" : "", cmdname,
+                 net_up.user_name ? net_up.user_name(c) : "default", (c->flags & CLIENT_TRACKING) ? c->trk_redir : -1LL,
+                 c->resp, c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     return n < 0 ? 0 : (size_t)n >= cap ? cap - 1 : (size_t)n;
 }
 

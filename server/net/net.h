@@ -23,6 +23,9 @@ typedef struct net_hooks {
     void (*note_error)(client *c, const char *msg); /* an error reply went out (INFO errorstats) */
     int (*acked)(uint64_t need);                    /* 1: a reply depending on log position need may go out */
     const char *(*refusing)(void);                  /* why the log refuses writes now (strerror), or NULL */
+    void (*client_init)(client *c);                 /* a new client: its user and whether it is authenticated */
+    const char *(*user_name)(const client *c);      /* CLIENT LIST's user= */
+    int (*default_open)(void);                      /* 1: the default user needs no password (protected mode) */
 } net_hooks;
 extern net_hooks net_up;
 /* Set by net_flush_pending when it holds a client's replies until the log is

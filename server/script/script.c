@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/acl.h"
 #include "cmd/commands.h"
 #include "cmd/propagate.h"
 #include "core/mem.h"
@@ -725,6 +726,9 @@ static const char *refuse(const cmd_def *cmd, int argc)
         return "-ERR Wrong number of args calling Redis command from script";
     if (cmd->flags & CMD_NOSCRIPT)
         return "-ERR This Redis command is not allowed from script";
+    /* The script's commands run as the user who called it. */
+    if ((why = acl_check_script(sc, run.caller, cmd, argc, cargv)) != NULL)
+        return why;
     if (cmd->flags & CMD_WRITE) {
         if (run.ro)
             return "-ERR Write commands are not allowed from read-only scripts.";
@@ -943,16 +947,18 @@ static int l_debug(lua_State *l)
     return 0;
 }
 
-/* redis.acl_check_cmd: every user may run every command here (no ACL users);
- * an unknown command is an error as in Redis. */
+/* redis.acl_check_cmd: whether the script's user may run the command with
+ * these arguments (cmd/acl.h); an unknown command is an error as in Redis. */
 static int l_acl_check_cmd(lua_State *l)
 {
-    int argc = lua_gettop(l);
+    int argc = lua_gettop(l), pos;
+    const cmd_def *cmd;
+
     if (collect_args(l, argc) < 0)
         return lua_error(l);
-    if (!cmd_lookup_argv(argc, cargv))
+    if (!(cmd = cmd_lookup_argv(argc, cargv)))
         return raise_err(l, "Invalid command passed to redis.acl_check_cmd()");
-    lua_pushboolean(l, 1);
+    lua_pushboolean(l, acl_check(run.caller ? run.caller->user : NULL, cmd, argc, cargv, &pos) == ACL_OK);
     return 1;
 }
 

@@ -27,7 +27,7 @@ import redis
 from . import _tools
 from ._tools import ToolError
 
-__all__ = ["Scratchpad", "ScratchpadError", "VersionConflict", "Fenced", "Leased", "NotFound", "ToolError",
+__all__ = ["Scratchpad", "ScratchpadError", "VersionConflict", "Fenced", "Leased", "NotFound", "PermissionDenied", "ToolError",
            "Stat", "Entry", "ListPage", "ReadResult", "GrepResult", "OffloadResult", "Lease", "Change",
            "as_tools", "offload_result"]
 
@@ -52,8 +52,15 @@ class NotFound(ScratchpadError):
     """The entry does not exist (SP.EDIT / SP.INSERT on a missing entry, a read's nil)."""
 
 
+class PermissionDenied(ScratchpadError):
+    """-NOPERM: the connection's ACL user may not run the command or touch this
+    scratchpad (docs/security.md); the message is the server's, NOPERM included."""
+
+
 def _raise(e):
     msg = str(e)
+    if isinstance(e, redis.exceptions.NoPermissionError):  # redis-py drops the code from the text
+        raise PermissionDenied(msg if msg.startswith("NOPERM") else "NOPERM " + msg) from None
     for prefix, cls in (("VERSION ", VersionConflict), ("FENCED ", Fenced), ("LEASED ", Leased),
                         ("no such entry", NotFound)):
         if msg.startswith(prefix):

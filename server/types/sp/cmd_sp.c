@@ -866,7 +866,7 @@ const cmd_def cmd_table_sp[] = {
     {.name = "sp.diff", .proc = cmd_sp_diff, .arity = -4, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Lists the entries added, removed and changed between two snapshots or NOW, or one entry's line diff.",
      .since = "0.1.0", .complexity = "O(N) where N is the number of entries; O((L+M)D) for an entry's diff", .acl = "read scratchpad slow"},
-    {.name = "sp.fork", .proc = cmd_sp_fork, .arity = -3, .flags = SPW, KEYS(1, 2, 1), .group = "scratchpad",
+    {.name = "sp.fork", .proc = cmd_sp_fork, .arity = -3, .flags = SPW, KEYS(1, 2, 1), .key_specs = "RO access;OW update", .group = "scratchpad",
      .summary = "Creates a scratchpad sharing the entries of another (or of its snapshot); replies the number of entries.",
      .since = "0.1.0", .complexity = "O(N) where N is the number of entries", .acl = "write scratchpad slow"},
     {.name = "sp.history", .proc = cmd_sp_history, .arity = 3, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
