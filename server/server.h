@@ -87,8 +87,6 @@ typedef struct cmd_def {
      * shows movablekeys, and dispatch finds the keys a write names from it). */
     const char *key_specs;
     const struct cmd_def *subcommands; /* table ended by a NULL name, or NULL */
-    cmd_stats *stats;        /* filled in at start-up */
-    const struct cmd_def *parent; /* filled in at start-up for subcommands */
 } cmd_def;
 
 /* A row's key positions: first, last (negative: from the end), step. */

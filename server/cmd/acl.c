@@ -694,7 +694,7 @@ static int sel_check(const aclr_sel *s, const cmd_def *cmd, int id, int argc, co
     int kind = chan_kind[id], i;
 
     if (!(cmd->flags & CMD_NO_AUTH)) {
-        int idx = catalog[id].parent >= 0 ? 2 : 1; /* cmd_def.parent is not filled in */
+        int idx = catalog[id].parent >= 0 ? 2 : 1;
         if (!aclr_sel_cmd(s, id, argc > idx ? argv[idx].p : NULL, argc > idx ? argv[idx].len : 0))
             return ACL_DENIED_CMD;
     }

@@ -60,6 +60,7 @@ static int ncommands;
 /* Extra per-command data kept beside the const tables, keyed by address. */
 typedef struct cmd_extra {
     const cmd_def *cmd;
+    const cmd_def *parent; /* the container of a subcommand, else NULL */
     cmd_stats stats;
     char fullname[NAME_MAX_LEN * 2];
 } cmd_extra;
@@ -106,6 +107,7 @@ static void extra_add(const cmd_def *cmd, const cmd_def *parent)
     x = &extras[nextras++];
     memset(x, 0, sizeof(*x));
     x->cmd = cmd;
+    x->parent = parent;
     if (parent)
         snprintf(x->fullname, sizeof(x->fullname), "%s|%s", parent->name, cmd->name);
     else
@@ -184,6 +186,12 @@ const char *cmd_fullname(const cmd_def *cmd)
 {
     cmd_extra *x = extra_of(cmd);
     return x ? x->fullname : cmd->name;
+}
+
+const cmd_def *cmd_parent(const cmd_def *cmd)
+{
+    cmd_extra *x = extra_of(cmd);
+    return x ? x->parent : NULL;
 }
 
 static cmd_stats *stats_of(const cmd_def *cmd)

@@ -62,6 +62,8 @@ void cmd_init(void);
 const cmd_def *cmd_lookup_argv(int argc, const sarg *argv);
 /* The command named name (any case), or NULL. */
 const cmd_def *cmd_lookup(const char *name, size_t len);
+/* The container of a subcommand ("config" for config|get), NULL for a command. */
+const cmd_def *cmd_parent(const cmd_def *cmd);
 /* "get", or "config|get" for a subcommand (static storage per command). */
 const char *cmd_fullname(const cmd_def *cmd);
 /* Check and run the command in c->argv (see the file comment). */

@@ -133,7 +133,7 @@ static void feed(int dbid, const char *who, int argc, const sarg *argv)
 
 static void feed_client(client *c, const cmd_def *cmd)
 {
-    const cmd_def *top = cmd->parent ? cmd->parent : cmd;
+    const cmd_def *top = cmd_parent(cmd) ? cmd_parent(cmd) : cmd;
     char who[128];
 
     if ((cmd->flags & CMD_ADMIN) || (top->flags & CMD_ADMIN) || blk_rerunning(c))

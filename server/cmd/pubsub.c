@@ -410,7 +410,7 @@ int ps_allowed_in_context(const client *c, const cmd_def *cmd)
 
     if (!(c->flags & CLIENT_PUBSUB) || c->resp >= 3)
         return 1;
-    if (cmd->parent)
+    if (cmd_parent(cmd))
         return 0;
     for (i = 0; allowed[i]; i++)
         if (strcmp(cmd->name, allowed[i]) == 0)
