@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RELEASE                                                                                                        \
-    "local token = redis.call('get', KEYS[1]) if not token or token ~= ARGV[1] then return 0 end "                     \
+#define RELEASE                                                                                    \
+    "local token = redis.call('get', KEYS[1]) if not token or token ~= ARGV[1] then return 0 end " \
     "redis.call('del', KEYS[1]) return 1"
 
 typedef struct cl {
@@ -116,7 +116,8 @@ int main(int argc, char **argv)
     n = atoi(argv[2]);
     secs = atof(argv[3]);
     setup = redisConnect("127.0.0.1", port);
-    if (!setup || setup->err || !(r = redisCommand(setup, "SCRIPT LOAD %s", RELEASE)) || r->type != REDIS_REPLY_STRING) {
+    if (!setup || setup->err || !(r = redisCommand(setup, "SCRIPT LOAD %s", RELEASE)) ||
+        r->type != REDIS_REPLY_STRING) {
         fprintf(stderr, "SCRIPT LOAD failed\n");
         return 1;
     }

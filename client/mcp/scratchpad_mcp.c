@@ -33,14 +33,15 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: scratchpad-mcp [--url redis[s]://[[user]:password@]host:port[/db]] [--namespace ns]\n"
-            "                      [--http addr:port] [--cacert file] [--cert file --key file] [--sni name] [--insecure]\n"
-            "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
-            "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0. rediss:// connects with TLS:\n"
-            "--cacert the CAs to check the server with (default: the system's), --cert/--key a client\n"
-            "certificate, --sni the name the server's certificate must show (default: the host).\n"
-            "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
+    fprintf(
+        f,
+        "usage: scratchpad-mcp [--url redis[s]://[[user]:password@]host:port[/db]] [--namespace ns]\n"
+        "                      [--http addr:port] [--cacert file] [--cert file --key file] [--sni name] [--insecure]\n"
+        "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
+        "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0. rediss:// connects with TLS:\n"
+        "--cacert the CAs to check the server with (default: the system's), --cert/--key a client\n"
+        "certificate, --sni the name the server's certificate must show (default: the host).\n"
+        "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
 }
 
 /* Parse redis[s]://[[user]:password@]host[:port][/db] into o and *db (rediss:

@@ -57,7 +57,7 @@ static void test_format_random(void)
 
 static void test_parse_refuses(void)
 {
-    const char *bad[] = {"", "-", "+1", " 1", "1 ", "01", "-0", "9223372036854775808", "-9223372036854775809",
+    const char *bad[] = {"",   "-",   "+1", " 1", "1 ", "01", "-0", "9223372036854775808", "-9223372036854775809",
                          "1a", "0x10"};
     long long v;
     size_t i;
