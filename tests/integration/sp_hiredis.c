@@ -890,6 +890,59 @@ done:
     free(text);
 }
 
+/* SP.GREP ns pattern ENTRIES glob ...: a harness searching its observations
+ * (one of them compressed) and its plan in one call. */
+static void test_grep_entries(void)
+{
+    redisContext *c = conn();
+    redisReply *r;
+    size_t len;
+    char *big = make_log(200000, &len);
+    if (!c || !big) {
+        CHECK(0);
+        goto done;
+    }
+    EXPECT_INT(c, 1, "SP.WRITE ge:ns obs/1 %s", "GET /a 200\nGET /b 500 ERROR\n");
+    EXPECT_INT(c, 1, "SP.WRITE ge:ns obs/2 %s", "ok\n");
+    EXPECT_INT(c, 1, "SP.WRITE ge:ns plan %s", "- [ ] fix the ERROR\n");
+    if (!sp_write_bin(c, "ge:ns", "obs/big", big, len))
+        goto done;
+    {
+        const char *want[] = {"obs/1:2:GET /b 500 ERROR", "plan:1:- [ ] fix the ERROR", NULL};
+        r = CMD_ARRAY(c, "SP.GREP ge:ns %s ENTRIES obs/? plan", "ERROR");
+        CHECK(array_is(r, want));
+        if (r)
+            freeReplyObject(r);
+    }
+    {
+        const char *want[] = {"obs/1-1-GET /a 200", "obs/1:2:GET /b 500 ERROR", NULL};
+        r = CMD_ARRAY(c, "SP.GREP ge:ns %s ENTRIES obs/* MAX 1 CONTEXT 1", "ERROR");
+        CHECK(array_is(r, want));
+        if (r)
+            freeReplyObject(r);
+    }
+    r = CMD_ARRAY(c, "SP.GREP ge:ns %s ENTRIES * WITHMETA", "T12:00:00\\.000 INFO");
+    if (r) {
+        CHECK(r->elements == 2 && r->element[0]->elements == 1 &&
+              strncmp(r->element[0]->element[0]->str, "obs/big:1:2024-05-01T12:00:00.000", 33) == 0);
+        CHECK(map_int(r->element[1], "matched") == 1 && map_int(r->element[1], "entries") == 4);
+        freeReplyObject(r);
+    }
+    r = CMD_ARRAY(c, "SP.GREP ge:ns x ENTRIES none*");
+    CHECK(r && r->elements == 0);
+    if (r)
+        freeReplyObject(r);
+    EXPECT_ERR(c, "ERR invalid pattern at offset 2: missing closing parenthesis", "SP.GREP ge:ns %s ENTRIES none*",
+               "e(");
+    EXPECT_OK(c, "CONFIG SET sp-grep-max-scan 1024");
+    EXPECT_ERR_PREFIX(c, "ERR entries are ", "SP.GREP ge:ns x ENTRIES *");
+    EXPECT_OK(c, "CONFIG SET sp-grep-max-scan 64mb");
+done:
+    if (c)
+        redisFree(c);
+    free(big);
+}
+
 /* ---- SP.LIST ---- */
 
 static void test_list(void)
@@ -2071,6 +2124,8 @@ int main(void)
     RUN(test_grep, "SP.GREP finds lines by PCRE (\\d, \\w, (?i)), NOCASE, LITERAL, CONTEXT, MAX and WITHMETA, and names bad patterns");
     RUN(test_grep_match_limit, "SP.GREP answers a catastrophic pattern with an error at once, and obeys its two limits");
     RUN(test_grep_work_bound, "SP.GREP bounds the work of one call: other clients are served and the grep ends in an error");
+    RUN(test_grep_entries,
+        "SP.GREP ... ENTRIES searches the entries matching globs, compressed ones too, as name:n:line with MAX, CONTEXT, WITHMETA and the same errors");
     RUN(test_list, "SP.LIST lists names in order, with MATCH, WITHMETA, and pages by COUNT and CURSOR");
     RUN(test_list_cursor_stable, "SP.LIST's cursor returns every entry present throughout exactly once while entries come and go");
     RUN(test_edit, "SP.EDIT replaces a unique byte-exact string, reports none or several with line numbers, and ALL");
