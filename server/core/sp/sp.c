@@ -16,6 +16,7 @@
 #include "lz/lzidle.h"
 #include "mem.h"
 #include "sp/spco.h"
+#include "sp/spmeta.h"
 #include "textcount.h"
 
 /* Compressed content for p[0..n): without a dictionary, registered in pr->idle
@@ -315,6 +316,7 @@ void sp_entry_release(sp_entry *e)
         return;
     }
     content_free(e);
+    spmeta_free(e->meta);
     xfree(e);
 }
 
@@ -337,6 +339,7 @@ sp_entry *sp_entry_clone(const sp_entry *src)
     }
     if (src->lz)
         e->lz = lzval_share(src->lz);
+    e->meta = spmeta_dup(src->meta);
     return e;
 }
 
@@ -474,14 +477,14 @@ sp *sp_dup(const sp *s)
 
 size_t sp_entry_stored(const sp_entry *e)
 {
-    return xmalloc_size(e) + e->rawcap + (e->lz ? lzval_stored(e->lz) : 0);
+    return xmalloc_size(e) + e->rawcap + (e->lz ? lzval_stored(e->lz) : 0) + spmeta_stored(e->meta);
 }
 
 size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_entry *b)
 {
     if (x == a || x == b)
         return 0;
-    return xmalloc_size(x) + x->rawcap +
+    return xmalloc_size(x) + x->rawcap + spmeta_stored(x->meta) +
            (x->lz && !(a && a->lz == x->lz) && !(b && b->lz == x->lz) ? lzval_stored(x->lz) : 0);
 }
 

@@ -69,6 +69,8 @@ typedef struct sp_entry {
     size_t rawcap;      /* bytes usable in raw (xmalloc_size, kept so that a rewrite
                            in place need not read the allocator's header) */
     lzval *lz;          /* SP_ENC_LZ4: content */
+    struct spmeta *meta; /* the entry's metadata fields (spmeta.h), NULL if none: part of
+                            its state, so a change of them is a new version */
     char name[];        /* nlen bytes, NUL-terminated */
 } sp_entry;
 
