@@ -146,7 +146,8 @@ static void test_bounds(void)
 int main(void)
 {
     base = mem_used();
-    RUN(test_random_edits, "3000 random sets, deletes and clears agree with a model; fields stay sorted; copies are equal");
+    RUN(test_random_edits,
+        "3000 random sets, deletes and clears agree with a model; fields stay sorted; copies are equal");
     RUN(test_bounds, "32 fields and 4096 bytes are the bounds, a refused edit builds nothing, field names are checked");
     return TEST_DONE();
 }

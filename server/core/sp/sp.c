@@ -826,6 +826,42 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
     return 0;
 }
 
+int sp_entry_overwrite(sp_entry *e, size_t off, const char *p, size_t n, const sp_params *pr)
+{
+    sp_textinfo was, now;
+    char small[256], *old = n <= sizeof(small) ? small : xmalloc(n);
+    int rc = -1;
+
+    if (n == 0)
+        rc = 0;
+    if (n == 0 || off > e->size || n > e->size - off || sp_entry_read(e, off, n, old, pr) < 0)
+        goto done;
+    if (e->enc == SP_ENC_LZ4) {
+        if (lzval_holders(e->lz) > 1) {
+            lzval *mine = lzval_dup(e->lz);
+            lzval_free(e->lz);
+            e->lz = mine;
+        }
+        if (lzval_setrange(e->lz, off, p, n, pr->cache) < 0)
+            goto done;
+    } else {
+        memcpy(e->raw + off, p, n);
+    }
+    sp_text_scan(old, n, &was);
+    sp_text_scan(p, n, &now);
+    if (e->kind == SP_TEXT)
+        e->chars = e->chars - was.chars + now.chars;
+    e->newlines = e->newlines - was.newlines + now.newlines;
+    if (off + n == e->size)
+        e->ends_nl = p[n - 1] == '\n';
+    e->has_sha = 0;
+    rc = 0;
+done:
+    if (old != small)
+        xfree(old);
+    return rc;
+}
+
 int sp_entry_read(const sp_entry *e, size_t off, size_t n, char *dst, const sp_params *pr)
 {
     if (n == 0)

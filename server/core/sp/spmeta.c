@@ -12,8 +12,8 @@
 #include "sp/spmeta.h"
 
 struct spmeta {
-    size_t n;      /* fields */
-    size_t bytes;  /* field and value bytes */
+    size_t n;       /* fields */
+    size_t bytes;   /* field and value bytes */
     spmeta_kv kv[]; /* n of them, by name; then the bytes */
 };
 

@@ -409,6 +409,85 @@ static sp_entry *edit_target(client *c, long long ifversion, const spc_fence *f,
     return e;
 }
 
+/* SP.EDIT replacing with text of the same length overwrites at most this many
+ * occurrences in place; more are rebuilt whole (each one recompresses its
+ * sub-blocks). */
+#define EDIT_INPLACE_MAX 64
+
+#define EDIT_WINDOW (1u << 20) /* bytes of a compressed entry searched at a time */
+
+/* Find the occurrences of old[0..olen) in e, left to right and not
+ * overlapping, without decoding the whole entry at once (a compressed entry is
+ * read EDIT_WINDOW bytes at a time): *count gets how many there are, at[] the
+ * offsets of the first max of them. 0, or -1 if a chunk is corrupt. */
+static int edit_find(const sp_entry *e, const char *old, size_t olen, size_t *at, size_t max, size_t *count,
+                     const sp_params *pr)
+{
+    size_t next = 0, wlen;
+    char *buf = NULL;
+    int rc = 0;
+
+    *count = 0;
+    while (next + olen <= e->size) {
+        const char *w, *q, *hit;
+        wlen = e->enc == SP_ENC_RAW ? e->size - next : e->size - next < EDIT_WINDOW ? e->size - next : EDIT_WINDOW;
+        if (e->enc == SP_ENC_RAW) {
+            w = e->raw + next;
+        } else {
+            if (!buf)
+                buf = xmalloc(EDIT_WINDOW);
+            if (sp_entry_read(e, next, wlen, buf, pr) < 0) {
+                rc = -1;
+                break;
+            }
+            w = buf;
+        }
+        for (q = w; (hit = memmem(q, wlen - (size_t)(q - w), old, olen)) != NULL; q = hit + olen) {
+            if (*count < max)
+                at[*count] = next + (size_t)(hit - w);
+            (*count)++;
+        }
+        if (next + wlen == e->size || wlen < olen)
+            break;
+        /* A match starting before wlen - (olen - 1) was wholly in the window. */
+        next += (size_t)(q - w) > wlen - (olen - 1) ? (size_t)(q - w) : wlen - (olen - 1);
+    }
+    xfree(buf);
+    return rc;
+}
+
+/* SP.EDIT's same-length case: argv[3] -> argv[4] at the count offsets at[]
+ * (edit_find's), in place, each recompressing only the sub-blocks it touches.
+ * An overwrite that fails (a corrupt sub-block) puts back those done before
+ * it. */
+static void edit_in_place(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *at, size_t count)
+{
+    const sarg *old = &c->argv[3], *new = &c->argv[4];
+    sp_params pr = sp_server_params();
+    size_t k;
+    int g;
+
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
+    for (k = 0; k < count; k++) {
+        if (sp_entry_overwrite(e, at[k], new->p, new->len, &pr) < 0) {
+            while (k-- > 0)
+                sp_entry_overwrite(e, at[k], old->p, old->len, &pr);
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+    }
+    e->version++;
+    e->updated = db_now;
+    g = group_begin(c);
+    log_entry(c, s, e);
+    spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, "sp.edit");
+    reply_array(c, 2);
+    reply_int(c, (long long)count);
+    reply_int(c, (long long)e->version);
+}
+
 static void cmd_sp_edit(client *c)
 {
     const sarg *old = &c->argv[3], *new = &c->argv[4];
@@ -444,6 +523,29 @@ static void cmd_sp_edit(client *c)
     }
     if (!(e = edit_target(c, ifversion, &f, &ke, &s)))
         return;
+    if (new->len == old->len && old->len <= EDIT_WINDOW / 2 &&
+        (e->kind == SP_BINARY || (sp_utf8_valid(old->p, old->len) && sp_utf8_valid(new->p, new->len)))) {
+        /* The same length: found without decoding the whole entry, and
+         * overwritten in place. Valid UTF-8 for valid UTF-8 keeps a text entry
+         * valid (a match of valid UTF-8 starts and ends on character
+         * boundaries). Several occurrences without ALL go on below, to the
+         * error that lists their lines. */
+        size_t at[EDIT_INPLACE_MAX];
+        if (edit_find(e, old->p, old->len, at, EDIT_INPLACE_MAX, &count, &pr) < 0) {
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+        if (count == 0) {
+            reply_errorf(c, "ERR old text not found in entry '%s' (the match is byte-exact, whitespace included)",
+                         e->name);
+            return;
+        }
+        if ((count == 1 || all) && count <= EDIT_INPLACE_MAX) {
+            edit_in_place(c, ke, s, e, at, count);
+            return;
+        }
+        count = 0;
+    }
     if (sp_entry_copy(e, &content, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
         return;
@@ -510,6 +612,18 @@ static void cmd_sp_edit(client *c)
     xfree(content);
 }
 
+/* SP.INSERT's new version is in e: logged, noted, replied. */
+static void insert_done(client *c, dbent *ke, sp *s, sp_entry *e)
+{
+    int g = group_begin(c);
+
+    log_entry(c, s, e);
+    spc_note(c, s, SPCO_OP_INSERT, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, "sp.insert");
+    reply_int(c, (long long)e->version);
+}
+
 static void cmd_sp_insert(client *c)
 {
     const sarg *text = &c->argv[4];
@@ -544,7 +658,35 @@ static void cmd_sp_insert(client *c)
     lines = sp_entry_lines(e);
     if (line == -1 || (size_t)line > lines)
         line = (long long)lines;
-    if (sp_entry_line_start(e, (size_t)line + 1, &at, &pr) < 0 || sp_entry_copy(e, &content, &pr) < 0) {
+    if (sp_entry_line_start(e, (size_t)line + 1, &at, &pr) < 0) {
+        reply_error(c, ERR_CORRUPT);
+        return;
+    }
+    if (at == e->size && text->len > 0) {
+        /* At the end: an append (only the last sub-block is recompressed). */
+        if (e->kind == SP_TEXT && !sp_utf8_valid(text->p, text->len)) {
+            reply_error(c, "ERR the edit would make a text entry invalid UTF-8");
+            return;
+        }
+        int lead = e->size > 0 && !e->ends_nl, rc;
+        char *buf = lead ? xmalloc(text->len + 1) : NULL;
+        if (lead) {
+            buf[0] = '\n';
+            memcpy(buf + 1, text->p, text->len);
+        }
+        e = sp_own(s, e); /* a snapshot or the history may hold it */
+        rc = sp_entry_append(s, e, lead ? buf : text->p, text->len + (size_t)lead, &pr);
+        xfree(buf);
+        if (rc < 0) {
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+        e->version++;
+        e->updated = db_now;
+        insert_done(c, ke, s, e);
+        return;
+    }
+    if (sp_entry_copy(e, &content, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
         return;
     }
@@ -564,14 +706,8 @@ static void cmd_sp_insert(client *c)
         out[pos++] = '\n';
     memcpy(out + pos, content + at, e->size - at);
     e = sp_own(s, e); /* a snapshot or the history may hold it */
-    if (commit_content(c, s, e, out, outlen) == 0) {
-        int g = group_begin(c);
-        log_entry(c, s, e);
-        spc_note(c, s, SPCO_OP_INSERT, e->name, e->nlen, e);
-        group_end(g);
-        ns_changed(c, ke, s, "sp.insert");
-        reply_int(c, (long long)e->version);
-    }
+    if (commit_content(c, s, e, out, outlen) == 0)
+        insert_done(c, ke, s, e);
     xfree(out);
     xfree(content);
 }
