@@ -663,13 +663,15 @@ static void cmd_sp_insert(client *c)
         return;
     }
     if (at == e->size && text->len > 0) {
-        /* At the end: an append (only the last sub-block is recompressed). */
+        /* At the end: an append (only the last sub-block is recompressed),
+         * after a '\n' if the last line has none. */
+        int lead = e->size > 0 && !e->ends_nl, rc;
+        char *buf;
         if (e->kind == SP_TEXT && !sp_utf8_valid(text->p, text->len)) {
             reply_error(c, "ERR the edit would make a text entry invalid UTF-8");
             return;
         }
-        int lead = e->size > 0 && !e->ends_nl, rc;
-        char *buf = lead ? xmalloc(text->len + 1) : NULL;
+        buf = lead ? xmalloc(text->len + 1) : NULL;
         if (lead) {
             buf[0] = '\n';
             memcpy(buf + 1, text->p, text->len);
