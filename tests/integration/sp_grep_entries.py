@@ -145,6 +145,8 @@ def main():
                          "ERR invalid pattern at offset 2: missing closing parenthesis")
             expect_error(lambda: r.execute_command("SP.GREP", "g", "(x", "ENTRIES", "nothing*"),
                          "ERR invalid pattern at offset 2: missing closing parenthesis")
+            expect_error(lambda: r.execute_command("SP.GREP", "g", "(x", "ENTRIES", "*", "MAX", "0"),
+                         "ERR invalid pattern at offset 2: missing closing parenthesis")
             expect_error(lambda: r.execute_command("SP.GREP", "g", "x", "ENTRIES", "*", "MAX", "-1"),
                          "ERR MAX must not be negative")
             expect_error(lambda: r.execute_command("SP.GREP", "g", "x", "ENTRIES", "*", "CONTEXT", "1001"),

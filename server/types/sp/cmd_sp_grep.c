@@ -311,9 +311,9 @@ static void grep_entries(client *c, int gend)
     memset(&res, 0, sizeof(res));
     if (o.max_us)
         o.started_us = spgrep_now_us();
-    if (nsel == 0) {
-        /* Nothing to search: the pattern is still compiled, so a bad one is an
-         * error whatever the globs select. */
+    if (nsel == 0 || (o.max_matches == 0 && !o.count_all)) {
+        /* Nothing to search (no entry, or MAX 0): the pattern is still
+         * compiled, so a bad one is an error whatever the globs select. */
         o.utf = sp_utf8_valid(pat->p, pat->len);
         rc = spgrep_run(grep_cache, "", 0, pat->p, pat->len, &o, grep_emit, &g, &res, err, sizeof(err));
     }
