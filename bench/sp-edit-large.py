@@ -12,9 +12,11 @@ For each place (top, middle, end) and each command:
   - SP.INSERT ns big <line> "inserted\\n";
 a second connection sends PING in a loop (one at a time) from 0.2 s before the
 command until 0.2 s after its reply, and the longest PING round trip is the
-pause every other client saw. Reported: the command's own reply time and the
-longest PING, per place and command (Markdown on standard output). A benchmark,
-not a test: it asserts nothing.
+pause every other client saw. Reported: the command's own reply time, the
+longest PING, and the CPU time the server spent meanwhile (user + system, from
+/proc/<pid>/stat: the figure to compare on a loaded machine, where the wall
+times include waiting for a CPU), per place and command (Markdown on standard
+output). A benchmark, not a test: it asserts nothing.
 
 Environment (optional): SERVER (default build/scratchpad-server), SIZE (bytes,
 default 100000000), WAIT (s, default 7), LOG (yes/no, default yes),
@@ -101,20 +103,29 @@ def pinger(port, stop, out):
     out.append((worst, n))
 
 
-def timed(port, c, *args):
+def cpu_ms(pid):
+    """The CPU time (user + system) process pid has used, in ms."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
+
+
+def timed(port, pid, c, *args):
     stop, out = threading.Event(), []
     th = threading.Thread(target=pinger, args=(port, stop, out))
     th.start()
     time.sleep(0.2)
     t0 = time.perf_counter()
+    cpu0 = cpu_ms(pid)
     rep = c.call(*args)
     took = time.perf_counter() - t0
+    cpu = cpu_ms(pid) - cpu0
     time.sleep(0.2)
     stop.set()
     th.join()
     if isinstance(rep, bytes) and rep.startswith(b"ERR"):
         raise SystemExit("%r answered %r" % (args[:4], rep))
-    return took, out[0][0]
+    return took, out[0][0], cpu
 
 
 def main():
@@ -145,8 +156,8 @@ def main():
         st = dict(zip(st[::2], st[1::2]))
         print("# SP.EDIT / SP.INSERT on a %.0f MB entry (%d lines, %s, stored %.1f MB, %s chunks), log %s\n" % (
             SIZE / 1e6, lines, st[b"encoding"].decode(), int(st[b"stored"]) / 1e6, st[b"chunks"].decode(), LOG))
-        print("| place | command | reply (ms) | longest PING meanwhile (ms) |")
-        print("|---|---|---|---|")
+        print("| place | command | reply (ms) | longest PING meanwhile (ms) | server CPU (ms) |")
+        print("|---|---|---|---|---|")
         for place, ln in (("top", 2), ("middle", lines // 2), ("end", lines - 1)):
             for what, args in (
                     ("SP.EDIT, same length", ("SP.EDIT", "big", "log", "line %d " % ln, "LINE %d " % ln)),
@@ -154,8 +165,8 @@ def main():
                                          "line %d edited " % (ln + 1))),
                     ("SP.INSERT", ("SP.INSERT", "big", "log", str(ln - 1 if place != "end" else -1),
                                    "inserted line\n"))):
-                took, worst = timed(port, c, *args)
-                print("| %s | %s | %.1f | %.1f |" % (place, what, took * 1000, worst * 1000))
+                took, worst, cpu = timed(port, srv.pid, c, *args)
+                print("| %s | %s | %.1f | %.1f | %.0f |" % (place, what, took * 1000, worst * 1000, cpu))
         sys.stdout.flush()
     finally:
         srv.terminate()

@@ -375,11 +375,18 @@ static void cmd_sp_append(client *c)
 static int commit_content(client *c, sp *s, sp_entry *e, const char *p, size_t n)
 {
     sp_params pr = sp_server_params();
-    if (e->kind == SP_TEXT && !sp_utf8_valid(p, n)) {
+    sp_textinfo ti;
+
+    /* One pass: the UTF-8 check and the counts the new content is set with. */
+    if (vc_threshold > 0 && n >= vc_threshold)
+        sp_text_scan_sub(p, n, vc_chunk, &ti);
+    else
+        sp_text_scan(p, n, &ti);
+    if (e->kind == SP_TEXT && !ti.utf8) {
         reply_error(c, "ERR the edit would make a text entry invalid UTF-8");
         return -1;
     }
-    sp_entry_set(s, e, p, n, e->kind, &pr);
+    sp_entry_set_info(s, e, p, n, e->kind, &ti, &pr);
     e->version++;
     e->updated = db_now;
     return 0;
@@ -488,6 +495,45 @@ static void edit_in_place(client *c, dbent *ke, sp *s, sp_entry *e, const size_t
     reply_int(c, (long long)e->version);
 }
 
+/* SP.EDIT's other case: argv[3] -> argv[4] at the count offsets at[] into a
+ * new content, the entry's bytes between them decoded straight into it (no
+ * copy of the whole entry first), then set whole. */
+static void edit_rebuild(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *at, size_t count)
+{
+    const sarg *old = &c->argv[3], *new = &c->argv[4];
+    sp_params pr = sp_server_params();
+    size_t outlen = e->size - count * old->len + count * new->len, pos = 0, from = 0, k;
+    char *out = xmalloc(outlen + 1);
+    int g;
+
+    for (k = 0; k <= count; k++) {
+        size_t to = k < count ? at[k] : e->size;
+        if (sp_entry_read(e, from, to - from, out + pos, &pr) < 0) {
+            reply_error(c, ERR_CORRUPT);
+            goto done;
+        }
+        pos += to - from;
+        if (k < count) {
+            memcpy(out + pos, new->p, new->len);
+            pos += new->len;
+            from = to + old->len;
+        }
+    }
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
+    if (commit_content(c, s, e, out, outlen) < 0)
+        goto done;
+    g = group_begin(c);
+    log_entry(c, s, e);
+    spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, "sp.edit");
+    reply_array(c, 2);
+    reply_int(c, (long long)count);
+    reply_int(c, (long long)e->version);
+done:
+    xfree(out);
+}
+
 static void cmd_sp_edit(client *c)
 {
     const sarg *old = &c->argv[3], *new = &c->argv[4];
@@ -523,13 +569,14 @@ static void cmd_sp_edit(client *c)
     }
     if (!(e = edit_target(c, ifversion, &f, &ke, &s)))
         return;
-    if (new->len == old->len && old->len <= EDIT_WINDOW / 2 &&
-        (e->kind == SP_BINARY || (sp_utf8_valid(old->p, old->len) && sp_utf8_valid(new->p, new->len)))) {
-        /* The same length: found without decoding the whole entry, and
-         * overwritten in place. Valid UTF-8 for valid UTF-8 keeps a text entry
-         * valid (a match of valid UTF-8 starts and ends on character
-         * boundaries). Several occurrences without ALL go on below, to the
-         * error that lists their lines. */
+    if (old->len <= EDIT_WINDOW / 2) {
+        /* The occurrences are found without decoding the whole entry at once.
+         * With new text of the same length they are overwritten in place
+         * (valid UTF-8 for valid UTF-8 keeps a text entry valid: a match of
+         * valid UTF-8 starts and ends on character boundaries); otherwise the
+         * new content is built with the entry's bytes decoded straight into
+         * it. Several occurrences without ALL, or more than EDIT_INPLACE_MAX,
+         * go on below (the error that lists their lines; the whole copy). */
         size_t at[EDIT_INPLACE_MAX];
         if (edit_find(e, old->p, old->len, at, EDIT_INPLACE_MAX, &count, &pr) < 0) {
             reply_error(c, ERR_CORRUPT);
@@ -541,7 +588,11 @@ static void cmd_sp_edit(client *c)
             return;
         }
         if ((count == 1 || all) && count <= EDIT_INPLACE_MAX) {
-            edit_in_place(c, ke, s, e, at, count);
+            if (new->len == old->len &&
+                (e->kind == SP_BINARY || (sp_utf8_valid(old->p, old->len) && sp_utf8_valid(new->p, new->len))))
+                edit_in_place(c, ke, s, e, at, count);
+            else
+                edit_rebuild(c, ke, s, e, at, count);
             return;
         }
         count = 0;
@@ -631,7 +682,7 @@ static void cmd_sp_insert(client *c)
     size_t at, lines, outlen, pos = 0;
     int lead_nl, trail_nl;
     sp_params pr = sp_server_params();
-    char *content, *out;
+    char *out;
     dbent *ke;
     sp_entry *e;
     sp *s;
@@ -688,17 +739,19 @@ static void cmd_sp_insert(client *c)
         insert_done(c, ke, s, e);
         return;
     }
-    if (sp_entry_copy(e, &content, &pr) < 0) {
-        reply_error(c, ERR_CORRUPT);
-        return;
-    }
     /* The text becomes whole lines: a newline is added after it if something
      * follows, and before it when appending to content without a final newline. */
     lead_nl = at == e->size && e->size > 0 && !e->ends_nl;
     trail_nl = at < e->size && (text->len == 0 || text->p[text->len - 1] != '\n');
     outlen = e->size + text->len + (size_t)lead_nl + (size_t)trail_nl;
     out = xmalloc(outlen + 1);
-    memcpy(out, content, at);
+    /* The entry's bytes are decoded straight into their places in out. */
+    if (sp_entry_read(e, 0, at, out, &pr) < 0 ||
+        sp_entry_read(e, at, e->size - at, out + outlen - (e->size - at), &pr) < 0) {
+        reply_error(c, ERR_CORRUPT);
+        xfree(out);
+        return;
+    }
     pos = at;
     if (lead_nl)
         out[pos++] = '\n';
@@ -706,12 +759,10 @@ static void cmd_sp_insert(client *c)
     pos += text->len;
     if (trail_nl)
         out[pos++] = '\n';
-    memcpy(out + pos, content + at, e->size - at);
     e = sp_own(s, e); /* a snapshot or the history may hold it */
     if (commit_content(c, s, e, out, outlen) == 0)
         insert_done(c, ke, s, e);
     xfree(out);
-    xfree(content);
 }
 
 /* ---- SP.DEL ---- */
