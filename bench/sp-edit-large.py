@@ -5,7 +5,10 @@ changes a 100 MB entry at its top, its middle and its end.
 A fresh scratchpad-server (its log on, as by default, or off with LOG=no)
 receives one entry of SIZE bytes of log-like text (each line numbered, so that
 "line <n> " is unique), then waits WAIT seconds so the background re-encodes it
-(compress-dict-delay: the entry is then in the form an entry that lives has).
+(compress-dict-delay: the entry is then in the form an entry that lives has),
+then sets compress-dict-delay to a day, so that no background re-encoding of
+the versions the edits leave (the new one, and the old one the history keeps)
+runs during the measurements: what is measured is the commands' own work.
 For each place (top, middle, end) and each command:
   - SP.EDIT ns big "line <n> " "LINE <n> " (same length) and, separately, an
     SP.EDIT that makes the line longer ("line <n> " -> "line <n> edited ");
@@ -152,6 +155,7 @@ def main():
         c.call("SP.WRITE", "big", "log", body)
         del body
         time.sleep(WAIT)
+        c.call("CONFIG", "SET", "compress-dict-delay", "86400000")
         st = c.call("SP.STAT", "big", "log")
         st = dict(zip(st[::2], st[1::2]))
         print("# SP.EDIT / SP.INSERT on a %.0f MB entry (%d lines, %s, stored %.1f MB, %s chunks), log %s\n" % (
