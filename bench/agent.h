@@ -71,6 +71,12 @@ struct agent {
     int pat;               /* grep pattern, index in loggen_patterns */
     int edit_k;            /* the plan step being ticked */
     int del_log;           /* OP_DEL: the log rather than the oldest tool output */
+
+    /* agent-coord */
+    int lease_step;     /* OP_LEASE_WRITE: 0 leasing, 1 writing, 2 releasing */
+    long long token;    /* the fencing token of the lease held */
+    long long feed_seq; /* the last change of the feed seen (SP.CHANGES SINCE) */
+    int has_snap;       /* a snapshot "cycle" exists */
 };
 
 /* agent.c: queue the command formatted in a->w->fmt as one of the operation's

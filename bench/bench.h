@@ -41,6 +41,10 @@ enum bench_op {
     OP_DEL,           /* delete the oldest tool output (or the log) */
     OP_KV_WRITE,      /* small-kv: write a small entry */
     OP_KV_READ,       /* small-kv: read a small entry */
+    OP_LEASE_WRITE,   /* agent-coord: take the lease, write a finding fenced, release */
+    OP_CHANGES,       /* agent-coord: read the change feed since the last change seen */
+    OP_SNAPSHOT,      /* agent-coord: snapshot the namespace (replacing the last one) */
+    OP_DIFF,          /* agent-coord: what changed since the snapshot */
     OP_COUNT
 };
 
@@ -61,6 +65,12 @@ enum bench_cmd {
     CMD_APPEND,
     CMD_SCAN,
     CMD_DEL,
+    CMD_SP_LEASE,
+    CMD_SP_RELEASE,
+    CMD_SP_CHANGES,
+    CMD_SP_SNAPSHOT,
+    CMD_SP_DROPSNAPSHOT,
+    CMD_SP_DIFF,
     CMD_COUNT
 };
 

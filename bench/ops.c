@@ -27,13 +27,15 @@
 #include "agent.h"
 
 const char *const bench_op_names[OP_COUNT] = {
-    "list", "plan_write", "plan_read", "plan_edit", "finding_write", "finding_read", "offload", "peek", "head",
-    "tail", "range", "lines", "grep", "append", "del", "kv_write", "kv_read",
+    "list", "plan_write", "plan_read", "plan_edit",   "finding_write", "finding_read", "offload",
+    "peek", "head",       "tail",      "range",       "lines",         "grep",         "append",
+    "del",  "kv_write",   "kv_read",   "lease_write", "changes",       "snapshot",     "diff",
 };
 
 const char *const bench_cmd_names[CMD_COUNT] = {
-    "sp.write", "sp.append", "sp.read", "sp.range", "sp.grep", "sp.list", "sp.edit", "sp.del", "sp.peek",
-    "sp.offload", "set", "get", "getrange", "append", "scan", "del",
+    "sp.write", "sp.append",  "sp.read",    "sp.range",    "sp.grep",         "sp.list", "sp.edit", "sp.del",
+    "sp.peek",  "sp.offload", "set",        "get",         "getrange",        "append",  "scan",    "del",
+    "sp.lease", "sp.release", "sp.changes", "sp.snapshot", "sp.dropsnapshot", "sp.diff",
 };
 
 #define PEEK_CHARS 500 /* SP.PEEK's default head and tail */
@@ -187,6 +189,10 @@ static int resolve_op(agent *a, int op)
                 return OP_DEL;
             }
             return op;
+        case OP_DIFF:
+            if (!a->has_snap)
+                op = OP_SNAPSHOT;
+            return op;
         case OP_DEL:
             if (a->ntools) {
                 a->del_log = 0;
@@ -324,10 +330,16 @@ static void run_finding_write(agent *a)
     set_name(a, "finding-%u", slot);
     {
         piece pc[2] = {{head, hl}, {cp->text + off, len}};
-        c_begin(a, o->redis ? 3 : 4);
+        int fenced = a->op == OP_LEASE_WRITE; /* written under the lease: FENCE findings <token> */
+        c_begin(a, o->redis ? 3 : fenced ? 7 : 4);
         c_str(a, o->redis ? "SET" : "SP.WRITE");
         c_entry(a);
         c_pieces(a, pc, 2);
+        if (fenced) {
+            c_str(a, "FENCE");
+            c_str(a, "findings");
+            c_num(a, a->token);
+        }
         agent_send(a, o->redis ? CMD_SET : CMD_SP_WRITE);
     }
 }
@@ -655,6 +667,120 @@ static void run_kv(agent *a)
     }
 }
 
+/* ---- agent-coord: leases, the change feed, snapshots (scratchpad only) ---- */
+
+/* The lease pattern of a harness whose agents share findings: take the lease
+ * on them, write a finding fenced with its token, release it; three round
+ * trips, each waiting for the last. */
+static void run_lease_write(agent *a, const redisReply *rep)
+{
+    char holder[32];
+    size_t hl = (size_t)snprintf(holder, sizeof(holder), "agent-%u", a->id);
+
+    if (!rep) {
+        a->lease_step = 0;
+        c_begin(a, 5);
+        c_str(a, "SP.LEASE");
+        c_arg(a, a->ns, a->nslen);
+        c_str(a, "findings");
+        c_arg(a, holder, hl);
+        c_str(a, "10000");
+        agent_send(a, CMD_SP_LEASE);
+        return;
+    }
+    if (a->lease_step == 0) {
+        if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 || rep->element[0]->type != REDIS_REPLY_INTEGER) {
+            a->err = 1;
+            return;
+        }
+        a->token = rep->element[0]->integer;
+        a->lease_step = 1;
+        run_finding_write(a); /* formats SP.WRITE ns name content; the fence is added below */
+        return;
+    }
+    if (a->lease_step == 1) {
+        a->lease_step = 2;
+        c_begin(a, 5);
+        c_str(a, "SP.RELEASE");
+        c_arg(a, a->ns, a->nslen);
+        c_str(a, "findings");
+        c_arg(a, holder, hl);
+        c_num(a, a->token);
+        agent_send(a, CMD_SP_RELEASE);
+    }
+}
+
+/* Catch up with the feed: the changes after the last one seen, 100 at most. */
+static void run_changes(agent *a, const redisReply *rep)
+{
+    size_t i;
+
+    if (!rep) {
+        c_begin(a, 6);
+        c_str(a, "SP.CHANGES");
+        c_arg(a, a->ns, a->nslen);
+        c_str(a, "SINCE");
+        c_num(a, a->feed_seq);
+        c_str(a, "COUNT");
+        c_str(a, "100");
+        agent_send(a, CMD_SP_CHANGES);
+        return;
+    }
+    /* {first, last, gap, changes}, flat in RESP2: resume after the last change
+     * listed, or from `last` after a gap */
+    if (rep->type != REDIS_REPLY_ARRAY)
+        return;
+    {
+        long long last = -1, gap = 0, listed = -1;
+        for (i = 0; i + 1 < rep->elements; i += 2) {
+            const redisReply *k = rep->element[i], *v = rep->element[i + 1];
+            if (k->type != REDIS_REPLY_STRING)
+                continue;
+            if (k->len == 4 && memcmp(k->str, "last", 4) == 0 && v->type == REDIS_REPLY_INTEGER)
+                last = v->integer;
+            else if (k->len == 3 && memcmp(k->str, "gap", 3) == 0 && v->type == REDIS_REPLY_INTEGER)
+                gap = v->integer;
+            else if (k->len == 7 && memcmp(k->str, "changes", 7) == 0 && v->type == REDIS_REPLY_ARRAY &&
+                     v->elements > 0) {
+                const redisReply *c = v->element[v->elements - 1];
+                if (c->type == REDIS_REPLY_ARRAY && c->elements > 0 && c->element[0]->type == REDIS_REPLY_INTEGER)
+                    listed = c->element[0]->integer;
+            }
+        }
+        if (listed >= 0)
+            a->feed_seq = listed;
+        else if (gap && last >= 0)
+            a->feed_seq = last;
+    }
+}
+
+/* The before-snapshot of an agent cycle: the last one dropped, a new one taken
+ * (two commands in flight). */
+static void run_snapshot(agent *a)
+{
+    c_begin(a, 3);
+    c_str(a, "SP.DROPSNAPSHOT");
+    c_arg(a, a->ns, a->nslen);
+    c_str(a, "cycle");
+    agent_send(a, CMD_SP_DROPSNAPSHOT);
+    c_begin(a, 3);
+    c_str(a, "SP.SNAPSHOT");
+    c_arg(a, a->ns, a->nslen);
+    c_str(a, "cycle");
+    agent_send(a, CMD_SP_SNAPSHOT);
+    a->has_snap = 1;
+}
+
+static void run_diff(agent *a)
+{
+    c_begin(a, 4);
+    c_str(a, "SP.DIFF");
+    c_arg(a, a->ns, a->nslen);
+    c_str(a, "cycle");
+    c_str(a, "NOW");
+    agent_send(a, CMD_SP_DIFF);
+}
+
 /* Advance the operation in flight: rep is NULL to start it, else a reply to one
  * of its commands. May queue more commands; the operation is over when none is
  * pending after this returns. */
@@ -706,6 +832,20 @@ static void op_run(agent *a, const redisReply *rep)
     case OP_DEL:
         if (!rep)
             run_del(a);
+        break;
+    case OP_LEASE_WRITE:
+        run_lease_write(a, rep);
+        break;
+    case OP_CHANGES:
+        run_changes(a, rep);
+        break;
+    case OP_SNAPSHOT:
+        if (!rep)
+            run_snapshot(a);
+        break;
+    case OP_DIFF:
+        if (!rep)
+            run_diff(a);
         break;
     default:
         if (!rep)

@@ -53,51 +53,52 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "Usage: scratchpad-bench [options]\n"
-            "\n"
-            "Drives N simulated AI agents, one connection each, against scratchpad-server\n"
-            "(SP.* commands) or, with --baseline redis, the same work in plain Redis commands.\n"
-            "\n"
-            "Target:\n"
-            "  --host H               server address (127.0.0.1)\n"
-            "  --port P               server port (6379)\n"
-            "  --baseline redis       the Redis expression of the workload (SET, GET, GETRANGE,\n"
-            "                         APPEND, SCAN, DEL; grep, lines and edits in the client)\n"
-            "Load:\n"
-            "  --agents N             concurrent agents, one connection each (50)\n"
-            "  --threads N            worker threads, one event base each (1)\n"
-            "  --duration S           seconds of measurement (10)\n"
-            "  --requests N           measure N operations instead of a duration\n"
-            "  --warmup S             seconds of unmeasured load first (2)\n"
-            "  --think MS             mean think time between an agent's operations,\n"
-            "                         exponentially distributed (0: none)\n"
-            "  --seed N               seed of every choice and every byte (1)\n"
-            "Workload:\n"
-            "  --workload NAME        agent-mix (default), offload-heavy, read-heavy, small-kv\n"
-            "  --mix op=w,...         replace the preset's mix; ops: plan_write plan_read\n"
-            "                         plan_edit finding_write finding_read offload peek head\n"
-            "                         tail range lines grep append del kv_write kv_read\n"
-            "  --plan-size A-B        plan size (1k-2k)\n"
-            "  --finding-size A-B     finding size (4k-16k)\n"
-            "  --tool-size A-B        tool output size, log-uniform (30k-1m)\n"
-            "  --append-size A-B      bytes per append to the log (100-400)\n"
-            "  --kv-size A-B          small-kv value size (64-1k)\n"
-            "  --kv-keys N            small-kv entries per agent (100)\n"
-            "  --window N             characters per HEAD, TAIL and RANGE read (2000)\n"
-            "  --lines N              lines per LINES read (50)\n"
-            "  --grep-max N           MAX of a grep (20)\n"
-            "  --keep-tools N         tool outputs kept per agent; the oldest goes (4)\n"
-            "  --keep-findings N      finding slots per agent, rewritten in turn (8)\n"
-            "  --session-ops N        operations per session, each session starts with\n"
-            "                         a LIST (40; 0: never list)\n"
-            "  --log-max SIZE         the running log is deleted past this (256k)\n"
-            "  --offload-threshold SIZE  THRESHOLD of SP.OFFLOAD (4096)\n"
-            "  --prefix P             namespaces are P:<agent> (agent)\n"
-            "Output:\n"
-            "  --json FILE            write the results as JSON\n"
-            "  --quiet                no progress lines\n"
-            "Sizes take k and m suffixes (KiB, MiB).\n");
+    fprintf(f, "Usage: scratchpad-bench [options]\n"
+               "\n"
+               "Drives N simulated AI agents, one connection each, against scratchpad-server\n"
+               "(SP.* commands) or, with --baseline redis, the same work in plain Redis commands.\n"
+               "\n"
+               "Target:\n"
+               "  --host H               server address (127.0.0.1)\n"
+               "  --port P               server port (6379)\n"
+               "  --baseline redis       the Redis expression of the workload (SET, GET, GETRANGE,\n"
+               "                         APPEND, SCAN, DEL; grep, lines and edits in the client)\n"
+               "Load:\n"
+               "  --agents N             concurrent agents, one connection each (50)\n"
+               "  --threads N            worker threads, one event base each (1)\n"
+               "  --duration S           seconds of measurement (10)\n"
+               "  --requests N           measure N operations instead of a duration\n"
+               "  --warmup S             seconds of unmeasured load first (2)\n"
+               "  --think MS             mean think time between an agent's operations,\n"
+               "                         exponentially distributed (0: none)\n"
+               "  --seed N               seed of every choice and every byte (1)\n"
+               "Workload:\n"
+               "  --workload NAME        agent-mix (default), offload-heavy, read-heavy, small-kv,\n"
+               "                         agent-coord (agent-mix with leases, the feed, snapshots)\n"
+               "  --mix op=w,...         replace the preset's mix; ops: plan_write plan_read\n"
+               "                         plan_edit finding_write finding_read offload peek head\n"
+               "                         tail range lines grep append del kv_write kv_read\n"
+               "                         lease_write changes snapshot diff (scratchpad only)\n"
+               "  --plan-size A-B        plan size (1k-2k)\n"
+               "  --finding-size A-B     finding size (4k-16k)\n"
+               "  --tool-size A-B        tool output size, log-uniform (30k-1m)\n"
+               "  --append-size A-B      bytes per append to the log (100-400)\n"
+               "  --kv-size A-B          small-kv value size (64-1k)\n"
+               "  --kv-keys N            small-kv entries per agent (100)\n"
+               "  --window N             characters per HEAD, TAIL and RANGE read (2000)\n"
+               "  --lines N              lines per LINES read (50)\n"
+               "  --grep-max N           MAX of a grep (20)\n"
+               "  --keep-tools N         tool outputs kept per agent; the oldest goes (4)\n"
+               "  --keep-findings N      finding slots per agent, rewritten in turn (8)\n"
+               "  --session-ops N        operations per session, each session starts with\n"
+               "                         a LIST (40; 0: never list)\n"
+               "  --log-max SIZE         the running log is deleted past this (256k)\n"
+               "  --offload-threshold SIZE  THRESHOLD of SP.OFFLOAD (4096)\n"
+               "  --prefix P             namespaces are P:<agent> (agent)\n"
+               "Output:\n"
+               "  --json FILE            write the results as JSON\n"
+               "  --quiet                no progress lines\n"
+               "Sizes take k and m suffixes (KiB, MiB).\n");
 }
 
 /* "16k", "1m", "300" -> bytes; -1 if malformed. */
@@ -244,6 +245,13 @@ static int apply_workload(bench_opts *o, const char *name)
          40},
         /* small values written and read whole, as SET/GET */
         {"small-kv", "kv_write=50,kv_read=50", 0},
+        /* agent-mix with coordination: findings written under a lease with a
+         * fenced write, the change feed read to catch up, a snapshot before a
+         * cycle and the diff after it */
+        {"agent-coord",
+         "plan_write=2,plan_read=6,plan_edit=8,finding_write=4,finding_read=8,offload=6,peek=10,head=6,tail=8,"
+         "range=8,lines=8,grep=10,append=10,del=2,lease_write=4,changes=6,snapshot=2,diff=3",
+         40},
     };
     size_t i;
 
@@ -463,6 +471,12 @@ static int parse_args(bench_opts *o, int argc, char **argv)
     if (o->tool.min <= o->offload_threshold) {
         fprintf(stderr, "scratchpad-bench: --tool-size must start above --offload-threshold (%zu)\n",
                 o->offload_threshold);
+        return -1;
+    }
+    if (o->redis &&
+        (o->weight[OP_LEASE_WRITE] || o->weight[OP_CHANGES] || o->weight[OP_SNAPSHOT] || o->weight[OP_DIFF])) {
+        fprintf(stderr, "scratchpad-bench: lease_write, changes, snapshot and diff have no Redis expression "
+                        "(run agent-coord against scratchpad alone)\n");
         return -1;
     }
     if (o->threads > o->agents)

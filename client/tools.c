@@ -136,7 +136,8 @@ static const spt_variant peek_v[] = {
     END_VARIANTS};
 
 static const spt_arg grep_args[] = {
-    ARG_NAME("Entry name."),
+    {.name = "name", .type = SPT_STRING, .description = "Entry name (or `entries`, to search several).",
+     .pattern = NAME_PATTERN, .min_len = 1, .max_len = 255},
     {.name = "pattern", .type = SPT_STRING, .required = 1, .min_len = 1, .description =
         "A regular expression (Perl syntax: \\d, \\w, (?i) work), or a plain string with literal."},
     {.name = "context", .type = SPT_INTEGER, .has_bounds = 1, .min = 0, .max = 1000, .description =
@@ -145,8 +146,13 @@ static const spt_arg grep_args[] = {
         "At most this many matching lines (default 100)."},
     {.name = "ignore_case", .type = SPT_BOOLEAN, .description = "Match case-insensitively."},
     {.name = "literal", .type = SPT_BOOLEAN, .description = "The pattern is a plain string, not a regex."},
+    {.name = "entries", .type = SPT_STRING, .min_len = 1, .max_len = 255, .description =
+        "Instead of name: search every entry whose name matches this glob (* ? [...]), e.g. \"obs-*\" or \"*\"; "
+        "lines then come as \"<entry>:<line number>:<text>\", and max counts them across the entries."},
     END_ARGS};
 static const spt_variant grep_v[] = {
+    {.when = "entries", .argv = "SP.GREP {ns} {pattern} ENTRIES {entries} MAX {max} [CONTEXT {context}] "
+                                "[NOCASE {ignore_case}] [LITERAL {literal}] WITHMETA", .result = "grep_entries"},
     {.argv = "SP.GREP {ns} {name} {pattern} MAX {max} [CONTEXT {context}] [NOCASE {ignore_case}] "
              "[LITERAL {literal}] WITHMETA", .result = "grep"},
     END_VARIANTS};
@@ -258,7 +264,8 @@ const spt_tool spt_tools[] = {
         "(a binary entry: its size and hash). Use it on a large entry before deciding what to read."},
     {.name = "scratchpad_grep", .args = grep_args, .variants = grep_v, .description =
         "Find the lines of an entry that match a pattern, with their line numbers (\"12:text\"; context lines "
-        "\"11-text\"), and how many lines match in all. Then read around them with scratchpad_view "
+        "\"11-text\"), and how many lines match in all; or, with `entries` instead of `name`, of every entry "
+        "whose name matches a glob (\"obs-3:12:text\"). Then read around them with scratchpad_view "
         "mode=lines."},
     {.name = "scratchpad_edit", .args = edit_args, .variants = edit_v, .description =
         "Change part of an entry: replace old_string (which must occur exactly once, unless replace_all) with "

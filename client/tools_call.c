@@ -402,15 +402,16 @@ static void fmt_read(sbuf *b, const redisReply *r, const char *name, int by_line
         sb_printf(b, "\n[truncated: %lld more %s after this; continue with offset=%lld]", length - next, unit, next);
 }
 
-static void fmt_grep(sbuf *b, const redisReply *r, const char *name)
+/* where: "'<name>'" or "the entries matching '<glob>'". */
+static void fmt_grep(sbuf *b, const redisReply *r, const char *where)
 {
     const redisReply *lines = r->element[0], *m = r->element[1];
     long long matched = map_int(m, "matched"), shown = map_int(m, "shown");
     if (matched == 0) {
-        sb_printf(b, "No line of '%s' matches.", name);
+        sb_printf(b, "No line of %s matches.", where);
         return;
     }
-    sb_printf(b, "%lld matching line%s in '%s'", matched, matched == 1 ? "" : "s", name);
+    sb_printf(b, "%lld matching line%s in %s", matched, matched == 1 ? "" : "s", where);
     if (map_int(m, "truncated"))
         sb_printf(b, " (the first %lld shown)", shown);
     sb_printf(b, ":");
@@ -525,9 +526,15 @@ static int render(sbuf *b, const char *fmt, const redisReply *r, const spt_tool 
         sb_printf(b, "OK: '%s' is now %lld long.", name, r->integer);
     else if ((strcmp(fmt, "read") == 0 || strcmp(fmt, "lines") == 0) && is_pair(r))
         fmt_read(b, r, name, fmt[0] == 'l', v[arg_index(t, "base64", 6)].truth);
-    else if (strcmp(fmt, "grep") == 0 && is_pair(r))
-        fmt_grep(b, r, name);
-    else if (strcmp(fmt, "list") == 0 && is_pair(r))
+    else if ((strcmp(fmt, "grep") == 0 || strcmp(fmt, "grep_entries") == 0) && is_pair(r)) {
+        char where[1100]; /* a name or glob: at most 255 characters of up to 4 bytes */
+        if (fmt[4])
+            snprintf(where, sizeof where, "the entries matching '%s'",
+                     val(t, v, "entries") ? val(t, v, "entries") : "");
+        else
+            snprintf(where, sizeof where, "'%s'", name);
+        fmt_grep(b, r, where);
+    } else if (strcmp(fmt, "list") == 0 && is_pair(r))
         fmt_list(b, r);
     else if (strcmp(fmt, "text") == 0 && r->type == REDIS_REPLY_STRING)
         sb_add(b, r->str, r->len);

@@ -7,7 +7,7 @@
 # python3 -m json.tool), and every command count in the JSON's "totals" (which
 # include setup and warm-up) equals the server's INFO commandstats calls, INFO
 # included (the benchmark's two INFO memory; an INFO is not in its own reply).
-# Runs: agent-mix on scratchpad, small-kv with --requests (the
+# Runs: agent-mix and agent-coord on scratchpad, small-kv with --requests (the
 # measured count is exact), 1,000 agents at once (the descriptor limit is raised
 # for the server and the benchmark raises its own), and agent-mix with
 # --baseline redis against redis-server when it is installed.
@@ -215,6 +215,23 @@ v=$(json_get "$WORK/mix.json" 'all(o["latency_us"]["p50"] <= o["latency_us"]["p9
 v=$(json_get "$WORK/mix.json" 'r["used_memory"]["before"] > 0 and r["used_memory"]["after"] > r["used_memory"]["before"]')
 [ "$v" = True ] && ok "used_memory is reported before and after, and grew" ||
     notok "used_memory is reported before and after, and grew"
+
+# ---- agent-coord: agent-mix with leases, the feed and snapshots ----
+stop
+start scratchpad || { notok "scratchpad-server restarts"; finish; }
+if run_bench coord --workload agent-coord --agents 4 --duration 2 --warmup 0.5 --seed 7; then
+    ok "a two-second agent-coord run with 4 agents completes"
+else
+    notok "a two-second agent-coord run with 4 agents completes"
+fi
+v=$(json_get "$WORK/coord.json" 'r["measured"]["errors"] == 0 and all(k in r["operations"] for k in ("lease_write","changes","snapshot","diff")) and all(k in r["commands"] for k in ("sp.lease","sp.release","sp.changes","sp.snapshot","sp.dropsnapshot","sp.diff"))')
+[ "$v" = True ] && ok "agent-coord leases, writes fenced, releases, reads the feed, snapshots and diffs with no error" ||
+    notok "agent-coord leases, writes fenced, releases, reads the feed, snapshots and diffs with no error"
+check_counts "$WORK/coord.json" "$SPORT" && ok "agent-coord's command counts equal INFO commandstats" ||
+    notok "agent-coord's command counts equal INFO commandstats"
+"$BENCH" --baseline redis --workload agent-coord --agents 1 --duration 1 >/dev/null 2>&1
+[ $? -eq 2 ] && ok "agent-coord is refused with --baseline redis (no Redis expression)" ||
+    notok "agent-coord is refused with --baseline redis (no Redis expression)"
 
 # ---- small-kv, by number of requests ----
 stop

@@ -105,6 +105,9 @@ SESSION = [
     ("scratchpad_peek", {"name": "plan", "head": 3, "tail": 3}, "characters omitted"),
     ("scratchpad_grep", {"name": "plan", "pattern": "TWO", "ignore_case": True, "context": 1}, "1-- [ ] one"),
     ("scratchpad_grep", {"name": "plan", "pattern": "[ ]", "literal": True, "max": 1}, "(the first 1 shown)"),
+    ("scratchpad_grep", {"entries": "*", "pattern": "t(wo|ed)"},
+     "2 matching lines in the entries matching '*':\nlog:1:started\nplan:2:- [ ] two"),
+    ("scratchpad_grep", {"entries": "nothing-*", "pattern": "x"}, "No line of the entries matching 'nothing-*'"),
     ("scratchpad_edit", {"name": "plan", "old_string": "[ ] one", "new_string": "[x] one"}, "1 replacement"),
     ("scratchpad_edit", {"name": "plan", "old_string": "[ ]", "new_string": "[?]", "replace_all": True},
      "2 replacements"),
@@ -141,6 +144,7 @@ BAD = [
     ("scratchpad_lease", {"resource": "plan", "holder": "agent b", "ttl_ms": 1000}, "invalid holder"),
     ("scratchpad_release", {"resource": "plan", "holder": "agent-b", "token": 1}, "not released"),
     ("scratchpad_grep", {"name": "plan", "pattern": "x", "max": 1001}, "between 1 and 1000"),
+    ("scratchpad_grep", {"pattern": "x"}, "missing argument 'name'"),
 ]
 
 NAME_EDGES = ["a", "x" * 255, ".a", "..a", "a.", "a..b", "a/.b/..c", "A-Z_0:9", "a/b/c"]

@@ -228,17 +228,19 @@ def case_sp_writes(w):
     expect_corrupt(r, "SP.EDIT", NS, b"log", b"zz-absent", b"y")
     expect_corrupt(r, "SP.EDIT", NS, b"log", b"worker", b"w", "ALL")
     expect_corrupt(r, "SP.INSERT", NS, b"log", 1, b"top line")
-    expect_corrupt(r, "SP.INSERT", NS, b"log", -1, b"end line")
     # nothing changed: same version, same intact head
     meta = r.execute_command("SP.READ", NS, b"log", "HEAD", 10, "WITHMETA")[1]
     m = dict(zip(*[iter(meta)] * 2))
     if m[b"version"] != 1 or m[b"size"] != len(c):
         raise AssertionError("failed edits changed the entry: %r" % m)
-    # an append needs only the last chunk: it works on "log" (damaged in chunk 2)
+    # an append (and an SP.INSERT at the end) needs only the last chunk: it works on "log"
+    # (damaged in chunk 2)
     expect(r, len(u) + 5, "SP.APPEND", NS, b"log", b"tail\n")
     expect(r, (u[-20:] + "tail\n").encode(), "SP.READ", NS, b"log", "TAIL", 25)
     # ... and fails on "last" (its partial last chunk must be decoded), changing nothing
     expect_corrupt(r, "SP.APPEND", NS, b"last", b"more")
+    # SP.INSERT at the end is an append too: refused on "last", changing nothing
+    expect_corrupt(r, "SP.INSERT", NS, b"last", -1, b"end line")
     meta = r.execute_command("SP.READ", NS, b"last", "HEAD", 10, "WITHMETA")[1]
     m = dict(zip(*[iter(meta)] * 2))
     if m[b"version"] != 1 or m[b"size"] != len(c):

@@ -890,6 +890,104 @@ done:
     free(text);
 }
 
+/* SP.GREP ns pattern ENTRIES glob ...: a harness searching its observations
+ * (one of them compressed) and its plan in one call. */
+static void test_grep_entries(void)
+{
+    redisContext *c = conn();
+    redisReply *r;
+    size_t len;
+    char *big = make_log(200000, &len);
+    if (!c || !big) {
+        CHECK(0);
+        goto done;
+    }
+    EXPECT_INT(c, 1, "SP.WRITE ge:ns obs/1 %s", "GET /a 200\nGET /b 500 ERROR\n");
+    EXPECT_INT(c, 1, "SP.WRITE ge:ns obs/2 %s", "ok\n");
+    EXPECT_INT(c, 1, "SP.WRITE ge:ns plan %s", "- [ ] fix the ERROR\n");
+    if (!sp_write_bin(c, "ge:ns", "obs/big", big, len))
+        goto done;
+    {
+        const char *want[] = {"obs/1:2:GET /b 500 ERROR", "plan:1:- [ ] fix the ERROR", NULL};
+        r = CMD_ARRAY(c, "SP.GREP ge:ns %s ENTRIES obs/? plan", "ERROR");
+        CHECK(array_is(r, want));
+        if (r)
+            freeReplyObject(r);
+    }
+    {
+        const char *want[] = {"obs/1-1-GET /a 200", "obs/1:2:GET /b 500 ERROR", NULL};
+        r = CMD_ARRAY(c, "SP.GREP ge:ns %s ENTRIES obs/* MAX 1 CONTEXT 1", "ERROR");
+        CHECK(array_is(r, want));
+        if (r)
+            freeReplyObject(r);
+    }
+    r = CMD_ARRAY(c, "SP.GREP ge:ns %s ENTRIES * WITHMETA", "T12:00:00\\.000 INFO");
+    if (r) {
+        CHECK(r->elements == 2 && r->element[0]->elements == 1 &&
+              strncmp(r->element[0]->element[0]->str, "obs/big:1:2024-05-01T12:00:00.000", 33) == 0);
+        CHECK(map_int(r->element[1], "matched") == 1 && map_int(r->element[1], "entries") == 4);
+        freeReplyObject(r);
+    }
+    r = CMD_ARRAY(c, "SP.GREP ge:ns x ENTRIES none*");
+    CHECK(r && r->elements == 0);
+    if (r)
+        freeReplyObject(r);
+    EXPECT_ERR(c, "ERR invalid pattern at offset 2: missing closing parenthesis", "SP.GREP ge:ns %s ENTRIES none*",
+               "e(");
+    EXPECT_OK(c, "CONFIG SET sp-grep-max-scan 1024");
+    EXPECT_ERR_PREFIX(c, "ERR entries are ", "SP.GREP ge:ns x ENTRIES *");
+    EXPECT_OK(c, "CONFIG SET sp-grep-max-scan 64mb");
+done:
+    if (c)
+        redisFree(c);
+    free(big);
+}
+
+/* Metadata as a harness keeps it beside each observation: written with the
+ * content, changed without rewriting it, listed and filtered. */
+static void test_meta(void)
+{
+    redisContext *c = conn();
+    redisReply *r;
+    const redisReply *m;
+    if (!c) {
+        CHECK(0);
+        return;
+    }
+    EXPECT_INT(c, 1, "SP.WRITE md:ns obs-1 %s META source %s META tool read_file", "int main() {}\n", "src/a.c");
+    EXPECT_INT(c, 1, "SP.WRITE md:ns obs-2 %s META source %s META tool grep", "3 matches\n", "src/b.c");
+    EXPECT_INT(c, 2, "SP.META md:ns obs-1 SET step 4");
+    r = CMD_ARRAY(c, "SP.STAT md:ns obs-1");
+    if (r) {
+        CHECK(r->elements == 26 && map_int(r, "version") == 2);
+        m = map_get(r, "meta");
+        CHECK(m && m->type == REDIS_REPLY_ARRAY && m->elements == 6 && map_str_is(m, "source", "src/a.c") &&
+              map_str_is(m, "step", "4") && map_str_is(m, "tool", "read_file"));
+        freeReplyObject(r);
+    }
+    r = CMD_ARRAY(c, "SP.LIST md:ns WHERE tool grep WITHMETA");
+    if (r) {
+        CHECK(r->elements == 2 && r->element[1]->elements == 1 &&
+              map_str_is(r->element[1]->element[0], "name", "obs-2") &&
+              map_str_is(map_get(r->element[1]->element[0], "meta"), "source", "src/b.c"));
+        freeReplyObject(r);
+    }
+    r = CMD_ARRAY(c, "SP.META md:ns obs-1 DEL step nope");
+    CHECK(r && r->elements == 2 && r->element[0]->integer == 1 && r->element[1]->integer == 3);
+    if (r)
+        freeReplyObject(r);
+    EXPECT_INT(c, 4, "SP.WRITE md:ns obs-1 %s", "int main() { return 0; }\n");
+    r = CMD_ARRAY(c, "SP.STAT md:ns obs-1");
+    CHECK(r && map_str_is(map_get(r, "meta"), "tool", "read_file"));
+    if (r)
+        freeReplyObject(r);
+    EXPECT_ERR(c, "ERR metadata would have more than 32 fields",
+               "SP.META md:ns obs-1 SET a 1 b 1 c 1 d 1 e 1 f 1 g 1 h 1 i 1 j 1 k 1 l 1 m 1 n 1 o 1 p 1 q 1 r 1 s 1 t "
+               "1 u 1 v 1 w 1 x 1 y 1 z 1 A 1 B 1 C 1 D 1 E 1");
+    EXPECT_ERR(c, "ERR no such entry 'nosuch'", "SP.META md:ns nosuch SET a b");
+    redisFree(c);
+}
+
 /* ---- SP.LIST ---- */
 
 static void test_list(void)
@@ -2071,6 +2169,10 @@ int main(void)
     RUN(test_grep, "SP.GREP finds lines by PCRE (\\d, \\w, (?i)), NOCASE, LITERAL, CONTEXT, MAX and WITHMETA, and names bad patterns");
     RUN(test_grep_match_limit, "SP.GREP answers a catastrophic pattern with an error at once, and obeys its two limits");
     RUN(test_grep_work_bound, "SP.GREP bounds the work of one call: other clients are served and the grep ends in an error");
+    RUN(test_grep_entries,
+        "SP.GREP ... ENTRIES searches the entries matching globs, compressed ones too, as name:n:line with MAX, CONTEXT, WITHMETA and the same errors");
+    RUN(test_meta,
+        "an agent harness on hiredis: SP.WRITE ... META, SP.META SET and DEL, SP.STAT's meta map, SP.LIST WHERE with WITHMETA, an overwrite keeping the metadata, the bounds");
     RUN(test_list, "SP.LIST lists names in order, with MATCH, WITHMETA, and pages by COUNT and CURSOR");
     RUN(test_list_cursor_stable, "SP.LIST's cursor returns every entry present throughout exactly once while entries come and go");
     RUN(test_edit, "SP.EDIT replaces a unique byte-exact string, reports none or several with line numbers, and ALL");

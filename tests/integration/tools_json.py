@@ -52,6 +52,8 @@ SAMPLES = [
     ("scratchpad_peek", {"name": "notes/a", "head": 2, "tail": 2}),
     ("scratchpad_grep", {"name": "notes/a", "pattern": "T", "context": 1, "max": 2, "ignore_case": True,
                          "literal": True}),
+    ("scratchpad_grep", {"entries": "notes/*", "pattern": "T", "context": 1, "max": 2, "ignore_case": True,
+                         "literal": True}),
     ("scratchpad_lease", {"resource": "notes/a", "holder": "me", "ttl_ms": 60000, "wait_ms": 100}),
     ("scratchpad_edit", {"name": "notes/a", "old_string": "o", "new_string": "0", "replace_all": True,
                          "if_version": 2}),

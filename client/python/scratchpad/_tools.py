@@ -188,12 +188,12 @@ def _fmt_read(reply, name, by_lines, want_b64):
     return out + "\n[truncated: %d more %s after this; continue with offset=%d]" % (length - nxt, unit, nxt)
 
 
-def _fmt_grep(reply, name):
+def _fmt_grep(reply, where):
     lines, m = reply[0], _map(reply[1])
     matched = m.get("matched", 0)
     if matched == 0:
-        return "No line of '%s' matches." % name
-    out = "%d matching line%s in '%s'" % (matched, "" if matched == 1 else "s", name)
+        return "No line of %s matches." % where
+    out = "%d matching line%s in %s" % (matched, "" if matched == 1 else "s", where)
     if m.get("truncated"):
         out += " (the first %d shown)" % m.get("shown", 0)
     return out + ":" + "".join("\n" + _s(x) for x in lines)
@@ -255,7 +255,9 @@ def _render(fmt, reply, tool, vals):
     if fmt in ("read", "lines"):
         return _fmt_read(reply, name, fmt == "lines", vals.get("base64") is not None)
     if fmt == "grep":
-        return _fmt_grep(reply, name)
+        return _fmt_grep(reply, "'%s'" % name)
+    if fmt == "grep_entries":
+        return _fmt_grep(reply, "the entries matching '%s'" % (vals.get("entries") or ""))
     if fmt == "list":
         return _fmt_list(reply)
     if fmt == "text":

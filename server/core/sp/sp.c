@@ -16,6 +16,7 @@
 #include "lz/lzidle.h"
 #include "mem.h"
 #include "sp/spco.h"
+#include "sp/spmeta.h"
 #include "textcount.h"
 
 /* Compressed content for p[0..n): without a dictionary, registered in pr->idle
@@ -315,6 +316,7 @@ void sp_entry_release(sp_entry *e)
         return;
     }
     content_free(e);
+    spmeta_free(e->meta);
     xfree(e);
 }
 
@@ -337,6 +339,7 @@ sp_entry *sp_entry_clone(const sp_entry *src)
     }
     if (src->lz)
         e->lz = lzval_share(src->lz);
+    e->meta = spmeta_dup(src->meta);
     return e;
 }
 
@@ -474,14 +477,14 @@ sp *sp_dup(const sp *s)
 
 size_t sp_entry_stored(const sp_entry *e)
 {
-    return xmalloc_size(e) + e->rawcap + (e->lz ? lzval_stored(e->lz) : 0);
+    return xmalloc_size(e) + e->rawcap + (e->lz ? lzval_stored(e->lz) : 0) + spmeta_stored(e->meta);
 }
 
 size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_entry *b)
 {
     if (x == a || x == b)
         return 0;
-    return xmalloc_size(x) + x->rawcap +
+    return xmalloc_size(x) + x->rawcap + spmeta_stored(x->meta) +
            (x->lz && !(a && a->lz == x->lz) && !(b && b->lz == x->lz) ? lzval_stored(x->lz) : 0);
 }
 
@@ -821,6 +824,42 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
     e->has_sha = 0;
     s->bytes += n;
     return 0;
+}
+
+int sp_entry_overwrite(sp_entry *e, size_t off, const char *p, size_t n, const sp_params *pr)
+{
+    sp_textinfo was, now;
+    char small[256], *old = n <= sizeof(small) ? small : xmalloc(n);
+    int rc = -1;
+
+    if (n == 0)
+        rc = 0;
+    if (n == 0 || off > e->size || n > e->size - off || sp_entry_read(e, off, n, old, pr) < 0)
+        goto done;
+    if (e->enc == SP_ENC_LZ4) {
+        if (lzval_holders(e->lz) > 1) {
+            lzval *mine = lzval_dup(e->lz);
+            lzval_free(e->lz);
+            e->lz = mine;
+        }
+        if (lzval_setrange(e->lz, off, p, n, pr->cache) < 0)
+            goto done;
+    } else {
+        memcpy(e->raw + off, p, n);
+    }
+    sp_text_scan(old, n, &was);
+    sp_text_scan(p, n, &now);
+    if (e->kind == SP_TEXT)
+        e->chars = e->chars - was.chars + now.chars;
+    e->newlines = e->newlines - was.newlines + now.newlines;
+    if (off + n == e->size)
+        e->ends_nl = p[n - 1] == '\n';
+    e->has_sha = 0;
+    rc = 0;
+done:
+    if (old != small)
+        xfree(old);
+    return rc;
 }
 
 int sp_entry_read(const sp_entry *e, size_t off, size_t n, char *dst, const sp_params *pr)

@@ -69,6 +69,8 @@ typedef struct sp_entry {
     size_t rawcap;      /* bytes usable in raw (xmalloc_size, kept so that a rewrite
                            in place need not read the allocator's header) */
     lzval *lz;          /* SP_ENC_LZ4: content */
+    struct spmeta *meta; /* the entry's metadata fields (spmeta.h), NULL if none: part of
+                            its state, so a change of them is a new version */
     char name[];        /* nlen bytes, NUL-terminated */
 } sp_entry;
 
@@ -294,6 +296,13 @@ int sp_entry_append(sp *s, sp_entry *e, const char *p, size_t n, const sp_params
 /* sp_entry_append with p[0..n)'s counts already known (ti may be NULL). */
 int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_textinfo *ti,
                          const sp_params *pr);
+/* Overwrite bytes [off, off+n) of e with p[0..n) (off + n <= size; the size
+ * does not change; the caller checked that text stays valid UTF-8). A
+ * compressed entry recompresses only the sub-blocks the bytes touch
+ * (lzval_setrange; its own copy first if the content is shared), so the cost is
+ * that of the region, not of the entry. Counts follow, the sha cache is
+ * dropped. 0, or -1 if a chunk it must read is corrupt (e unchanged). */
+int sp_entry_overwrite(sp_entry *e, size_t off, const char *p, size_t n, const sp_params *pr);
 /* Copy bytes [off, off+n) into dst (off + n <= size). */
 int sp_entry_read(const sp_entry *e, size_t off, size_t n, char *dst, const sp_params *pr);
 /* A new xmalloc'd buffer with the whole content (+ a NUL); the caller frees it. */

@@ -12,8 +12,8 @@
 
 #include "mem.h"
 
-static const char *const op_names[SPCO_OP_COUNT] = {"write", "append", "edit", "insert",  "offload",
-                                                    "del",   "expire", "ttl",  "restore", "revert"};
+static const char *const op_names[SPCO_OP_COUNT] = {"write",  "append", "edit",    "insert", "offload", "del",
+                                                    "expire", "ttl",    "restore", "revert", "meta"};
 
 spco *spco_new(uint64_t base)
 {

@@ -46,6 +46,7 @@ enum {
     SPCO_OP_TTL,
     SPCO_OP_RESTORE,
     SPCO_OP_REVERT,
+    SPCO_OP_META,
     SPCO_OP_COUNT
 };
 

@@ -23,6 +23,7 @@
 
 #include "mem.h"
 #include "sp/sp.h"
+#include "sp/spmeta.h"
 
 sp_snap *sp_snap_find(const sp *s, const char *label, size_t llen)
 {
@@ -84,7 +85,8 @@ int sp_entry_same(const sp_entry *a, const sp_entry *b, const sp_params *pr)
 
     if (a == b)
         return 1;
-    if (a->kind != b->kind || a->version != b->version || a->created != b->created || a->size != b->size)
+    if (a->kind != b->kind || a->version != b->version || a->created != b->created || a->size != b->size ||
+        !spmeta_equal(a->meta, b->meta))
         return 0;
     if (a->lz && a->lz == b->lz)
         return 1;

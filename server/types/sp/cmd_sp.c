@@ -27,6 +27,7 @@
 #include "cmd/propagate.h"
 #include "net/reply.h"
 #include "core/sp/sp.h"
+#include "core/sp/spmeta.h"
 #include "core/util.h"
 #include "types/sp/cmd_sp_int.h"
 #include "types/sp/sptype.h"
@@ -119,8 +120,54 @@ typedef struct wopts {
     int kind;            /* -1 = detect */
     int64_t expire;      /* absolute ms, -1 = none given */
     long long ifversion; /* -1 = not given */
+    int nmeta;           /* META field value options given */
 } wopts;
 
+/* ---- metadata (SP.META, SP.WRITE ... META) ---- */
+
+#define META_FIELD_RULE "fields are 1 to 64 bytes of A-Z a-z 0-9 _ - . : /"
+
+/* 0 if argv[i] is a valid metadata field name, else -1 after replying. */
+static int meta_field_check(client *c, int i)
+{
+    if (spmeta_field_valid(c->argv[i].p, c->argv[i].len))
+        return 0;
+    reply_error(c, "ERR invalid metadata field name: " META_FIELD_RULE);
+    return -1;
+}
+
+/* Reply the error of spmeta_edit's rc (not SPMETA_OK). */
+static void meta_error(client *c, int rc)
+{
+    if (rc == SPMETA_TOO_MANY)
+        reply_errorf(c, "ERR metadata would have more than %d fields", SPMETA_MAX_FIELDS);
+    else
+        reply_errorf(c, "ERR metadata would be over %d bytes (fields and values together)", SPMETA_MAX_BYTES);
+}
+
+/* The fields argv[fi[k]] = argv[fi[k] + 1] for k < n, a later one winning,
+ * into kv[] (room for n) and then, put on old's fields (none if clear), in *out
+ * (NULL if empty; the caller's). 0, or -1 after replying. */
+static int meta_build(client *c, const int *fi, size_t n, spmeta_kv *kv, const spmeta *old, int clear, spmeta **out)
+{
+    size_t k;
+    int rc;
+
+    *out = NULL;
+    for (k = 0; k < n; k++) {
+        if (meta_field_check(c, fi[k]) < 0)
+            return -1;
+        kv[k].f = c->argv[fi[k]].p;
+        kv[k].flen = c->argv[fi[k]].len;
+        kv[k].v = c->argv[fi[k] + 1].p;
+        kv[k].vlen = c->argv[fi[k] + 1].len;
+    }
+    if ((rc = spmeta_edit(old, clear, kv, n, NULL, 0, out)) != SPMETA_OK) {
+        meta_error(c, rc);
+        return -1;
+    }
+    return 0;
+}
 
 static int parse_kind(client *c, int i, int *kind)
 {
@@ -154,7 +201,10 @@ static int resolve_kind(client *c, int want, const char *p, size_t n, sp_textinf
 static void cmd_sp_write(client *c)
 {
     const sarg *name = &c->argv[2], *val = &c->argv[3];
-    wopts o = {0, -1, -1, -1};
+    wopts o = {0, -1, -1, -1, 0};
+    int meta_at[SPMETA_MAX_FIELDS];
+    spmeta_kv kv[SPMETA_MAX_FIELDS];
+    spmeta *meta = NULL;
     sp_params pr = sp_server_params();
     sp_textinfo ti;
     dbent *ke;
@@ -188,6 +238,15 @@ static void cmd_sp_write(client *c)
             if (spc_arg_nonneg(c, i + 1, "IFVERSION", &o.ifversion) < 0)
                 return;
             i++;
+        } else if (spc_arg_is(a, "meta") && i + 2 < end) {
+            if (o.nmeta == SPMETA_MAX_FIELDS) {
+                reply_errorf(c, "ERR too many META options (at most %d)", SPMETA_MAX_FIELDS);
+                return;
+            }
+            if (meta_field_check(c, i + 1) < 0)
+                return;
+            meta_at[o.nmeta++] = i + 1;
+            i += 2;
         } else {
             reply_error(c, ERR_SYNTAX);
             return;
@@ -197,22 +256,30 @@ static void cmd_sp_write(client *c)
         return;
     if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
+    if (o.nmeta && meta_build(c, meta_at, (size_t)o.nmeta, kv, NULL, 1, &meta) < 0)
+        return;
     s = spc_ns_write(c, &ke, &replied);
     if (replied || spc_fence_check(c, s, &f) < 0)
-        return;
+        goto done;
     e = s ? sp_find(s, name->p, name->len) : NULL;
     if ((o.flags & W_NX && e) || (o.flags & W_XX && !e)) {
         reply_null(c);
-        return;
+        goto done;
     }
     if (check_version(c, e, o.ifversion) < 0)
-        return;
+        goto done;
     e = s ? sp_own(s, e) : NULL; /* a snapshot or the history may hold it */
     if (!s)
         s = ns_create(c, &ke);
     if (!e)
         e = sp_add(s, name->p, name->len, db_now);
     sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
+    if (o.nmeta) {
+        /* META replaces the metadata; without it an overwrite keeps it. */
+        spmeta_free(e->meta);
+        e->meta = meta;
+        meta = NULL;
+    }
     e->version++;
     e->updated = db_now;
     if (o.expire >= 0)
@@ -225,6 +292,8 @@ static void cmd_sp_write(client *c)
     group_end(g);
     ns_changed(c, ke, s, "sp.write");
     reply_int(c, (long long)e->version);
+done:
+    spmeta_free(meta);
 }
 
 /* ---- SP.APPEND ---- */
@@ -306,11 +375,18 @@ static void cmd_sp_append(client *c)
 static int commit_content(client *c, sp *s, sp_entry *e, const char *p, size_t n)
 {
     sp_params pr = sp_server_params();
-    if (e->kind == SP_TEXT && !sp_utf8_valid(p, n)) {
+    sp_textinfo ti;
+
+    /* One pass: the UTF-8 check and the counts the new content is set with. */
+    if (vc_threshold > 0 && n >= vc_threshold)
+        sp_text_scan_sub(p, n, vc_chunk, &ti);
+    else
+        sp_text_scan(p, n, &ti);
+    if (e->kind == SP_TEXT && !ti.utf8) {
         reply_error(c, "ERR the edit would make a text entry invalid UTF-8");
         return -1;
     }
-    sp_entry_set(s, e, p, n, e->kind, &pr);
+    sp_entry_set_info(s, e, p, n, e->kind, &ti, &pr);
     e->version++;
     e->updated = db_now;
     return 0;
@@ -338,6 +414,124 @@ static sp_entry *edit_target(client *c, long long ifversion, const spc_fence *f,
     }
     *sp_out = s;
     return e;
+}
+
+/* SP.EDIT replacing with text of the same length overwrites at most this many
+ * occurrences in place; more are rebuilt whole (each one recompresses its
+ * sub-blocks). */
+#define EDIT_INPLACE_MAX 64
+
+#define EDIT_WINDOW (1u << 20) /* bytes of a compressed entry searched at a time */
+
+/* Find the occurrences of old[0..olen) in e, left to right and not
+ * overlapping, without decoding the whole entry at once (a compressed entry is
+ * read EDIT_WINDOW bytes at a time): *count gets how many there are, at[] the
+ * offsets of the first max of them. 0, or -1 if a chunk is corrupt. */
+static int edit_find(const sp_entry *e, const char *old, size_t olen, size_t *at, size_t max, size_t *count,
+                     const sp_params *pr)
+{
+    size_t next = 0, wlen;
+    char *buf = NULL;
+    int rc = 0;
+
+    *count = 0;
+    while (next + olen <= e->size) {
+        const char *w, *q, *hit;
+        wlen = e->enc == SP_ENC_RAW ? e->size - next : e->size - next < EDIT_WINDOW ? e->size - next : EDIT_WINDOW;
+        if (e->enc == SP_ENC_RAW) {
+            w = e->raw + next;
+        } else {
+            if (!buf)
+                buf = xmalloc(EDIT_WINDOW);
+            if (sp_entry_read(e, next, wlen, buf, pr) < 0) {
+                rc = -1;
+                break;
+            }
+            w = buf;
+        }
+        for (q = w; (hit = memmem(q, wlen - (size_t)(q - w), old, olen)) != NULL; q = hit + olen) {
+            if (*count < max)
+                at[*count] = next + (size_t)(hit - w);
+            (*count)++;
+        }
+        if (next + wlen == e->size || wlen < olen)
+            break;
+        /* A match starting before wlen - (olen - 1) was wholly in the window. */
+        next += (size_t)(q - w) > wlen - (olen - 1) ? (size_t)(q - w) : wlen - (olen - 1);
+    }
+    xfree(buf);
+    return rc;
+}
+
+/* SP.EDIT's same-length case: argv[3] -> argv[4] at the count offsets at[]
+ * (edit_find's), in place, each recompressing only the sub-blocks it touches.
+ * An overwrite that fails (a corrupt sub-block) puts back those done before
+ * it. */
+static void edit_in_place(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *at, size_t count)
+{
+    const sarg *old = &c->argv[3], *new = &c->argv[4];
+    sp_params pr = sp_server_params();
+    size_t k;
+    int g;
+
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
+    for (k = 0; k < count; k++) {
+        if (sp_entry_overwrite(e, at[k], new->p, new->len, &pr) < 0) {
+            while (k-- > 0)
+                sp_entry_overwrite(e, at[k], old->p, old->len, &pr);
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+    }
+    e->version++;
+    e->updated = db_now;
+    g = group_begin(c);
+    log_entry(c, s, e);
+    spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, "sp.edit");
+    reply_array(c, 2);
+    reply_int(c, (long long)count);
+    reply_int(c, (long long)e->version);
+}
+
+/* SP.EDIT's other case: argv[3] -> argv[4] at the count offsets at[] into a
+ * new content, the entry's bytes between them decoded straight into it (no
+ * copy of the whole entry first), then set whole. */
+static void edit_rebuild(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *at, size_t count)
+{
+    const sarg *old = &c->argv[3], *new = &c->argv[4];
+    sp_params pr = sp_server_params();
+    size_t outlen = e->size - count * old->len + count * new->len, pos = 0, from = 0, k;
+    char *out = xmalloc(outlen + 1);
+    int g;
+
+    for (k = 0; k <= count; k++) {
+        size_t to = k < count ? at[k] : e->size;
+        if (sp_entry_read(e, from, to - from, out + pos, &pr) < 0) {
+            reply_error(c, ERR_CORRUPT);
+            goto done;
+        }
+        pos += to - from;
+        if (k < count) {
+            memcpy(out + pos, new->p, new->len);
+            pos += new->len;
+            from = to + old->len;
+        }
+    }
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
+    if (commit_content(c, s, e, out, outlen) < 0)
+        goto done;
+    g = group_begin(c);
+    log_entry(c, s, e);
+    spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, "sp.edit");
+    reply_array(c, 2);
+    reply_int(c, (long long)count);
+    reply_int(c, (long long)e->version);
+done:
+    xfree(out);
 }
 
 static void cmd_sp_edit(client *c)
@@ -375,6 +569,34 @@ static void cmd_sp_edit(client *c)
     }
     if (!(e = edit_target(c, ifversion, &f, &ke, &s)))
         return;
+    if (old->len <= EDIT_WINDOW / 2) {
+        /* The occurrences are found without decoding the whole entry at once.
+         * With new text of the same length they are overwritten in place
+         * (valid UTF-8 for valid UTF-8 keeps a text entry valid: a match of
+         * valid UTF-8 starts and ends on character boundaries); otherwise the
+         * new content is built with the entry's bytes decoded straight into
+         * it. Several occurrences without ALL, or more than EDIT_INPLACE_MAX,
+         * go on below (the error that lists their lines; the whole copy). */
+        size_t at[EDIT_INPLACE_MAX];
+        if (edit_find(e, old->p, old->len, at, EDIT_INPLACE_MAX, &count, &pr) < 0) {
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+        if (count == 0) {
+            reply_errorf(c, "ERR old text not found in entry '%s' (the match is byte-exact, whitespace included)",
+                         e->name);
+            return;
+        }
+        if ((count == 1 || all) && count <= EDIT_INPLACE_MAX) {
+            if (new->len == old->len &&
+                (e->kind == SP_BINARY || (sp_utf8_valid(old->p, old->len) && sp_utf8_valid(new->p, new->len))))
+                edit_in_place(c, ke, s, e, at, count);
+            else
+                edit_rebuild(c, ke, s, e, at, count);
+            return;
+        }
+        count = 0;
+    }
     if (sp_entry_copy(e, &content, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
         return;
@@ -441,6 +663,18 @@ static void cmd_sp_edit(client *c)
     xfree(content);
 }
 
+/* SP.INSERT's new version is in e: logged, noted, replied. */
+static void insert_done(client *c, dbent *ke, sp *s, sp_entry *e)
+{
+    int g = group_begin(c);
+
+    log_entry(c, s, e);
+    spc_note(c, s, SPCO_OP_INSERT, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, "sp.insert");
+    reply_int(c, (long long)e->version);
+}
+
 static void cmd_sp_insert(client *c)
 {
     const sarg *text = &c->argv[4];
@@ -448,7 +682,7 @@ static void cmd_sp_insert(client *c)
     size_t at, lines, outlen, pos = 0;
     int lead_nl, trail_nl;
     sp_params pr = sp_server_params();
-    char *content, *out;
+    char *out;
     dbent *ke;
     sp_entry *e;
     sp *s;
@@ -475,8 +709,34 @@ static void cmd_sp_insert(client *c)
     lines = sp_entry_lines(e);
     if (line == -1 || (size_t)line > lines)
         line = (long long)lines;
-    if (sp_entry_line_start(e, (size_t)line + 1, &at, &pr) < 0 || sp_entry_copy(e, &content, &pr) < 0) {
+    if (sp_entry_line_start(e, (size_t)line + 1, &at, &pr) < 0) {
         reply_error(c, ERR_CORRUPT);
+        return;
+    }
+    if (at == e->size && text->len > 0) {
+        /* At the end: an append (only the last sub-block is recompressed),
+         * after a '\n' if the last line has none. */
+        int lead = e->size > 0 && !e->ends_nl, rc;
+        char *buf;
+        if (e->kind == SP_TEXT && !sp_utf8_valid(text->p, text->len)) {
+            reply_error(c, "ERR the edit would make a text entry invalid UTF-8");
+            return;
+        }
+        buf = lead ? xmalloc(text->len + 1) : NULL;
+        if (lead) {
+            buf[0] = '\n';
+            memcpy(buf + 1, text->p, text->len);
+        }
+        e = sp_own(s, e); /* a snapshot or the history may hold it */
+        rc = sp_entry_append(s, e, lead ? buf : text->p, text->len + (size_t)lead, &pr);
+        xfree(buf);
+        if (rc < 0) {
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+        e->version++;
+        e->updated = db_now;
+        insert_done(c, ke, s, e);
         return;
     }
     /* The text becomes whole lines: a newline is added after it if something
@@ -485,7 +745,13 @@ static void cmd_sp_insert(client *c)
     trail_nl = at < e->size && (text->len == 0 || text->p[text->len - 1] != '\n');
     outlen = e->size + text->len + (size_t)lead_nl + (size_t)trail_nl;
     out = xmalloc(outlen + 1);
-    memcpy(out, content, at);
+    /* The entry's bytes are decoded straight into their places in out. */
+    if (sp_entry_read(e, 0, at, out, &pr) < 0 ||
+        sp_entry_read(e, at, e->size - at, out + outlen - (e->size - at), &pr) < 0) {
+        reply_error(c, ERR_CORRUPT);
+        xfree(out);
+        return;
+    }
     pos = at;
     if (lead_nl)
         out[pos++] = '\n';
@@ -493,18 +759,10 @@ static void cmd_sp_insert(client *c)
     pos += text->len;
     if (trail_nl)
         out[pos++] = '\n';
-    memcpy(out + pos, content + at, e->size - at);
     e = sp_own(s, e); /* a snapshot or the history may hold it */
-    if (commit_content(c, s, e, out, outlen) == 0) {
-        int g = group_begin(c);
-        log_entry(c, s, e);
-        spc_note(c, s, SPCO_OP_INSERT, e->name, e->nlen, e);
-        group_end(g);
-        ns_changed(c, ke, s, "sp.insert");
-        reply_int(c, (long long)e->version);
-    }
+    if (commit_content(c, s, e, out, outlen) == 0)
+        insert_done(c, ke, s, e);
     xfree(out);
-    xfree(content);
 }
 
 /* ---- SP.DEL ---- */
@@ -568,7 +826,10 @@ static void cmd_sp_offload(client *c)
     size_t plen = 3;
     char sep = '-', ckey[SP_NAME_MAX + 2]; /* the counter's key: the prefix, + "_" with SEPARATOR _ */
     size_t cklen;
-    wopts o = {0, -1, -1, -1};
+    wopts o = {0, -1, -1, -1, 0};
+    int meta_at[SPMETA_MAX_FIELDS];
+    spmeta_kv kv[SPMETA_MAX_FIELDS];
+    spmeta *meta = NULL;
     sp_params pr = sp_server_params();
     char name[SP_NAME_MAX + 32];
     sp_textinfo ti;
@@ -618,6 +879,15 @@ static void cmd_sp_offload(client *c)
             if (parse_kind(c, i + 1, &o.kind) < 0)
                 return;
             i++;
+        } else if (spc_arg_is(a, "meta") && i + 2 < end) {
+            if (o.nmeta == SPMETA_MAX_FIELDS) {
+                reply_errorf(c, "ERR too many META options (at most %d)", SPMETA_MAX_FIELDS);
+                return;
+            }
+            if (meta_field_check(c, i + 1) < 0)
+                return;
+            meta_at[o.nmeta++] = i + 1;
+            i += 2;
         } else {
             reply_error(c, ERR_SYNTAX);
             return;
@@ -630,16 +900,18 @@ static void cmd_sp_offload(client *c)
         ckey[cklen++] = sep;
     if ((kind = resolve_kind(c, o.kind, val->p, val->len, &ti)) < 0)
         return;
+    if (o.nmeta && meta_build(c, meta_at, (size_t)o.nmeta, kv, NULL, 1, &meta) < 0)
+        return;
     s = spc_ns_write(c, &ke, &replied);
     if (replied || spc_fence_check(c, s, &f) < 0)
-        return;
+        goto done;
     if ((long long)(chars && kind == SP_TEXT ? ti.chars : val->len) <= threshold) {
         reply_map(c, 2);
         reply_bulk_cstr(c, "stored");
         reply_int(c, 0);
         reply_bulk_cstr(c, "content");
         reply_bulk(c, val->p, val->len);
-        return;
+        goto done;
     }
     if (!s)
         s = ns_create(c, &ke);
@@ -650,6 +922,8 @@ static void cmd_sp_offload(client *c)
     } while (sp_find(s, name, nlen));
     e = sp_add(s, name, nlen, db_now);
     sp_entry_set_info(s, e, val->p, val->len, kind, &ti, &pr);
+    e->meta = meta;
+    meta = NULL;
     e->version = 1;
     sp_set_expire(s, e, o.expire >= 0 ? o.expire : default_expire());
     g = group_begin(c);
@@ -678,6 +952,8 @@ static void cmd_sp_offload(client *c)
     reply_bulk_cstr(c, spc_kind_name(e));
     reply_bulk_cstr(c, "preview");
     spc_reply_preview(c, e, PEEK_DEFAULT, PEEK_DEFAULT);
+done:
+    spmeta_free(meta);
 }
 
 /* ---- per-entry lifetimes: SP.EXPIRE, SP.PEXPIRE, SP.PERSIST ---- */
@@ -780,6 +1056,108 @@ static void cmd_sp_persist(client *c)
     reply_int(c, 1);
 }
 
+/* ---- SP.META ---- */
+
+/* SP.META ns name SET field value [field value ...] | DEL field [field ...] |
+ * CLEAR [FENCE resource token]: change the entry's metadata without touching
+ * its content. A change is a new version, logged as _SPMETA (the whole new
+ * map) and recorded in the feed as "meta"; a DEL or CLEAR that removes nothing
+ * changes nothing. */
+static void cmd_sp_meta(client *c)
+{
+    const sarg *name = &c->argv[2], *sub = &c->argv[3];
+    spmeta_kv *kv = NULL;
+    spmeta *meta = NULL;
+    int *fi = NULL;
+    int i, end, replied, g, set = 0, clear = 0;
+    size_t n = 0, removed = 0;
+    spc_fence f;
+    dbent *ke;
+    sp_entry *e;
+    sp *s;
+
+    if ((end = spc_fence_parse(c, 4, &f)) < 0)
+        return;
+    if (spc_arg_is(sub, "set") && end >= 6 && (end - 4) % 2 == 0) {
+        set = 1;
+        n = (size_t)(end - 4) / 2;
+    } else if (spc_arg_is(sub, "del") && end >= 5) {
+        n = (size_t)(end - 4);
+    } else if (spc_arg_is(sub, "clear") && end == 4) {
+        clear = 1;
+    } else {
+        reply_error(c, ERR_SYNTAX);
+        return;
+    }
+    kv = xmalloc(sizeof(spmeta_kv) * (n ? n : 1));
+    fi = xmalloc(sizeof(int) * (n ? n : 1));
+    for (i = 0; i < (int)n; i++) {
+        fi[i] = set ? 4 + 2 * i : 4 + i;
+        if (meta_field_check(c, fi[i]) < 0)
+            goto done;
+    }
+    if (spc_check_name(c, name) < 0)
+        goto done;
+    s = spc_ns_write(c, &ke, &replied);
+    if (replied || spc_fence_check(c, s, &f) < 0)
+        goto done;
+    if (!(e = s ? sp_find(s, name->p, name->len) : NULL)) {
+        reply_errorf(c, "ERR no such entry '%.*s'", (int)name->len, name->p);
+        goto done;
+    }
+    if (set) {
+        if (meta_build(c, fi, n, kv, e->meta, 0, &meta) < 0)
+            goto done;
+    } else {
+        size_t k;
+        for (k = 0; k < n; k++) {
+            kv[k].f = c->argv[fi[k]].p;
+            kv[k].flen = c->argv[fi[k]].len;
+            kv[k].v = NULL;
+            kv[k].vlen = 0;
+        }
+        spmeta_edit(e->meta, clear, NULL, 0, kv, n, &meta); /* removing never passes a bound */
+        removed = spmeta_count(e->meta) - spmeta_count(meta);
+        if (removed == 0) {
+            reply_array(c, 2);
+            reply_int(c, 0);
+            reply_int(c, (long long)e->version);
+            goto done;
+        }
+    }
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
+    spmeta_free(e->meta);
+    e->meta = meta;
+    meta = NULL;
+    e->version++;
+    e->updated = db_now;
+    g = group_begin(c);
+    if (prop_on) {
+        prop_begin(c->dbid);
+        prop_str("_SPMETA");
+        prop_arg(&c->argv[1]);
+        prop_arg(name);
+        prop_ll((long long)e->version);
+        prop_ll(e->updated);
+        sp_meta_effect_args(&prop_effects, e);
+        prop_end();
+    }
+    spc_note(c, s, SPCO_OP_META, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, "sp.meta");
+    if (set) {
+        reply_int(c, (long long)e->version);
+    } else {
+        reply_array(c, 2);
+        reply_int(c, (long long)removed);
+        reply_int(c, (long long)e->version);
+    }
+done:
+    spmeta_free(meta);
+    xfree(fi);
+    xfree(kv);
+}
+
 #define SPW (CMD_WRITE | CMD_DENYOOM | CMD_OWN_EFFECT)
 #define SPR (CMD_READONLY)
 /* clang-format off */
@@ -787,6 +1165,9 @@ const cmd_def cmd_table_sp[] = {
     {.name = "sp.write", .proc = cmd_sp_write, .arity = -4, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Creates or overwrites an entry of a scratchpad; replies the new version.", .since = "0.1.0",
      .complexity = "O(N) where N is the size of the content", .acl = "write scratchpad slow"},
+    {.name = "sp.meta", .proc = cmd_sp_meta, .arity = -4, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
+     .summary = "Sets, deletes or clears metadata fields of an entry without rewriting its content.", .since = "0.1.0",
+     .complexity = "O(N) where N is the number of fields", .acl = "write scratchpad fast"},
     {.name = "sp.append", .proc = cmd_sp_append, .arity = -4, .flags = SPW, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Appends to an entry (creating it); replies the new length in the entry's unit.", .since = "0.1.0",
      .complexity = "O(N) where N is the size of the appended content", .acl = "write scratchpad fast"},
@@ -797,8 +1178,8 @@ const cmd_def cmd_table_sp[] = {
      .summary = "Reads characters [start, end) of an entry, with Python-style negative indexes.", .since = "0.1.0",
      .complexity = "O(N) where N is the size of the range", .acl = "read scratchpad slow"},
     {.name = "sp.grep", .proc = cmd_sp_grep, .arity = -4, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
-     .summary = "Finds the lines of an entry matching a Perl-compatible regular expression.", .since = "0.1.0",
-     .complexity = "O(N) where N is the size of the entry", .acl = "read scratchpad slow"},
+     .summary = "Finds the lines of an entry, or of the entries matching globs, that match a Perl-compatible regular expression.", .since = "0.1.0",
+     .complexity = "O(N) where N is the size of the entries searched", .acl = "read scratchpad slow"},
     {.name = "sp.list", .proc = cmd_sp_list, .arity = -2, .flags = SPR, KEYS(1, 1, 1), .group = "scratchpad",
      .summary = "Lists the entries of a scratchpad by name, paginated.", .since = "0.1.0",
      .complexity = "O(log(N)+M) where M is the number of entries examined", .acl = "read scratchpad slow"},

@@ -1,4 +1,5 @@
-/* cmd_sp_grep.c -- SP.GREP: the lines of a scratchpad entry that match a pattern.
+/* cmd_sp_grep.c -- SP.GREP: the lines of a scratchpad entry, or of the entries
+ * whose names match globs (the ENTRIES form), that match a pattern.
  *
  * Why a file of its own: the search is core/sp/spgrep.c (PCRE2, line by line,
  * no server); this is the command around it: its options, the limits from the
@@ -6,8 +7,12 @@
  * sp-grep-max-time per call), the lines shown kept until the search ends (so a
  * search stopped by a limit answers a plain error, never a partial array), and
  * the search of a compressed entry a part at a time, which stops decoding once
- * the first MAX matching lines are found (grep_compressed). Compiled patterns
+ * the first MAX matching lines are found (grep_compressed). The ENTRIES form
+ * searches the selected entries in name order under one budget of each kind:
+ * sp-grep-max-scan bounds their total size, one sp-grep-max-time clock runs
+ * over all of them, MAX counts matching lines across them. Compiled patterns
  * are kept in one cache for the life of the process. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
@@ -34,6 +39,8 @@ typedef struct grep_out {
     size_t *ends; /* ends[i]: end offset in buf of line i */
     size_t count, ncap;
     size_t line_base; /* lines before the buffer being searched (grep_compressed) */
+    const char *name; /* ENTRIES form: the entry's name, put before each line; else NULL */
+    size_t nlen;
 } grep_out;
 
 static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int is_match)
@@ -42,9 +49,17 @@ static void grep_emit(void *ctx, size_t lineno, const char *p, size_t len, int i
     char num[24];
     size_t nl = ll_to_str(num, (long long)(g->line_base + lineno)), need = nl + 1 + len;
 
+    if (g->name)
+        need += g->nlen + 1;
     if (g->len + need > g->cap) {
         g->cap = (g->len + need) * 2 > 4096 ? (g->len + need) * 2 : 4096;
         g->buf = xrealloc(g->buf, g->cap);
+    }
+    if (g->name) {
+        memcpy(g->buf + g->len, g->name, g->nlen);
+        g->buf[g->len + g->nlen] = is_match ? ':' : '-';
+        g->len += g->nlen + 1;
+        need -= g->nlen + 1;
     }
     memcpy(g->buf + g->len, num, nl);
     g->buf[g->len + nl] = is_match ? ':' : '-';
@@ -86,7 +101,7 @@ static int grep_compressed(sp_entry *e, const sarg *pat, spgrep_opts *o, const s
     /* buf holds the entry's bytes [off, have); [done, have) is not searched yet
      * (the line the last part cut). */
     memset(res, 0, sizeof(*res));
-    if (o->max_us)
+    if (o->max_us && !o->started_us)
         part.started_us = spgrep_now_us();
     for (;;) {
         size_t end;
@@ -134,101 +149,236 @@ static int grep_compressed(sp_entry *e, const sarg *pat, spgrep_opts *o, const s
     }
 }
 
+/* Whether a is one of SP.GREP's option words (it ends ENTRIES' list of globs). */
+static int grep_is_option(const sarg *a)
+{
+    return spc_arg_is(a, "max") || spc_arg_is(a, "context") || spc_arg_is(a, "nocase") || spc_arg_is(a, "literal") ||
+           spc_arg_is(a, "withmeta");
+}
+
+/* Parse SP.GREP's options from argv[from..]: *o set to the defaults and the
+ * options, *withmeta to WITHMETA. 0, or -1 after replying an error. */
+static int grep_parse_opts(client *c, int from, spgrep_opts *o, int *withmeta)
+{
+    long long v;
+    int i;
+
+    memset(o, 0, sizeof(*o));
+    *withmeta = 0;
+    o->max_matches = GREP_MAX_DEFAULT;
+    o->match_limit = (uint32_t)srv.cfg.sp_grep_match_limit;
+    o->depth_limit = 100000;
+    for (i = from; i < c->argc; i++) {
+        const sarg *a = &c->argv[i];
+        int more = i + 1 < c->argc;
+        if (spc_arg_is(a, "max") && more) {
+            if (spc_arg_nonneg(c, i + 1, "MAX", &v) < 0)
+                return -1;
+            o->max_matches = (size_t)v;
+            i++;
+        } else if (spc_arg_is(a, "context") && more) {
+            if (spc_arg_nonneg(c, i + 1, "CONTEXT", &v) < 0)
+                return -1;
+            if (v > GREP_CONTEXT_MAX) {
+                reply_errorf(c, "ERR CONTEXT must be at most %d", GREP_CONTEXT_MAX);
+                return -1;
+            }
+            o->context = (size_t)v;
+            i++;
+        } else if (spc_arg_is(a, "nocase")) {
+            o->nocase = 1;
+        } else if (spc_arg_is(a, "literal")) {
+            o->literal = 1;
+        } else if (spc_arg_is(a, "withmeta")) {
+            *withmeta = 1;
+        } else {
+            reply_error(c, ERR_SYNTAX);
+            return -1;
+        }
+    }
+    o->count_all = *withmeta;
+    o->max_us = srv.cfg.sp_grep_max_time * 1000LL;
+    if (!grep_cache)
+        grep_cache = spgrep_cache_new(16);
+    return 0;
+}
+
+/* Search entry e with *o (o->max_matches: what is left to show), the lines
+ * reported appended to g. Returns spgrep_run's code or GREP_CORRUPT; *res as
+ * from spgrep_run. */
+static int grep_entry(sp_entry *e, const sarg *pat, spgrep_opts *o, grep_out *g, spgrep_result *res, char *err,
+                      size_t errcap)
+{
+    sp_params pr = sp_server_params();
+    char *content = NULL;
+    int rc;
+
+    o->utf = e->kind == SP_TEXT && sp_utf8_valid(pat->p, pat->len);
+    g->line_base = 0;
+    if (e->enc == SP_ENC_RAW)
+        return spgrep_run(grep_cache, e->raw, e->size, pat->p, pat->len, o, grep_emit, g, res, err, errcap);
+    rc = grep_compressed(e, pat, o, &pr, g, res, &content, err, errcap);
+    xfree(content);
+    return rc;
+}
+
+/* Reply the lines of g (and with withmeta the counts), or the error of rc.
+ * at: where a limit stopped the search ("at line N", "at line N of 'name'",
+ * "before 'name'"); multi: the ENTRIES form (entries: how many it searched). */
+static void grep_reply(client *c, int rc, const grep_out *g, const spgrep_result *res, const char *err, const char *at,
+                       int multi, int withmeta, size_t entries)
+{
+    size_t k, from = 0;
+
+    if (rc == GREP_CORRUPT) {
+        reply_error(c, ERR_CORRUPT);
+        return;
+    }
+    if (rc == SPGREP_BADPATTERN) {
+        reply_errorf(c, "ERR invalid pattern at offset %zu: %s", res->err_offset, err);
+        return;
+    }
+    if (rc == SPGREP_LIMIT) {
+        reply_errorf(c,
+                     "ERR SP.GREP stopped %s: %s (sp-grep-match-limit per line, sp-grep-max-time per call); "
+                     "simplify the pattern (catastrophic backtracking?), use LITERAL, or narrow the %s",
+                     at, err, multi ? "globs" : "entry with SP.READ LINES");
+        return;
+    }
+    if (withmeta)
+        reply_array(c, 2);
+    reply_array(c, (long)g->count);
+    for (k = 0; k < g->count; k++) {
+        reply_bulk(c, g->buf + from, g->ends[k] - from);
+        from = g->ends[k];
+    }
+    if (withmeta) {
+        reply_map(c, multi ? 4 : 3);
+        reply_bulk_cstr(c, "matched");
+        reply_int(c, (long long)res->matched);
+        reply_bulk_cstr(c, "shown");
+        reply_int(c, (long long)res->shown);
+        reply_bulk_cstr(c, "truncated");
+        reply_int(c, res->matched > res->shown);
+        if (multi) {
+            reply_bulk_cstr(c, "entries");
+            reply_int(c, (long long)entries);
+        }
+    }
+}
+
+/* SP.GREP ns pattern ENTRIES glob [glob ...] [options]: argv[4..gend) are the
+ * globs. The entries whose names match one of them are searched in name order,
+ * each once, under one budget: their total size at most sp-grep-max-scan, one
+ * time budget for the call, MAX matching lines in all. */
+static void grep_entries(client *c, int gend)
+{
+    const sarg *pat = &c->argv[2];
+    spgrep_opts o, one;
+    spgrep_result res, r;
+    grep_out g;
+    char err[256], at[SP_NAME_MAX + 48] = "";
+    size_t k, total = 0, nsel = 0, *sel = NULL;
+    int withmeta, replied, rc = SPGREP_OK, j;
+    sp *s;
+
+    if (grep_parse_opts(c, gend, &o, &withmeta) < 0)
+        return;
+    s = spc_ns_read(c, NULL, &replied);
+    if (replied)
+        return;
+    if (s && s->n) {
+        sel = xmalloc(s->n * sizeof(size_t));
+        for (k = 0; k < s->n; k++) {
+            for (j = 4; j < gend; j++)
+                if (glob_match(c->argv[j].p, c->argv[j].len, s->e[k]->name, s->e[k]->nlen, 0))
+                    break;
+            if (j < gend) {
+                sel[nsel++] = k;
+                total += s->e[k]->size;
+            }
+        }
+    }
+    if ((long long)total > srv.cfg.sp_grep_max_scan) {
+        reply_errorf(c,
+                     "ERR entries are %zu bytes in total, over sp-grep-max-scan (%lld): narrow the globs or raise "
+                     "the limit",
+                     total, srv.cfg.sp_grep_max_scan);
+        xfree(sel);
+        return;
+    }
+    memset(&g, 0, sizeof(g));
+    memset(&res, 0, sizeof(res));
+    if (o.max_us)
+        o.started_us = spgrep_now_us();
+    if (nsel == 0 || (o.max_matches == 0 && !o.count_all)) {
+        /* Nothing to search (no entry, or MAX 0): the pattern is still
+         * compiled, so a bad one is an error whatever the globs select. */
+        o.utf = sp_utf8_valid(pat->p, pat->len);
+        rc = spgrep_run(grep_cache, "", 0, pat->p, pat->len, &o, grep_emit, &g, &res, err, sizeof(err));
+    }
+    for (k = 0; k < nsel && rc == SPGREP_OK; k++) {
+        sp_entry *e = s->e[sel[k]];
+        if (res.shown >= o.max_matches && !o.count_all)
+            break;
+        if (o.max_us && k > 0 && spgrep_now_us() - o.started_us > o.max_us) {
+            /* Entries of fewer lines than spgrep_run's clock check: the budget is also checked between them. */
+            rc = SPGREP_LIMIT;
+            snprintf(err, sizeof(err), "time budget of %lld ms exceeded", (long long)(o.max_us / 1000));
+            snprintf(at, sizeof(at), "before '%.*s'", (int)e->nlen, e->name);
+            break;
+        }
+        one = o;
+        one.max_matches = o.max_matches > res.shown ? o.max_matches - res.shown : 0;
+        g.name = e->name;
+        g.nlen = e->nlen;
+        rc = grep_entry(e, pat, &one, &g, &r, err, sizeof(err));
+        res.matched += r.matched;
+        res.shown += r.shown;
+        res.err_offset = r.err_offset;
+        if (rc == SPGREP_LIMIT)
+            snprintf(at, sizeof(at), "at line %zu of '%.*s'", r.err_line, (int)e->nlen, e->name);
+    }
+    grep_reply(c, rc, &g, &res, err, at, 1, withmeta, nsel);
+    xfree(g.buf);
+    xfree(g.ends);
+    xfree(sel);
+}
+
 void cmd_sp_grep(client *c)
 {
     const sarg *pat = &c->argv[3];
     spgrep_opts o;
     spgrep_result res;
     grep_out g;
-    sp_params pr = sp_server_params();
-    char err[256];
-    char *content = NULL;
-    const char *buf;
-    long long v;
-    int i, withmeta = 0, rc;
+    char err[256], at[32];
+    int withmeta, rc, gend;
     sp_entry *e;
 
-    memset(&o, 0, sizeof(o));
-    o.max_matches = GREP_MAX_DEFAULT;
-    o.match_limit = (uint32_t)srv.cfg.sp_grep_match_limit;
-    o.depth_limit = 100000;
-    for (i = 4; i < c->argc; i++) {
-        const sarg *a = &c->argv[i];
-        int more = i + 1 < c->argc;
-        if (spc_arg_is(a, "max") && more) {
-            if (spc_arg_nonneg(c, i + 1, "MAX", &v) < 0)
-                return;
-            o.max_matches = (size_t)v;
-            i++;
-        } else if (spc_arg_is(a, "context") && more) {
-            if (spc_arg_nonneg(c, i + 1, "CONTEXT", &v) < 0)
-                return;
-            if (v > GREP_CONTEXT_MAX) {
-                reply_errorf(c, "ERR CONTEXT must be at most %d", GREP_CONTEXT_MAX);
-                return;
-            }
-            o.context = (size_t)v;
-            i++;
-        } else if (spc_arg_is(a, "nocase")) {
-            o.nocase = 1;
-        } else if (spc_arg_is(a, "literal")) {
-            o.literal = 1;
-        } else if (spc_arg_is(a, "withmeta")) {
-            withmeta = 1;
-        } else {
-            reply_error(c, ERR_SYNTAX);
-            return;
-        }
+    /* SP.GREP ns pattern ENTRIES glob ...: argv[3] is ENTRIES and argv[4] a
+     * glob, not an option word, which no valid one-entry form can be (its
+     * argv[4..] are options). */
+    if (c->argc >= 5 && spc_arg_is(&c->argv[3], "entries") && !grep_is_option(&c->argv[4])) {
+        for (gend = 5; gend < c->argc && !grep_is_option(&c->argv[gend]); gend++)
+            ;
+        grep_entries(c, gend);
+        return;
     }
+    if (grep_parse_opts(c, 4, &o, &withmeta) < 0)
+        return;
     if (!(e = spc_entry_for_read(c)))
         return;
     if ((long long)e->size > srv.cfg.sp_grep_max_scan) {
-        reply_errorf(c, "ERR entry is %zu bytes, over sp-grep-max-scan (%lld): narrow the search with SP.READ LINES "
-                     "or raise the limit", e->size, srv.cfg.sp_grep_max_scan);
+        reply_errorf(c,
+                     "ERR entry is %zu bytes, over sp-grep-max-scan (%lld): narrow the search with SP.READ LINES "
+                     "or raise the limit",
+                     e->size, srv.cfg.sp_grep_max_scan);
         return;
     }
-    o.utf = e->kind == SP_TEXT && sp_utf8_valid(pat->p, pat->len);
-    o.count_all = withmeta;
-    if (!grep_cache)
-        grep_cache = spgrep_cache_new(16);
     memset(&g, 0, sizeof(g));
-    o.max_us = srv.cfg.sp_grep_max_time * 1000LL;
-    if (e->enc == SP_ENC_RAW) {
-        buf = e->raw;
-        rc = spgrep_run(grep_cache, buf, e->size, pat->p, pat->len, &o, grep_emit, &g, &res, err, sizeof(err));
-    } else if ((rc = grep_compressed(e, pat, &o, &pr, &g, &res, &content, err, sizeof(err))) == GREP_CORRUPT) {
-        reply_error(c, ERR_CORRUPT);
-        xfree(g.buf);
-        xfree(g.ends);
-        xfree(content);
-        return;
-    }
-    if (rc == SPGREP_BADPATTERN) {
-        reply_errorf(c, "ERR invalid pattern at offset %zu: %s", res.err_offset, err);
-    } else if (rc == SPGREP_LIMIT) {
-        reply_errorf(c, "ERR SP.GREP stopped at line %zu: %s (sp-grep-match-limit per line, sp-grep-max-time "
-                     "per call); simplify the pattern (catastrophic backtracking?), use LITERAL, or narrow the "
-                     "entry with SP.READ LINES", res.err_line, err);
-    } else {
-        size_t k, from = 0;
-        if (withmeta)
-            reply_array(c, 2);
-        reply_array(c, (long)g.count);
-        for (k = 0; k < g.count; k++) {
-            reply_bulk(c, g.buf + from, g.ends[k] - from);
-            from = g.ends[k];
-        }
-        if (withmeta) {
-            reply_map(c, 3);
-            reply_bulk_cstr(c, "matched");
-            reply_int(c, (long long)res.matched);
-            reply_bulk_cstr(c, "shown");
-            reply_int(c, (long long)res.shown);
-            reply_bulk_cstr(c, "truncated");
-            reply_int(c, res.matched > res.shown);
-        }
-    }
+    rc = grep_entry(e, pat, &o, &g, &res, err, sizeof(err));
+    snprintf(at, sizeof(at), "at line %zu", res.err_line);
+    grep_reply(c, rc, &g, &res, err, at, 0, withmeta, 0);
     xfree(g.buf);
     xfree(g.ends);
-    xfree(content);
 }

@@ -17,6 +17,7 @@
 #include "net/reply.h"
 #include "core/sp/sp.h"
 #include "core/sp/spco.h"
+#include "core/sp/spmeta.h"
 #include "core/util.h"
 #include "types/sp/cmd_sp_int.h"
 #include "types/sp/sptype.h"
@@ -265,10 +266,12 @@ static long long entry_ttl_ms(const sp_entry *e)
     return e->expire > db_now ? e->expire - db_now : 0;
 }
 
+/* An entry's map (SP.LIST WITHMETA: with its name; SP.STAT: extended), with
+ * "meta", the map of its metadata fields, last when it has any. */
 static void reply_entry_meta_map(client *c, const sp_entry *e, int with_name, int extended)
 {
     sp_params pr = sp_server_params();
-    int n = 7 + with_name + (extended ? 5 : 0);
+    int n = 7 + with_name + (extended ? 5 : 0) + (e->meta != NULL);
     uint8_t sha[32];
 
     if (extended && sp_entry_sha256((sp_entry *)e, sha, &pr) < 0) {
@@ -312,13 +315,43 @@ static void reply_entry_meta_map(client *c, const sp_entry *e, int with_name, in
             snprintf(hex + 2 * k, 3, "%02x", sha[k]);
         reply_bulk(c, hex, 64);
     }
+    if (e->meta) {
+        size_t i;
+        reply_bulk_cstr(c, "meta");
+        reply_map(c, (long)spmeta_count(e->meta));
+        for (i = 0; i < spmeta_count(e->meta); i++) {
+            spmeta_kv kv;
+            spmeta_at(e->meta, i, &kv);
+            reply_bulk(c, kv.f, kv.flen);
+            reply_bulk(c, kv.v, kv.vlen);
+        }
+    }
+}
+
+/* Whether e passes SP.LIST's filters: the glob (NULL: any name) and each
+ * WHERE field value of argv[where[k]] (k < nwhere). */
+static int list_pass(const client *c, const sp_entry *e, const sarg *match, const int *where, int nwhere)
+{
+    int k;
+
+    if (match && !glob_match(match->p, match->len, e->name, e->nlen, 0))
+        return 0;
+    for (k = 0; k < nwhere; k++) {
+        const sarg *f = &c->argv[where[k]], *v = &c->argv[where[k] + 1];
+        size_t vlen;
+        const char *got = spmeta_get(e->meta, f->p, f->len, &vlen);
+        if (!got || vlen != v->len || memcmp(got, v->p, vlen) != 0)
+            return 0;
+    }
+    return 1;
 }
 
 void cmd_sp_list(client *c)
 {
     const sarg *match = NULL, *cursor = NULL;
     long long count = 1000;
-    int i, replied, withmeta = 0;
+    int i, replied, withmeta = 0, nwhere = 0;
+    int where[SPMETA_MAX_FIELDS];
     size_t start = 0, k, shown = 0;
     void *slot;
     sp *s;
@@ -340,6 +373,13 @@ void cmd_sp_list(client *c)
             i++;
         } else if (spc_arg_is(a, "withmeta")) {
             withmeta = 1;
+        } else if (spc_arg_is(a, "where") && i + 2 < c->argc) {
+            if (nwhere == SPMETA_MAX_FIELDS) {
+                reply_errorf(c, "ERR too many WHERE options (at most %d)", SPMETA_MAX_FIELDS);
+                return;
+            }
+            where[nwhere++] = i + 1;
+            i += 2;
         } else {
             reply_error(c, ERR_SYNTAX);
             return;
@@ -363,7 +403,7 @@ void cmd_sp_list(client *c)
     }
     /* Find where this page ends first, to reply the cursor before the items. */
     for (k = start; k < s->n && shown < (size_t)count; k++)
-        if (!match || glob_match(match->p, match->len, s->e[k]->name, s->e[k]->nlen, 0))
+        if (list_pass(c, s->e[k], match, where, nwhere))
             shown++;
     if (k < s->n) {
         char cur[SP_NAME_MAX + 2];
@@ -377,7 +417,7 @@ void cmd_sp_list(client *c)
     shown = 0;
     for (; start < k; start++) {
         const sp_entry *e = s->e[start];
-        if (match && !glob_match(match->p, match->len, e->name, e->nlen, 0))
+        if (!list_pass(c, e, match, where, nwhere))
             continue;
         if (withmeta)
             reply_entry_meta_map(c, e, 1, 0);

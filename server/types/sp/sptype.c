@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/lz/lzval.h"
+#include "core/sp/spmeta.h"
 #include "core/util.h"
 #include "core/mem.h"
 #include "keyspace/type.h"
@@ -207,8 +208,45 @@ void sp_lease_effect(const effect_out *o, int dbid, const char *ns, size_t nslen
 
 /* ---- the log: rewrite and replay ---- */
 
+/* The entry's metadata fields, field value ..., after its state in _SPENTRY,
+ * _SPSNAPENTRY and _SPHISTENTRY, and in _SPMETA. */
+void sp_meta_effect_args(const effect_out *o, const sp_entry *e)
+{
+    size_t i;
+
+    for (i = 0; i < spmeta_count(e->meta); i++) {
+        spmeta_kv kv;
+        spmeta_at(e->meta, i, &kv);
+        eo_bytes(o, kv.f, kv.flen);
+        eo_bytes(o, kv.v, kv.vlen);
+    }
+}
+
+/* The metadata of a replayed record: the pairs a[from..argc) (none: NULL in
+ * *out). 0, or -1 if they are malformed (odd, compressed, a bad field name,
+ * past the bounds). */
+static int replay_meta(const effect_arg *a, int from, int argc, spmeta **out)
+{
+    spmeta_kv set[SPMETA_MAX_FIELDS];
+    int i, n = (argc - from) / 2;
+
+    *out = NULL;
+    if (argc < from || (argc - from) % 2 || n > SPMETA_MAX_FIELDS)
+        return -1;
+    for (i = 0; i < n; i++) {
+        const effect_arg *f = &a[from + 2 * i], *v = f + 1;
+        if (f->lz || v->lz || !spmeta_field_valid(f->p, f->len))
+            return -1;
+        set[i].f = f->p;
+        set[i].flen = f->len;
+        set[i].v = v->p;
+        set[i].vlen = v->len;
+    }
+    return spmeta_edit(NULL, 1, set, (size_t)n, NULL, 0, out) == SPMETA_OK ? 0 : -1;
+}
+
 /* The _SPENTRY arguments after the command name: the entry's full state
- * (docs/aof.md), its content in the chunks it is stored in. */
+ * (docs/aof.md), its content in the chunks it is stored in, its metadata. */
 void sp_entry_effect_args(const effect_out *o, const char *ns, size_t nslen, const sp *s, const sp_entry *e)
 {
     eo_bytes(o, ns, nslen);
@@ -223,9 +261,11 @@ void sp_entry_effect_args(const effect_out *o, const char *ns, size_t nslen, con
         eo_lzval(o, e->lz);
     else
         eo_bytes(o, e->raw, e->size);
+    sp_meta_effect_args(o, e);
 }
 
-/* The entry fields of _SPSNAPENTRY / _SPENTRY after the name. */
+/* The entry fields of _SPSNAPENTRY / _SPHISTENTRY after the name, its
+ * metadata last. */
 static void entry_state_args(const effect_out *o, const sp_entry *e)
 {
     eo_ll(o, e->kind);
@@ -237,6 +277,7 @@ static void entry_state_args(const effect_out *o, const sp_entry *e)
         eo_lzval(o, e->lz);
     else
         eo_bytes(o, e->raw, e->size);
+    sp_meta_effect_args(o, e);
 }
 
 /* Each snapshot of s as the live entries just written (_SPSNAP, which shares
@@ -432,42 +473,56 @@ static sp *replay_ns(db *d, const effect_arg *a, dbent **out)
     return sp_key_create(d, a->p, a->len, out);
 }
 
-/* _SPENTRY ns name kind version created updated expire offload_seq content
+/* _SPENTRY ns name kind version created updated expire offload_seq content [field value ...]
  * _SPAPPEND ns name version updated content
- * _SPEXPIREAT ns name expire */
+ * _SPEXPIREAT ns name expire
+ * _SPMETA ns name version updated [field value ...] */
 static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg *a, int argc, char *why,
                     size_t whylen)
 {
-    static const int want[3] = {10, 6, 4};
+    static const int want[4] = {10, 6, 4, 5};
     sp_params pr = sp_server_params();
     long long n[6] = {0};
-    int i, nnum = op == 0 ? 6 : op == 1 ? 2 : 1;
+    int i, nnum = op == 0 ? 6 : op == 1 || op == 3 ? 2 : 1;
+    spmeta *meta = NULL;
     dbent *ke;
     sp_entry *e;
     sp *s;
 
-    if (argc != want[op] || a[1].lz || a[2].lz || !sp_name_valid(a[2].p, a[2].len))
+    if ((op == 0 || op == 3 ? argc < want[op] : argc != want[op]) || a[1].lz || a[2].lz ||
+        !sp_name_valid(a[2].p, a[2].len))
         return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    if ((op == 0 || op == 3) && replay_meta(a, want[op], argc, &meta) < 0)
+        return replay_fail(why, whylen, "malformed metadata", &a[0]);
     for (i = 0; i < nnum; i++)
-        if (a[3 + i].lz || str_to_ll(a[3 + i].p, a[3 + i].len, &n[i]) < 0)
+        if (a[3 + i].lz || str_to_ll(a[3 + i].p, a[3 + i].len, &n[i]) < 0) {
+            spmeta_free(meta);
             return replay_fail(why, whylen, "malformed number", &a[0]);
-    if (!(s = replay_ns(d, &a[1], &ke)))
+        }
+    if (!(s = replay_ns(d, &a[1], &ke))) {
+        spmeta_free(meta);
         return replay_fail(why, whylen, "the key holds a string", &a[0]);
+    }
     e = sp_find_own(s, a[2].p, a[2].len);
     if (op == 0) {
         r->left_out(r, dbid, &a[1], &a[2], 1); /* a whole new state: the entry is back */
     } else if (!e && r->left_out(r, dbid, &a[1], &a[2], 0)) {
-        /* An append or expiry of an entry left out: left out too. */
+        /* An append, expiry or metadata change of an entry left out: left out too. */
+        spmeta_free(meta);
         r->skipped(r, dbid, &a[0], &a[1], &a[2]);
         sp_key_settle(d, ke, s);
         return 0;
     }
     if (op == 0) {
         const effect_arg *content = &a[9];
-        if ((n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1)
+        if ((n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1) {
+            spmeta_free(meta);
             return replay_fail(why, whylen, "malformed entry", &a[0]);
+        }
         if (!e)
             e = sp_add(s, a[2].p, a[2].len, n[2]);
+        spmeta_free(e->meta);
+        e->meta = meta; /* the entry's whole state: no fields means none */
         if (content->lz) {
             lzval *v = r->take_lzval(r, content);
             if (!v) {
@@ -493,10 +548,19 @@ static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg 
             return replay_fail(why, whylen, "the entry is corrupt", &a[0]);
         e->version = (uint64_t)n[0];
         e->updated = n[1];
-    } else {
+    } else if (op == 2) {
         if (!e)
             return replay_fail(why, whylen, "expiry of a missing entry", &a[0]);
         sp_set_expire(s, e, n[0] >= 0 ? n[0] : -1);
+    } else {
+        if (!e) {
+            spmeta_free(meta);
+            return replay_fail(why, whylen, "metadata of a missing entry", &a[0]);
+        }
+        spmeta_free(e->meta);
+        e->meta = meta;
+        e->version = (uint64_t)n[0];
+        e->updated = n[1];
     }
     sp_key_settle(d, ke, s);
     return 0;
@@ -517,6 +581,11 @@ static int apply_spexpireat(effect_replay *r, db *d, int dbid, const effect_arg 
                             size_t whylen)
 {
     return apply_sp(r, d, dbid, 2, a, argc, why, whylen);
+}
+
+static int apply_spmeta(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    return apply_sp(r, d, dbid, 3, a, argc, why, whylen);
 }
 
 /* Numbers n[0..cnt) from a[from ..]; -1 if one is not a number. */
@@ -724,15 +793,18 @@ static int apply_spsnapentry(effect_replay *r, db *d, int dbid, const effect_arg
 {
     sp_params pr = sp_server_params();
     long long n[5];
+    spmeta *meta = NULL;
     sp *tmp, *s;
     sp_entry *e;
     sp_snap *sn;
     dbent *ke;
 
-    if (argc != 10 || a[1].lz || !label_ok(&a[2]) || a[3].lz || !sp_name_valid(a[3].p, a[3].len) ||
-        replay_nums(a, 4, 5, n) < 0 || (n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1)
+    if (argc < 10 || a[1].lz || !label_ok(&a[2]) || a[3].lz || !sp_name_valid(a[3].p, a[3].len) ||
+        replay_nums(a, 4, 5, n) < 0 || (n[0] != SP_TEXT && n[0] != SP_BINARY) || n[1] < 1 ||
+        replay_meta(a, 10, argc, &meta) < 0)
         return replay_fail(why, whylen, "malformed arguments", &a[0]);
     if (!(sn = replay_snap(d, a, &s, &ke))) {
+        spmeta_free(meta);
         if (a[9].lz)
             lzval_free(r->take_lzval(r, &a[9]));
         return 0;
@@ -743,6 +815,7 @@ static int apply_spsnapentry(effect_replay *r, db *d, int dbid, const effect_arg
     if (a[9].lz) {
         lzval *v = r->take_lzval(r, &a[9]);
         if (!v) {
+            spmeta_free(meta);
             sp_free(tmp);
             return r->bad_value(r, dbid, &a[1], &a[3], why, whylen);
         }
@@ -750,6 +823,7 @@ static int apply_spsnapentry(effect_replay *r, db *d, int dbid, const effect_arg
     } else {
         sp_entry_set(tmp, e, a[9].p, a[9].len, (int)n[0], &pr);
     }
+    e->meta = meta;
     e->version = (uint64_t)n[1];
     e->created = n[2];
     e->updated = n[3];
@@ -766,18 +840,23 @@ static int apply_spsnapentry(effect_replay *r, db *d, int dbid, const effect_arg
 static int apply_sphist(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
 {
     sp_params pr = sp_server_params();
-    int whole = argc == 12, op;
+    int whole = argc >= 12, op;
     long long n[6];
+    spmeta *meta = NULL;
     dbent *ke;
     sp_entry *e;
     sp *s;
 
-    if ((argc != 7 && argc != 12) || a[1].lz || a[2].lz || !sp_name_valid(a[2].p, a[2].len) ||
-        replay_nums(a, 3, 1, n) < 0 || a[4].lz || (op = spco_op_parse(a[4].p, a[4].len)) < 0 || a[5].lz ||
-        replay_nums(a, 6, whole ? 5 : 1, n + 1) < 0 || (whole && n[1] != SP_TEXT && n[1] != SP_BINARY))
+    if ((argc != 7 && argc < 12) || (whole && replay_meta(a, 12, argc, &meta) < 0) || a[1].lz || a[2].lz ||
+        !sp_name_valid(a[2].p, a[2].len) || replay_nums(a, 3, 1, n) < 0 || a[4].lz ||
+        (op = spco_op_parse(a[4].p, a[4].len)) < 0 || a[5].lz || replay_nums(a, 6, whole ? 5 : 1, n + 1) < 0 ||
+        (whole && n[1] != SP_TEXT && n[1] != SP_BINARY)) {
+        spmeta_free(meta);
         return replay_fail(why, whylen, "malformed arguments", &a[0]);
+    }
     ke = db_find_raw(d, a[1].p, a[1].len);
     if (!ke || ke->type != OBJ_SCRATCHPAD) {
+        spmeta_free(meta);
         if (whole && a[11].lz)
             lzval_free(r->take_lzval(r, &a[11]));
         return 0;
@@ -800,6 +879,7 @@ static int apply_sphist(effect_replay *r, db *d, int dbid, const effect_arg *a, 
         if (a[11].lz) {
             lzval *v = r->take_lzval(r, &a[11]);
             if (!v) {
+                spmeta_free(meta);
                 sp_free(tmp);
                 return r->bad_value(r, dbid, &a[1], &a[2], why, whylen);
             }
@@ -807,6 +887,7 @@ static int apply_sphist(effect_replay *r, db *d, int dbid, const effect_arg *a, 
         } else {
             sp_entry_set(tmp, e, a[11].p, a[11].len, (int)n[1], &pr);
         }
+        e->meta = meta;
         e->version = (uint64_t)n[2];
         e->created = n[3];
         e->updated = n[4];
@@ -861,6 +942,7 @@ static const type_effect scratchpad_effects[] = {
     {"_SPENTRY", apply_spentry},
     {"_SPAPPEND", apply_spappend},
     {"_SPEXPIREAT", apply_spexpireat},
+    {"_SPMETA", apply_spmeta},
     {"_SPSTATE", apply_spstate},
     {"_SPLEASE", apply_splease},
     {"_SPUNLEASE", apply_spunlease},

@@ -29,6 +29,9 @@ sp *sp_key_create(db *d, const char *key, size_t klen, dbent **out);
  * commands propagate it after a change; the rewrite writes it. */
 struct effect_out;
 void sp_entry_effect_args(const struct effect_out *o, const char *ns, size_t nslen, const sp *s, const sp_entry *e);
+/* The entry's metadata as field value ... arguments (none if it has none):
+ * the end of _SPENTRY, _SPSNAPENTRY, _SPHISTENTRY and _SPMETA (docs/aof.md). */
+void sp_meta_effect_args(const struct effect_out *o, const sp_entry *e);
 
 /* ---- leases and the change feed (core/sp/spco.h) ----
  *
