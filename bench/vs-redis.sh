@@ -19,6 +19,9 @@
 #   idle  re-encoded at acceleration 1 (with a dictionary if that pays), as a
 #         value is once it stayed unchanged for compress-dict-delay (forced
 #         with compress-dict-delay 0).
+#   cold  as lz4, with compress-hot-reads 0: every GET decodes the value (in
+#         the three states above, a value read compress-hot-reads times in a
+#         second is kept raw while it is read, as a GET test reads it).
 # The state is forced with CONFIG SET and reached by polling INFO memory
 # (lz4_pending_values, lz4_dict_pending_values), never by sleeping; the
 # directives are restored after the test. redis-server gets the same SET (a raw
@@ -50,7 +53,7 @@
 #                   lrange_600, in that order, so that the pops find data; an LRANGE
 #                   test pushes its n elements first, so it reads a full list)
 #   BENCH_SIZES     value sizes, -d               (default: 64 4096)
-#   BENCH_GET_STATES  states of the value GET reads (default: raw lz4 idle)
+#   BENCH_GET_STATES  states of the value GET reads (default: raw lz4 idle cold)
 #   SERVER_CPU, BENCH_CPU  the CPUs to pin to   (default: 0 and 1)
 #   SERVER_ARGS     extra --directive value words for scratchpad-server
 #                   (e.g. "--compress-threshold 0")
@@ -75,7 +78,7 @@ SERVER_ARGS=${SERVER_ARGS:-}
 REDIS_ARGS=${REDIS_ARGS:-}
 
 TESTS=${BENCH_TESTS:-set get incr mset}
-GET_STATES=${BENCH_GET_STATES:-raw lz4 idle}
+GET_STATES=${BENCH_GET_STATES:-raw lz4 idle cold}
 LZ_MIN=4096 # compress-threshold's default: smaller values are never compressed
 PIPELINES="1 16"
 SIZES=${BENCH_SIZES:-64 4096}
@@ -226,7 +229,9 @@ prepare() {
     if [ "$1" = scratchpad ]; then
         thr=$(cli "$2" config get compress-threshold | sed -n 2p)
         delay=$(cli "$2" config get compress-dict-delay | sed -n 2p)
-        RESTORE="compress-threshold $thr compress-dict-delay $delay"
+        hot=$(cli "$2" config get compress-hot-reads | sed -n 2p)
+        RESTORE="compress-threshold $thr compress-dict-delay $delay${hot:+ compress-hot-reads $hot}"
+        [ "$st" = cold ] && cli "$2" config set compress-hot-reads 0 >/dev/null
         case $st in
         raw) cli "$2" config set compress-threshold 0 >/dev/null ;;
         *) cli "$2" config set compress-threshold "$LZ_MIN" compress-dict-delay 86400000 >/dev/null ;;
@@ -235,7 +240,7 @@ prepare() {
     $PIN_BENCH "$REDIS_BENCHMARK" -h 127.0.0.1 -p "$2" -t set -n 1 -c 1 -d "$4" >/dev/null 2>&1
     [ "$1" = scratchpad ] || return 0
     case $st in
-    lz4 | idle) wait_info "$2" lz4_pending_values 0 ;;
+    lz4 | idle | cold) wait_info "$2" lz4_pending_values 0 ;;
     esac
     if [ "$st" = idle ]; then
         cli "$2" config set compress-dict-delay 0 >/dev/null
@@ -355,8 +360,9 @@ echo
 echo "## Throughput (requests per second, higher is better)"
 echo
 echo "GET rows name the state of the value read (see the top of bench/vs-redis.sh): raw; LZ4 as the background"
-echo "pass compresses it (compress-write-acceleration); LZ4 re-encoded at acceleration 1 after compress-dict-delay."
-echo "redis-server reads the same value, raw, in every GET row."
+echo "pass compresses it (compress-write-acceleration); LZ4 re-encoded at acceleration 1 after compress-dict-delay;"
+echo "LZ4 with compress-hot-reads 0 (no value kept raw because hot: every GET decodes). In the first three a value read"
+echo "compress-hot-reads times in a second turns raw. redis-server reads the same value, raw, in every GET row."
 echo
 echo "| test | -P | -d | requests | scratchpad | redis | scratchpad/redis | spread sp / redis |"
 echo "|------|---:|---:|---------:|-----------:|------:|-----------------:|------------------:|"
@@ -375,6 +381,7 @@ for t in $TESTS; do for p in $PIPELINES; do for d in $SIZES; do for v in $(varia
     get:raw) name="GET (raw)" ;;
     get:lz4) name="GET (LZ4, as compressed)" ;;
     get:idle) name="GET (LZ4, re-encoded idle)" ;;
+    get:cold) name="GET (LZ4, every read decodes)" ;;
     esac
     echo "| $name | $p | $d | $(nreq "$v" "$p" "$d") | ${sp:-n/a} | ${rd:-n/a} | $(ratio "$sp" "$rd") | $(spread scratchpad "$v" "$p" "$d") / $(spread redis "$v" "$p" "$d") |"
 done; done; done; done

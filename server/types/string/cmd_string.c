@@ -57,8 +57,10 @@ static dbent *lookup_string_or_reply(client *c, const sarg *key)
 static void cmd_get(client *c)
 {
     dbent *e = lookup_string_or_reply(c, &c->argv[1]);
-    if (e)
+    if (e) {
+        e = sv_read_hot(c->db, e);
         reply_value(c, e, 0, sv_len(e));
+    }
 }
 
 /* ---- SET and its relatives ---- */
