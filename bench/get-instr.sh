@@ -10,8 +10,9 @@
 # vs-redis.sh, not a replacement.
 #
 # Each (binary, state) gets a fresh server under callgrind on a free port; the
-# value is written (redis-benchmark -t set -d SIZE -n 1, or VALUE_FILE's bytes
-# with redis-cli -x), put in its state with CONFIG SET and INFO polling as in
+# value is written with redis-cli -x (VALUE_FILE's bytes, by default SIZE bytes
+# of bench/gen_logs.py's log text; VALUE_FILE=bench makes it redis-benchmark's
+# own payload, random letters that LZ4 does not shrink), put in its state with CONFIG SET and INFO polling as in
 # vs-redis.sh, read 2000 times to warm up, then the counters are zeroed, N GETs
 # run (-P 16 -c 4) and the counters dumped: Ir / N.
 #
@@ -19,7 +20,7 @@
 #   SERVERS      scratchpad-server binaries (default: $BUILD/scratchpad-server)
 #   REDIS_SERVER redis-server binary, "none" to skip (default: redis-server)
 #   STATES       raw lz4 idle cold (default: all four; redis-server: raw only)
-#   SIZE         -d of the value (default 4096); VALUE_FILE: its bytes instead
+#   SIZE         bytes of the value (default 4096); VALUE_FILE: see above
 #   N            GETs counted (default 20000)
 # Prints a Markdown table on standard output. A benchmark: asserts nothing.
 set -u
@@ -32,6 +33,9 @@ STATES=${STATES:-raw lz4 idle cold}
 SIZE=${SIZE:-4096}
 VALUE_FILE=${VALUE_FILE:-}
 N=${N:-20000}
+if [ -z "$VALUE_FILE" ]; then
+    GEN=1
+fi
 
 say() { echo "$*" >&2; }
 . "$TOP/bench/lib.sh"
@@ -45,6 +49,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
+if [ "${GEN:-0}" = 1 ]; then
+    VALUE_FILE="$WORK/value"
+    /usr/bin/python3 "$TOP/bench/gen_logs.py" text "$SIZE" --seed 5 >"$VALUE_FILE"
+fi
+[ "$VALUE_FILE" = bench ] && VALUE_FILE=""
 
 cli() { redis-cli -h 127.0.0.1 -p "$@" 2>/dev/null | tr -d '\r'; }
 field() { cli "$1" info memory | sed -n "s/^$2://p"; }
@@ -95,10 +104,12 @@ count() {
     echo "$(awk -v i="${ir:-0}" -v n="$N" 'BEGIN { printf "%.0f", i / n }') $enc $after"
 }
 
-if [ -n "$VALUE_FILE" ]; then
+if [ "${GEN:-0}" = 1 ]; then
+    what="$SIZE bytes of log text (bench/gen_logs.py text $SIZE --seed 5)"
+elif [ -n "$VALUE_FILE" ]; then
     what="the $(wc -c <"$VALUE_FILE" | tr -d ' ') bytes of $VALUE_FILE"
 else
-    what="$SIZE bytes of redis-benchmark's x"
+    what="$SIZE bytes of redis-benchmark's payload"
 fi
 echo "GET -P 16 -c 4 of one value of $what, $N requests counted"
 echo

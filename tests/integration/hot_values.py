@@ -15,7 +15,9 @@ makes the first GET decide; every wait polls a condition, bounded):
 - every change of a hot value (SET, APPEND, SETRANGE, DEL, RENAME) is seen by
   the next read, and its bytes are given back to the count once the background
   pass has taken the key off its queue;
-- a hot value no longer read is compressed again by the background pass.
+- a hot value no longer read is compressed again by the background pass;
+- a value compression does not shrink (random bytes) stays raw: as LZ4 its
+  frame and index would take more memory than its bytes.
 """
 import os
 import sys
@@ -139,6 +141,18 @@ def t_cools(r):
     assert r.getrange("cold", 0, -1) == v
 
 
+def t_incompressible(r):
+    r.flushall()
+    v = os.urandom(5000)
+    r.set("rnd", v)
+    compressible = text(5000, 50)
+    compressed(r, "txt", compressible)  # the background pass has run past both
+    assert r.object("encoding", "rnd") == b"raw"
+    used = r.memory_usage("rnd", samples=0)
+    assert used <= len(v) + 200, used
+    assert r.get("rnd") == v
+
+
 def main():
     rep = spserver.Reporter()
     with spserver.Server("--appendonly", "no") as srv:
@@ -149,6 +163,7 @@ def main():
         rep.case("every change of a hot value is read back, and its bytes are given back to the count",
                  t_changes, r)
         rep.case("a hot value no longer read is compressed again by the background pass", t_cools, r)
+        rep.case("a value compression does not shrink stays raw, no larger than its bytes", t_incompressible, r)
     rep.finish()
 
 
