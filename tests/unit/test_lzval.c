@@ -2097,7 +2097,8 @@ int main(void)
     RUN(test_chunk_access, "lzval_chunk gives each chunk's bytes, and they can be written back into the value");
     RUN(test_changes_touch_only_their_chunks, "an append or a setrange rewrites only the chunks it touches");
     RUN(test_dup_is_independent, "a copy is independent of its original");
-    RUN(test_read_counter_per_second, "lzval_note_read counts the reads of the current second and starts again at another");
+    RUN(test_read_counter_per_second,
+        "lzval_note_read counts the reads of the current second and starts again at another");
     RUN(test_memory_returns_to_baseline, "mem_used returns to its baseline once values and caches are freed");
     RUN(test_appends_raw_tail_every_step, "appends across many chunk and sub-block boundaries keep a raw tail and equal the model after every step");
     RUN(test_seal, "seal compresses the raw tail and gives back its room, and appending after it reopens the tail");
