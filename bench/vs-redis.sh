@@ -9,6 +9,29 @@
 # requests of each test is calibrated once against redis so that a test lasts
 # about BENCH_SECONDS, and the same number is used for both servers.
 #
+# GET reads a value of the test's -d size written just before it (SET
+# key:__rand_int__ with redis-cli, -d bytes of log-like text from
+# bench/gen_logs.py: redis-benchmark's own payload is random letters, which LZ4
+# does not shrink, so scratchpad keeps it raw in every state), in each of the
+# states a scratchpad-server value can be in,
+# each its own row (BENCH_GET_STATES; values under compress-threshold, the
+# default 4096, are only ever raw):
+#   raw   stored as written (compress-threshold set to 0 for the SET and the test);
+#   lz4   compressed by the background pass at compress-write-acceleration, as
+#         a value is once the cron got to it (compress-dict-delay held at a day);
+#   idle  re-encoded at acceleration 1 (with a dictionary if that pays), as a
+#         value is once it stayed unchanged for compress-dict-delay (forced
+#         with compress-dict-delay 0).
+#   cold  as lz4, with compress-hot-reads 0: every GET decodes the value (in
+#         the three states above, a value read compress-hot-reads times in a
+#         second is kept raw while it is read, as a GET test reads it).
+# The state is forced with CONFIG SET and reached by polling INFO memory
+# (lz4_pending_values, lz4_dict_pending_values), never by sleeping; the
+# directives are restored after the test. redis-server gets the same SET (a raw
+# value) before each of these rows. Before every other test, scratchpad's
+# background compression is let finish (the same polling), so that no test
+# pays for the previous one's values.
+#
 # Memory: a fresh server of each kind receives
 #   redis-benchmark -t set -r 1000000 -n 2000000 -d 16
 # then INFO memory's used_memory and DBSIZE are read.
@@ -33,6 +56,7 @@
 #                   lrange_600, in that order, so that the pops find data; an LRANGE
 #                   test pushes its n elements first, so it reads a full list)
 #   BENCH_SIZES     value sizes, -d               (default: 64 4096)
+#   BENCH_GET_STATES  states of the value GET reads (default: raw lz4 idle cold)
 #   SERVER_CPU, BENCH_CPU  the CPUs to pin to   (default: 0 and 1)
 #   SERVER_ARGS     extra --directive value words for scratchpad-server
 #                   (e.g. "--compress-threshold 0")
@@ -57,6 +81,8 @@ SERVER_ARGS=${SERVER_ARGS:-}
 REDIS_ARGS=${REDIS_ARGS:-}
 
 TESTS=${BENCH_TESTS:-set get incr mset}
+GET_STATES=${BENCH_GET_STATES:-raw lz4 idle cold}
+LZ_MIN=4096 # compress-threshold's default: smaller values are never compressed
 PIPELINES="1 16"
 SIZES=${BENCH_SIZES:-64 4096}
 CLIENTS=50
@@ -148,6 +174,94 @@ bench() {
         2>/dev/null | tr -d '"\r' | awk -F, 'NR > 1 && $1 != "test" && $2 + 0 > 0 { v = $2 } END { if (v != "") print v }'
 }
 
+cli() { # port args...
+    "$REDIS_CLI" -h 127.0.0.1 -p "$@" 2>/dev/null | tr -d '\r'
+}
+
+infofield() { # port field (INFO memory)
+    cli "$1" info memory | sed -n "s/^$2://p"
+}
+
+# wait_info port field value...: poll INFO memory (every 50 ms, at most 60 s)
+# until field reads value (a second field/value pair may follow).
+wait_info() {
+    _w=0
+    while [ $_w -lt 1200 ]; do
+        if [ "$(infofield "$1" "$2")" = "$3" ] && { [ $# -lt 5 ] || [ "$(infofield "$1" "$4")" = "$5" ]; }; then
+            return 0
+        fi
+        sleep 0.05
+        _w=$((_w + 1))
+    done
+    say "  warning: $2 of the server on port $1 did not reach $3 in 60 s"
+    return 1
+}
+
+# variants test size: the rows of one redis-benchmark test (GET: one per state
+# of the value it reads).
+variants() {
+    if [ "$1" = get ]; then
+        if [ "$2" -ge "$LZ_MIN" ]; then
+            for st in $GET_STATES; do echo "get:$st"; done
+        else
+            echo get:raw
+        fi
+    else
+        echo "$1"
+    fi
+}
+
+# settle port: let scratchpad's background compression and re-encoding finish
+# (compress-dict-delay 0 for the time it takes), so that the next test does not
+# share the server's CPU with the previous test's leftovers.
+settle() {
+    _delay=$(cli "$1" config get compress-dict-delay | sed -n 2p)
+    [ -n "$_delay" ] || return 0
+    cli "$1" config set compress-dict-delay 0 >/dev/null
+    wait_info "$1" lz4_pending_values 0 lz4_dict_pending_values 0
+    cli "$1" config set compress-dict-delay "$_delay" >/dev/null
+}
+
+# prepare kind port variant size: write the value a GET row reads and put it in
+# the row's state (scratchpad only; see the top of the file). Sets RESTORE to
+# the CONFIG SET arguments that undo it after the test.
+prepare() {
+    RESTORE=""
+    st=${3#get:}
+    [ "$st" = "$3" ] && return 0
+    if [ "$1" = scratchpad ]; then
+        thr=$(cli "$2" config get compress-threshold | sed -n 2p)
+        delay=$(cli "$2" config get compress-dict-delay | sed -n 2p)
+        hot=$(cli "$2" config get compress-hot-reads | sed -n 2p)
+        RESTORE="compress-threshold $thr compress-dict-delay $delay${hot:+ compress-hot-reads $hot}"
+        [ "$st" = cold ] && cli "$2" config set compress-hot-reads 0 >/dev/null
+        case $st in
+        raw) cli "$2" config set compress-threshold 0 >/dev/null ;;
+        *) cli "$2" config set compress-threshold "$LZ_MIN" compress-dict-delay 86400000 >/dev/null ;;
+        esac
+    fi
+    [ -s "$WORK/value-$4" ] || /usr/bin/python3 "$TOP/bench/gen_logs.py" text "$4" --seed 21 >"$WORK/value-$4"
+    "$REDIS_CLI" -h 127.0.0.1 -p "$2" -x set key:__rand_int__ <"$WORK/value-$4" >/dev/null 2>&1
+    [ "$1" = scratchpad ] || return 0
+    case $st in
+    lz4 | idle | cold) wait_info "$2" lz4_pending_values 0 ;;
+    esac
+    if [ "$st" = idle ]; then
+        cli "$2" config set compress-dict-delay 0 >/dev/null
+        wait_info "$2" lz4_dict_pending_values 0
+    fi
+    enc=$(cli "$2" object encoding key:__rand_int__)
+    want=lz4
+    [ "$st" = raw ] && want=raw
+    [ "$enc" = "$want" ] || say "  warning: the value is $enc, not $want, for GET ($st) -d $4"
+}
+
+unprepare() { # port
+    # shellcheck disable=SC2086 # RESTORE is a list of words
+    [ -n "$RESTORE" ] && cli "$1" config set $RESTORE >/dev/null
+    RESTORE=""
+}
+
 median() {
     sort -n | awk '{ v[NR] = $1 } END {
         if (NR == 0) print "";
@@ -165,13 +279,14 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 NFILE="$WORK/n"
 : >"$NFILE"
 if [ -n "$BENCH_N" ]; then
-    for t in $TESTS; do for p in $PIPELINES; do for d in $SIZES; do
-        echo "$t $p $d $BENCH_N" >>"$NFILE"
-    done; done; done
+    for t in $TESTS; do for p in $PIPELINES; do for d in $SIZES; do for v in $(variants "$t" "$d"); do
+        echo "$v $p $d $BENCH_N" >>"$NFILE"
+    done; done; done; done
 else
     say "calibrating the number of requests per test against redis..."
     start_server redis
     for t in $TESTS; do for p in $PIPELINES; do for d in $SIZES; do
+        prepare redis "$SPORT" "$(variants "$t" "$d" | head -n 1)" "$d"
         # Probe with 4x more requests until a probe lasts 0.3 s, so that the
         # rate is not dominated by connecting the clients.
         probe=$((1000 * p))
@@ -186,7 +301,9 @@ else
         rps=$(awk -v a="${rps:-0}" -v b="${again:-0}" 'BEGIN { print (b > a ? b : a) }')
         n=$(awk -v r="${rps:-0}" -v s="$BENCH_SECONDS" -v m="$probe" \
             'BEGIN { n = int(r * s / 1000 + 0.5) * 1000; if (n < m) n = m; print n }')
-        echo "$t $p $d $n" >>"$NFILE"
+        for v in $(variants "$t" "$d"); do
+            echo "$v $p $d $n" >>"$NFILE"
+        done
     done; done; done
     stop_server "$SPID"
 fi
@@ -201,11 +318,14 @@ while [ $r -le "$ROUNDS" ]; do
     for kind in scratchpad redis; do
         say "round $r/$ROUNDS: $kind"
         start_server "$kind"
-        for t in $TESTS; do for p in $PIPELINES; do for d in $SIZES; do
-            rps=$(bench "$SPORT" "$t" "$p" "$d" "$(nreq "$t" "$p" "$d")")
-            echo "$kind $t $p $d $r ${rps:-}" >>"$RESULTS"
-            say "  $t -P $p -d $d: ${rps:-failed}"
-        done; done; done
+        for t in $TESTS; do for p in $PIPELINES; do for d in $SIZES; do for v in $(variants "$t" "$d"); do
+            [ "$kind" = scratchpad ] && settle "$SPORT"
+            prepare "$kind" "$SPORT" "$v" "$d"
+            rps=$(bench "$SPORT" "$t" "$p" "$d" "$(nreq "$v" "$p" "$d")")
+            unprepare "$SPORT"
+            echo "$kind $v $p $d $r ${rps:-}" >>"$RESULTS"
+            say "  $v -P $p -d $d: ${rps:-failed}"
+        done; done; done; done
         stop_server "$SPID"
     done
     r=$((r + 1))
@@ -238,19 +358,37 @@ echo "- scratchpad: $("$SERVER" --version 2>/dev/null | head -n 1) (--appendonly
 echo "- redis: $("$REDIS_SERVER" --version 2>/dev/null | head -n 1) (--save '' --appendonly no${REDIS_ARGS:+ $REDIS_ARGS})"
 echo "- client: redis-benchmark -c $CLIENTS, on 127.0.0.1; pinning: $PINNING"
 echo "- load average (1, 5, 15 min) at start: ${LOAD_START:-?}, at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-echo "- $ROUNDS rounds, servers alternating, fresh server per round; figures are the median of the rounds"
+echo "- $ROUNDS rounds, servers alternating, fresh server per round; figures are the median of the rounds;"
+echo "  spread = (max - min) / median of a server's rounds"
 echo
 echo "## Throughput (requests per second, higher is better)"
 echo
-echo "| test | -P | -d | requests | scratchpad | redis | scratchpad/redis |"
-echo "|------|---:|---:|---------:|-----------:|------:|-----------------:|"
-for t in $TESTS; do for p in $PIPELINES; do for d in $SIZES; do
-    sp=$(awk -v t="$t" -v p="$p" -v d="$d" '$1 == "scratchpad" && $2 == t && $3 == p && $4 == d && $6 != "" { print $6 }' "$RESULTS" | median)
-    rd=$(awk -v t="$t" -v p="$p" -v d="$d" '$1 == "redis" && $2 == t && $3 == p && $4 == d && $6 != "" { print $6 }' "$RESULTS" | median)
+echo "GET rows name the state of the value read (see the top of bench/vs-redis.sh): raw; LZ4 as the background"
+echo "pass compresses it (compress-write-acceleration); LZ4 re-encoded at acceleration 1 after compress-dict-delay;"
+echo "LZ4 with compress-hot-reads 0 (no value kept raw because hot: every GET decodes). In the first three a value read"
+echo "compress-hot-reads times in a second turns raw. redis-server reads the same value, raw, in every GET row."
+echo
+echo "| test | -P | -d | requests | scratchpad | redis | scratchpad/redis | spread sp / redis |"
+echo "|------|---:|---:|---------:|-----------:|------:|-----------------:|------------------:|"
+spread() { # kind variant p d
+    awk -v k="$1" -v t="$2" -v p="$3" -v d="$4" '$1 == k && $2 == t && $3 == p && $4 == d && $6 != "" { print $6 }' "$RESULTS" |
+        sort -n | awk '{ v[NR] = $1 } END { if (NR < 2) { print "-"; exit }
+            m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+            printf "%.0f%%\n", 100 * (v[NR] - v[1]) / m }'
+}
+for t in $TESTS; do for p in $PIPELINES; do for d in $SIZES; do for v in $(variants "$t" "$d"); do
+    sp=$(awk -v t="$v" -v p="$p" -v d="$d" '$1 == "scratchpad" && $2 == t && $3 == p && $4 == d && $6 != "" { print $6 }' "$RESULTS" | median)
+    rd=$(awk -v t="$v" -v p="$p" -v d="$d" '$1 == "redis" && $2 == t && $3 == p && $4 == d && $6 != "" { print $6 }' "$RESULTS" | median)
     name=$(echo "$t" | tr '[:lower:]' '[:upper:]')
     [ "$t" = mset ] && name="MSET (10 keys)"
-    echo "| $name | $p | $d | $(nreq "$t" "$p" "$d") | ${sp:-n/a} | ${rd:-n/a} | $(ratio "$sp" "$rd") |"
-done; done; done
+    case $v in
+    get:raw) name="GET (raw)" ;;
+    get:lz4) name="GET (LZ4, as compressed)" ;;
+    get:idle) name="GET (LZ4, re-encoded idle)" ;;
+    get:cold) name="GET (LZ4, every read decodes)" ;;
+    esac
+    echo "| $name | $p | $d | $(nreq "$v" "$p" "$d") | ${sp:-n/a} | ${rd:-n/a} | $(ratio "$sp" "$rd") | $(spread scratchpad "$v" "$p" "$d") / $(spread redis "$v" "$p" "$d") |"
+done; done; done; done
 
 if [ "$BENCH_MEMORY" != 0 ]; then
     echo

@@ -335,11 +335,16 @@ static void info_memory(sbuf *b)
             "lz4_dict_refused_values:%llu\r\n"
             "lz4_dict_dropped:%llu\r\n"
             "lz4_recompressed_values:%llu\r\n"
-            "lz4_recompressed_bytes:%llu\r\n",
+            "lz4_recompressed_bytes:%llu\r\n"
+            "lz4_hot_values:%zu\r\n"
+            "lz4_hot_bytes:%zu\r\n"
+            "lz4_hot_decoded:%llu\r\n"
+            "lz4_hot_cooled:%llu\r\n",
             ds.pending_values, ds.pending_bytes, (unsigned long long)ds.converted_values,
             (unsigned long long)ds.converted_bytes, (unsigned long long)ds.saved_bytes,
             (unsigned long long)ds.refused_values, (unsigned long long)ds.dropped,
-            (unsigned long long)ds.recompressed_values, (unsigned long long)ds.recompressed_bytes);
+            (unsigned long long)ds.recompressed_values, (unsigned long long)ds.recompressed_bytes, sv_hot_values,
+            sv_hot_bytes, sv_hot_decoded, sv_hot_cooled);
 }
 
 static void info_persistence(sbuf *b)

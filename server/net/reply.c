@@ -239,6 +239,37 @@ char *reply_bulk_reserve(client *c, size_t n)
     return dropped(c) ? NULL : p;
 }
 
+void reply_tell(const client *c, reply_place *pos)
+{
+    pos->olen = c->olen;
+    pos->olist_bytes = c->olist_bytes;
+    pos->tail = c->otail;
+    pos->tail_len = c->otail ? c->otail->len : 0;
+}
+
+void reply_rollback(client *c, const reply_place *pos)
+{
+    oblock *b;
+
+    if (dropped(c))
+        return;
+    b = pos->tail ? pos->tail->next : c->ohead;
+    while (b) {
+        oblock *next = b->next;
+        oblock_free(b);
+        b = next;
+    }
+    if (pos->tail) {
+        pos->tail->next = NULL;
+        pos->tail->len = pos->tail_len;
+    } else {
+        c->ohead = NULL;
+    }
+    c->otail = pos->tail;
+    c->olen = pos->olen;
+    c->olist_bytes = pos->olist_bytes;
+}
+
 void reply_bulk_cstr(client *c, const char *s)
 {
     reply_bulk(c, s, strlen(s));

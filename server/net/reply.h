@@ -31,6 +31,21 @@ void reply_bulk_ll(client *c, long long v);
 /* Write a bulk header for n bytes and return where the caller writes them; the
  * trailing CRLF is already in place. NULL if the reply is dropped. */
 char *reply_bulk_reserve(client *c, size_t n);
+/* A place in c's output (reply_tell), to take back everything appended after
+ * it (reply_rollback): for a reply whose bytes are produced in place after
+ * reply_bulk_reserve and may fail half-way (a compressed value found corrupt
+ * while it is decoded into the output). Valid during one command: the output
+ * is not written to the socket while a command runs. */
+typedef struct reply_place {
+    size_t olen;        /* bytes used in the static buffer */
+    size_t olist_bytes; /* bytes in the block list */
+    oblock *tail;       /* the last block, NULL if none */
+    size_t tail_len;    /* bytes used in it */
+} reply_place;
+void reply_tell(const client *c, reply_place *pos);
+/* Take back every reply byte appended since reply_tell gave pos (blocks added
+ * since are freed). Nothing to do for a client whose replies are dropped. */
+void reply_rollback(client *c, const reply_place *pos);
 void reply_null(client *c);          /* RESP2 $-1, RESP3 _ */
 void reply_null_array(client *c);    /* RESP2 *-1, RESP3 _ */
 void reply_array(client *c, long n);

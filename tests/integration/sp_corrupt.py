@@ -288,6 +288,19 @@ def case_connection_and_other_clients(w):
     if not (is_corrupt_error(got[0]) and got[1] is True and is_corrupt_error(got[2])
             and got[3] == w.content[:5] and got[-1] == b"still in step"):
         raise AssertionError("pipeline replies out of step: %r" % [repr(x)[:80] for x in got])
+    # GET decodes into the output buffer and takes a failed reply back: with
+    # replies already in the output's blocks before it (30 KB) and after it,
+    # the error stands alone and the bytes around it are whole
+    p = r.pipeline(transaction=False)
+    p.execute_command("GETRANGE", b"str", 0, 29999)
+    p.execute_command("GET", b"str")
+    p.execute_command("GETRANGE", b"str", 100, 20099)
+    p.execute_command("GET", b"str")
+    p.execute_command("ECHO", b"still in step")
+    got = p.execute(raise_on_error=False)
+    if not (got[0] == w.content[:30000] and is_corrupt_error(got[1]) and got[2] == w.content[100:20100]
+            and is_corrupt_error(got[3]) and got[4] == b"still in step"):
+        raise AssertionError("replies around a corrupt GET: %r" % [repr(x)[:80] for x in got])
     # a second client, connected all along, is served
     expect(other, True, "PING")
     expect(other, True, "SET", b"k", b"v")
@@ -400,8 +413,8 @@ def main():
                      case_sp_writes, w)
             rep.case("GET, GETRANGE, SETRANGE and APPEND on a damaged large string report it; other ranges work",
                      case_strings, w)
-            rep.case("the connection stays in step and other clients are served", case_connection_and_other_clients,
-                     w)
+            rep.case("the connection stays in step (a corrupt GET between large replies takes its reply back)"
+                     " and other clients are served", case_connection_and_other_clients, w)
             rep.case("COPY and RENAME carry a damaged chunk along, and reading the copies is as safe", case_copies, w)
             rep.case("the server is alive at the end and frees the damaged values", case_alive_and_cleanup, w)
             rep.case("the server then exits cleanly, with no sanitizer report", stop_cleanly, srv)

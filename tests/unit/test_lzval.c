@@ -823,6 +823,26 @@ static void test_dup_is_independent(void)
     free(m);
 }
 
+static void test_read_counter_per_second(void)
+{
+    size_t n = 20000;
+    char *m = gen_new(n, GEN_UTF8, 102);
+    lzval *v = lzval_new(m, n, 65536), *d;
+
+    CHECK(lzval_note_read(v, 100) == 1);
+    CHECK(lzval_note_read(v, 100) == 2);
+    CHECK(lzval_note_read(v, 100) == 3);
+    CHECK(lzval_note_read(v, 101) == 1); /* a new second starts again */
+    CHECK(lzval_note_read(v, 101) == 2);
+    d = lzval_dup(v);
+    CHECK(lzval_note_read(d, 101) == 1); /* a copy starts at 0 */
+    CHECK(lzval_note_read(v, 100) == 1); /* any other second, earlier too */
+    CHECK(same_as_model(v, m, n, NULL)); /* counting changes nothing else */
+    lzval_free(d);
+    lzval_free(v);
+    free(m);
+}
+
 static void test_memory_returns_to_baseline(void)
 {
     size_t base = mem_used(), n = 500000, b;
@@ -2077,6 +2097,8 @@ int main(void)
     RUN(test_chunk_access, "lzval_chunk gives each chunk's bytes, and they can be written back into the value");
     RUN(test_changes_touch_only_their_chunks, "an append or a setrange rewrites only the chunks it touches");
     RUN(test_dup_is_independent, "a copy is independent of its original");
+    RUN(test_read_counter_per_second,
+        "lzval_note_read counts the reads of the current second and starts again at another");
     RUN(test_memory_returns_to_baseline, "mem_used returns to its baseline once values and caches are freed");
     RUN(test_appends_raw_tail_every_step, "appends across many chunk and sub-block boundaries keep a raw tail and equal the model after every step");
     RUN(test_seal, "seal compresses the raw tail and gives back its room, and appending after it reopens the tail");

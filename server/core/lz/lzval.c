@@ -1082,6 +1082,17 @@ size_t lzval_holders(const lzval *v)
     return (size_t)v->shares + 1;
 }
 
+uint32_t lzval_note_read(lzval *v, uint32_t now_s)
+{
+    if (v->read_sec != now_s) {
+        v->read_sec = now_s;
+        v->reads = 0;
+    }
+    if (v->reads < UINT32_MAX)
+        v->reads++;
+    return v->reads;
+}
+
 size_t lzval_len(const lzval *v)
 {
     return v->len;

@@ -112,6 +112,12 @@ lzval *lzval_share(lzval *v);
 /* How many hold v: 1, or more when shared. */
 size_t lzval_holders(const lzval *v);
 
+/* Count one whole read of v at second now_s (the caller's clock) and return
+ * the reads counted in that second so far: the counter starts again at each new
+ * second. For a caller's policy that keeps values read often uncompressed
+ * (types/string/value.c). A copy (lzval_dup) starts at 0. */
+uint32_t lzval_note_read(lzval *v, uint32_t now_s);
+
 size_t lzval_len(const lzval *v);      /* bytes, raw */
 size_t lzval_chars(const lzval *v);    /* non-continuation bytes (code points if valid UTF-8) */
 size_t lzval_newlines(const lzval *v); /* count of '\n' bytes */

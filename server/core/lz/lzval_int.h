@@ -70,6 +70,8 @@ struct lzval {
                              dictionary, 0 if they never did */
     uint8_t listed;       /* 1: in idle's list */
     uint32_t shares;      /* holders besides the first (lzval_share); lzval_free drops one */
+    uint32_t reads;       /* whole reads counted in second read_sec (lzval_note_read) */
+    uint32_t read_sec;    /* the caller's clock, s */
 };
 
 /* Block checksums: CRC32C (ISA-L's crc32_iscsi, ~20 GB/s here) of a block's

@@ -17,22 +17,25 @@
 #define ERR_STRLEN "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 
 /* Reply bytes [off, off+n) of a string entry as a bulk string; a corrupt
- * compressed chunk is answered with an error. */
+ * compressed chunk is answered with an error. A compressed value is decoded
+ * straight into the output (no intermediate buffer, one pass over the bytes,
+ * as the copy of a raw value is); a decoding that fails takes its reply back. */
 static void reply_value(client *c, const dbent *e, size_t off, size_t n)
 {
     const char *p = sv_ptr(e);
-    char *tmp;
+    reply_place pos;
+    char *dst;
 
     if (p) {
         reply_bulk(c, p + off, n);
         return;
     }
-    tmp = xmalloc(n ? n : 1);
-    if (sv_read(e, off, n, tmp) < 0)
+    reply_tell(c, &pos);
+    dst = reply_bulk_reserve(c, n);
+    if (dst && sv_read(e, off, n, dst) < 0) {
+        reply_rollback(c, &pos);
         reply_error(c, "ERR value is corrupt: a compressed chunk failed to decompress");
-    else
-        reply_bulk(c, tmp, n);
-    xfree(tmp);
+    }
 }
 
 /* Look up key for reading; NULL with a reply sent if missing (nil) or of another
@@ -54,8 +57,10 @@ static dbent *lookup_string_or_reply(client *c, const sarg *key)
 static void cmd_get(client *c)
 {
     dbent *e = lookup_string_or_reply(c, &c->argv[1]);
-    if (e)
+    if (e) {
+        e = sv_read_hot(c->db, e);
         reply_value(c, e, 0, sv_len(e));
+    }
 }
 
 /* ---- SET and its relatives ---- */

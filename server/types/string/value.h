@@ -57,6 +57,24 @@ size_t sv_compress_pending(void);
  * cmd_hll.c) stays sparse (config.c). */
 extern long long hll_sparse_max_bytes;
 
+/* Hot values (see value.c's top comment): a compressed value read whole
+ * sv_hot_reads times in one second (compress-hot-reads; 0: never) is kept raw
+ * while it is read, within sv_hot_max_memory bytes (compress-hot-max-memory)
+ * for all of them. */
+extern int sv_hot_reads;
+extern long long sv_hot_max_memory;
+/* INFO memory: bytes and values kept raw because hot now; values decoded
+ * because hot, and hot values given back to the background compression, since
+ * start. */
+extern size_t sv_hot_bytes, sv_hot_values;
+extern unsigned long long sv_hot_decoded, sv_hot_cooled;
+/* A whole read of e (GET) is about to be answered: counts it and, if that makes
+ * e's compressed value hot, decodes it into a RAW value (in place: the entry
+ * keeps its address, which is returned). A value that would pass
+ * compress-hot-max-memory, is past 3/4 of maxmemory, is shared, already queued,
+ * or corrupt is left as it is. */
+dbent *sv_read_hot(db *d, dbent *e);
+
 /* Register the string's row in the type table (keyspace/type.h). */
 void sv_type_register(void);
 
