@@ -6,6 +6,12 @@
 
 #include "mem.h"
 
+/* LZF makes at most 88 bytes per byte it reads (a 3-byte back reference copies
+ * 264), so a raw length above 88 times the compressed one cannot be right and
+ * is refused before its buffer is allocated: 10 bytes of a payload would
+ * otherwise allocate 4 GB. */
+#define LZF_MAX_RATIO 88
+
 #define CRC64_POLY_REFLECTED 0x95AC9329AC4BC9B5ULL /* 0xad93d23594c935a9, bits reversed */
 
 uint64_t crc64_jones(uint64_t crc, const unsigned char *p, size_t n)
@@ -171,7 +177,7 @@ int dump_get_string(const unsigned char **p, const unsigned char *end, char **ou
         uint64_t clen, rlen;
         int sp2;
         if (get_len(&q, end, &clen, &sp2) < 0 || sp2 >= 0 || get_len(&q, end, &rlen, &sp2) < 0 || sp2 >= 0 ||
-            (uint64_t)(end - q) < clen || rlen > ((uint64_t)1 << 32))
+            (uint64_t)(end - q) < clen || rlen > ((uint64_t)1 << 32) || rlen > clen * LZF_MAX_RATIO)
             return -1;
         s = xmalloc((size_t)rlen + 1);
         if (dump_lzf_decode(q, (size_t)clen, (unsigned char *)s, (size_t)rlen) < 0) {
