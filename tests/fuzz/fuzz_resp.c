@@ -25,8 +25,8 @@
 typedef struct outcome {
     uint64_t digest;
     size_t requests;
-    int error;          /* 1: ended on RESP_ERR */
-    char errtxt[80];    /* its message */
+    int error;       /* 1: ended on RESP_ERR */
+    char errtxt[80]; /* its message */
 } outcome;
 
 static void mix(uint64_t *h, const void *p, size_t n)
@@ -125,7 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (whole.error != split.error || whole.requests != split.requests || whole.digest != split.digest ||
         (whole.error && strcmp(whole.errtxt, split.errtxt) != 0)) {
         fprintf(stdout, "whole and split parses differ: %zu/%zu requests, error %d/%d (%s / %s)\n", whole.requests,
-                split.requests, whole.error, split.error, whole.error ? whole.errtxt : "", split.error ? split.errtxt : "");
+                split.requests, whole.error, split.error, whole.error ? whole.errtxt : "",
+                split.error ? split.errtxt : "");
         fflush(stdout);
         abort();
     }
