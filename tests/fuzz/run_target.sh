@@ -36,6 +36,8 @@ else
     tmp=$(mktemp -d) || exit 1
     work=$tmp
 fi
+# A target whose seed folder is missing still runs, from nothing.
+[ -d "$seeds" ] || seeds=""
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"; [ -n "$tmp" ] && rm -rf "$tmp"' EXIT
 
@@ -45,7 +47,7 @@ trap 'rm -f "$out"; [ -n "$tmp" ] && rm -rf "$tmp"' EXIT
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -close_fd_mask=2 -artifact_prefix="$arts/" "$work" "$seeds" >"$out" 2>&1
+    -close_fd_mask=2 -artifact_prefix="$arts/" "$work" ${seeds:+"$seeds"} >"$out" 2>&1
 rc=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out" | tail -n 1)
 cov=$(grep -o 'cov: [0-9]*' "$out" | tail -n 1)
