@@ -13,6 +13,7 @@ are real inputs and can be made again when a format changes:
   lzval   every compressed value argument of those logs (argument kind 1 without
           its kind byte): LZ4 frames of 1 KB and 64 KB chunks.
   config  groups of active lines of scratchpad.conf, and quoting cases.
+  manifest the manifests those servers wrote, with comments, incr files only.
   dump    DUMP payloads of strings from redis-server (plain, integer, LZF).
 Files whose names start with "regress-" are inputs that once failed, kept as
 regression cases: this script never touches them.
@@ -120,6 +121,11 @@ def log_records(data):
 def aof_seeds():
     clear("aof")
     clear("lzval")
+    clear("manifest")
+    put("manifest", "comments-blanks", b"scratchpad-manifest 1\n# a comment\n\n"
+        b"file scratchpad.aof.1.base seq 1 type base\nfile scratchpad.aof.2.incr seq 2 type incr\n")
+    put("manifest", "incr-only", b"scratchpad-manifest 1\nfile scratchpad.aof.7.incr seq 7 type incr\n"
+        b"file scratchpad.aof.9.incr seq 9 type incr\n")
     text = b"".join(b"2026-11-26 03:%02d:%02d INFO worker-%d handled request %d in %d ms\n"
                     % (i // 60 % 60, i % 60, i % 7, i, i * 13 % 97) for i in range(1500))
     # Prose for the 64 KB chunks: varied enough that a dictionary pays.
@@ -151,6 +157,8 @@ def aof_seeds():
             for path in sorted(glob.glob(os.path.join(srv.dir, "data", "*"))):
                 with open(path, "rb") as f:
                     data = f.read()
+                if path.endswith(".manifest"):
+                    put("manifest", "%s-scratchpad-manifest" % chunk, data)
                 if data[:5] == b"SPAOF" and 32 < len(data) < 65536:
                     logs.append(("%s-%s" % (chunk, os.path.basename(path).replace(".", "-")), data))
     for name, data in logs:
