@@ -11,6 +11,8 @@ $SERVER and says so), with the log on, then for FUZZ_SECONDS seconds (default
     arguments drawn from integers (small, negative, huge, out of range),
     floats (inf, nan, 1e308), option words (from COMMAND DOCS and a list of
     Redis's), empty, binary and long strings; sometimes a wrong argument count;
+    one command in 25 an EVAL whose script runs a random command with
+    redis.pcall, in RESP2 or RESP3, and returns its reply;
   - one connection sending garbage bytes (random, or broken RESP), reconnecting
     whenever the server closes it;
   - a PING watcher on its own connection: the test fails if PING is not answered
@@ -182,8 +184,20 @@ class Gen:
         return r.choice([b"a", b"b", b"c", b"member", b"field", b"v", b"hello world", b"0", b"1", b"x" * 70,
                          b"return 1", b"return redis.call('GET', KEYS[1])", b"#!lua name=lib\nreturn 1"])
 
-    def command(self):
+    def script(self):
+        """EVAL of a script that runs a random command with redis.pcall, in
+        RESP2 or RESP3, and returns its reply: the server's replies of every
+        kind, converted to Lua and back (script.c)."""
         r = self.r
+        inner = self.command(nested=True)
+        lit = ", ".join('"' + "".join("\\%d" % b for b in w) + '"' for w in inner)
+        body = b"redis.setresp(%d) return redis.pcall(%s)" % (r.choice([2, 3]), lit.encode())
+        return [b"EVAL", body, b"0"]
+
+    def command(self, nested=False):
+        r = self.r
+        if not nested and r.random() < 0.04:
+            return self.script()
         while True:
             name = r.choice(self.cat.names)
             arity, first, last, step, subs = self.cat.rows[name]

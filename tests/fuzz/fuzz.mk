@@ -14,7 +14,8 @@
 #   $(FUZZ_BUILD)/scratchpad-server        the server from the same objects, for
 #                                          the command fuzzer (tests/fuzz/cmdfuzz.py)
 #
-#   make fuzz-build   build them (`make test` does, before tests/run.sh)
+#   make fuzz-build   build them (`make test` does, before tests/run.sh); installs
+#                     clang and libclang-rt-dev if missing
 #   make fuzz         run each target FUZZ_SECONDS (default 60) seconds, then the
 #                     command fuzzer as long against the ASan server; SEED for it
 # `make test` runs each target briefly (tests/fuzz/brief.sh, FUZZ_BRIEF seconds,
@@ -38,6 +39,7 @@ FUZZ_BIN     := $(FUZZ_SRC:%.c=$(BUILD)/%)
 # The build happens in a sub-make with BUILD, CC and CFLAGS of the fuzz build,
 # so that the layer rules of the top Makefile compile the objects.
 fuzz-build:
+	@sh tests/install-deps.sh clang libclang-rt-dev
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" fuzz-targets
 
 fuzz-targets: $(FUZZ_BIN) $(BUILD)/scratchpad-server
@@ -46,7 +48,7 @@ $(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SERVER_LIB) $(PERSIST_LIB) $(C
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SERVER_INC) -fsanitize=fuzzer -o $@ $< $(SERVER_LIB) $(PERSIST_LIB) $(CORE_LIB) $(LIBS)
 
-fuzz: deps fuzz-build
+fuzz: deps-build fuzz-build
 	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/long.sh
 
 -include $(FUZZ_BIN:%=%.d)
