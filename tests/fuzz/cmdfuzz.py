@@ -5,7 +5,8 @@ Starts the server built with AddressSanitizer and UBSan (build-fuzz/, made by
 `make fuzz-build`; $FUZZ_SERVER names another; without either it falls back to
 $SERVER and says so), with the log on, then for FUZZ_SECONDS seconds (default
 20) runs at once:
-  - CLIENTS connections (default 4) sending random commands in pipelines of a
+  - CLIENTS connections (default 4; every other one in RESP3, after HELLO 3)
+    sending random commands in pipelines of a
     few: names and arities from the server's own COMMAND reply (subcommands
     too), keys from a small pool (so types collide: WRONGTYPE paths), other
     arguments drawn from integers (small, negative, huge, out of range),
@@ -253,16 +254,32 @@ class Stats:
         self.stalled = None
 
 
-def client_loop(port, gen, stop, st):
+def client_loop(port, gen, stop, st, resp3):
+    """One fuzzing client; with resp3 each of its connections starts with HELLO 3
+    (so the RESP3 forms of every reply are made too)."""
     s = None
     buf = bytearray()
     while not stop.is_set():
         if s is None:
             try:
                 s = socket.create_connection(("127.0.0.1", port), timeout=5)
-                s.setblocking(False)
                 buf = bytearray()
+                if resp3:
+                    s.sendall(encode([b"HELLO", b"3"]))
+                    while True:
+                        try:
+                            _, end = parse(buf, 0)
+                            del buf[:end]
+                            break
+                        except Incomplete:
+                            chunk = s.recv(1 << 16)
+                            if not chunk:
+                                raise OSError("closed")
+                            buf += chunk
             except OSError:
+                if s is not None:
+                    s.close()
+                s = None
                 time.sleep(0.05)
                 continue
         batch = [gen.command() for _ in range(gen.r.randrange(1, 8))]
@@ -480,7 +497,7 @@ def main():
         rep.case("the %d commands of tests/fuzz/cmd_regress (inputs that once failed) are answered" % len(n),
                  replay_regressions, srv.port)
         cat = Catalogue(srv.port)
-        threads = [threading.Thread(target=client_loop, args=(srv.port, Gen(cat, seed + i), stop, st))
+        threads = [threading.Thread(target=client_loop, args=(srv.port, Gen(cat, seed + i), stop, st, i % 2 == 1))
                    for i in range(nclients)]
         threads.append(threading.Thread(target=garbage_loop, args=(srv.port, seed - 1, stop, st)))
         watcher = threading.Thread(target=ping_loop, args=(srv.port, stop, st, stall))
