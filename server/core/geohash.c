@@ -1,5 +1,6 @@
 /* geohash.c -- Redis's 52-bit geohash (see geohash.h). */
 #include "geohash.h"
+#include "util.h"
 
 #include <math.h>
 
@@ -84,30 +85,11 @@ void geo_decode_area(geo_hash h, geo_area *a)
     a->lon_max = GEO_LONG_MIN + ((ilon + 1) * 1.0 / cells) * lon_scale;
 }
 
-/* The bits of a score as redis-server gets them, by converting the double to
- * uint64_t: for a score a geohash never has (negative, 2^52 and above,
- * infinite: any zset member can be read by GEOPOS), C leaves that conversion
- * undefined, and redis-server (gcc, x86-64) gets the hardware's answer, which
- * GEOPOS then prints. This is that answer without the undefined behaviour:
- * below 2^63 the value converted to int64_t, truncated toward zero (INT64_MIN
- * when out of its range or NaN); from 2^63 the same of the value minus 2^63,
- * with the top bit flipped. */
-static uint64_t score_bits(double score)
-{
-    const double two63 = 9223372036854775808.0;
-
-    if (score >= two63) {
-        double rest = score - two63;
-        return (rest < two63 ? (uint64_t)(int64_t)rest : (uint64_t)INT64_MIN) ^ (1ULL << 63);
-    }
-    if (score >= -two63)
-        return (uint64_t)(int64_t)score;
-    return (uint64_t)INT64_MIN;
-}
-
 void geo_decode_score(double score, double xy[2])
 {
-    geo_hash h = {score_bits(score), GEO_STEP_MAX};
+    /* A score no geohash has (negative, huge, infinite) converts as in
+     * redis-server, without undefined behaviour (util.h). */
+    geo_hash h = {dbl_to_ull_x86(score), GEO_STEP_MAX};
     geo_area a;
 
     geo_decode_area(h, &a);
