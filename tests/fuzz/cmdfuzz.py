@@ -121,6 +121,7 @@ class Catalogue:
             pass
         s.close()
         self.names = sorted(n for n in self.rows if n not in NEVER)
+        self.subs = {n: {sub[0] for sub in row[4]} for n, row in self.rows.items()}
         self.tokens = sorted(self.tokens)
 
     def _tokens(self, node):
@@ -304,9 +305,8 @@ def client_loop(port, gen, stop, st, resp3):
         with st.lock:
             st.sent += len(batch)
             for c in batch:
-                st.names.add(c[0] if c[0] not in (b"config", b"client", b"debug", b"object", b"function",
-                                                  b"script", b"acl", b"memory", b"xinfo", b"xgroup")
-                             or len(c) < 2 else c[0] + b"|" + c[1].lower())
+                sub = c[1].lower() if len(c) > 1 else b""
+                st.names.add(c[0] + b"|" + sub if sub in gen.cat.subs.get(c[0], ()) else c[0])
         got = 0
         deadline = time.monotonic() + 1.0
         closed = False
