@@ -17,10 +17,12 @@
 #   make fuzz-build   build them (`make test` does, before tests/run.sh); installs
 #                     clang and libclang-rt-dev if missing
 #   make fuzz         run each target FUZZ_SECONDS (default 60) seconds, then the
-#                     command fuzzer as long against the ASan server; SEED for it
-# `make test` runs each target briefly (tests/fuzz/brief.sh, FUZZ_BRIEF seconds,
-# default 3) and the command fuzzer bounded (tests/fuzz/cmdfuzz.py, 20 s), from
-# tests/run.sh. docs/fuzzing.md says what each target feeds and what was measured.
+#                     command fuzzer as long against the ASan server (tests/fuzz/long.sh;
+#                     FUZZ_TARGETS="resp cmd" for some only, SEED for the command fuzzer)
+# `make test` runs each target briefly (tests/fuzz/run_target.sh, FUZZ_BRIEF
+# seconds, default 3) and the command fuzzer bounded (tests/fuzz/cmdfuzz.py,
+# 20 s), from tests/run.sh. docs/fuzzing.md says what each target feeds and what
+# was measured.
 
 # The fragment comes before `all`: keep `all` the default goal.
 ifeq ($(.DEFAULT_GOAL),)
