@@ -40,10 +40,12 @@ commands per client, not the same interleaving), CLIENTS, FUZZ_STALL,
 KEEP_TEST_DIRS (keep the server's directory and log).
 """
 import codecs
+import collections
 import os
 import random
 import shlex
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -245,6 +247,7 @@ class Gen:
 class Stats:
     def __init__(self):
         self.lock = threading.Lock()
+        self.recent = collections.deque(maxlen=40)  # the last batches sent, for a stall's report
         self.sent = 0
         self.replies = 0
         self.names = set()
@@ -303,6 +306,7 @@ def client_loop(port, gen, stop, st, resp3):
                 st.reconnects += 1
             continue
         with st.lock:
+            st.recent.append(batch)
             st.sent += len(batch)
             for c in batch:
                 sub = c[1].lower() if len(c) > 1 else b""
@@ -426,24 +430,20 @@ def regress_commands():
     return out
 
 
-def replay_regressions(port):
-    """Send every regression command and read its reply; raise if the server
-    closes the connection or stops answering."""
+def replay_regressions(port, limit):
+    """Send every regression command, each on a connection of its own, in order;
+    each must be answered (its first reply byte, or the server closing that
+    connection, as an output limit does) within limit seconds. Raise if not."""
     cmds = regress_commands()
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        buf = bytearray()
-        for c in cmds:
+    for c in cmds:
+        with socket.create_connection(("127.0.0.1", port), timeout=limit) as s:
             s.sendall(encode(c))
-            while True:
-                try:
-                    _, end = parse(buf, 0)
-                    del buf[:end]
-                    break
-                except Incomplete:
-                    chunk = s.recv(1 << 20)
-                    if not chunk:
-                        raise AssertionError("the server closed the connection after %r" % c)
-                    buf += chunk
+            try:
+                s.recv(1)
+            except socket.timeout:
+                raise AssertionError("no answer to %r within %g s" % ([w[:60] for w in c], limit))
+            except OSError:
+                pass
     return len(cmds)
 
 
@@ -458,6 +458,16 @@ def server_args():
     if "\nenable-debug-command " in conf:
         args += ["--enable-debug-command", "yes"]
     return args
+
+
+def stack_of(pid):
+    """The stack of a stalled server, by gdb if it is installed (else why not)."""
+    try:
+        p = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "bt"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "(no stack: %s)" % e
+    return "\n".join(ln for ln in p.stdout.decode(errors="replace").splitlines() if ln.startswith("#"))
 
 
 def sanitizer_report(text):
@@ -495,7 +505,7 @@ def main():
     try:
         n = regress_commands()
         rep.case("the %d commands of tests/fuzz/cmd_regress (inputs that once failed) are answered" % len(n),
-                 replay_regressions, srv.port)
+                 replay_regressions, srv.port, stall)
         cat = Catalogue(srv.port)
         threads = [threading.Thread(target=client_loop, args=(srv.port, Gen(cat, seed + i), stop, st, i % 2 == 1))
                    for i in range(nclients)]
@@ -515,7 +525,9 @@ def main():
             if not srv.alive():
                 raise AssertionError("the server exited during the run:\n" + srv.log_tail())
             if st.stalled:
-                raise AssertionError(st.stalled)
+                raise AssertionError("%s\nwhere the server is:\n%s\nthe last batches sent:\n%s"
+                                     % (st.stalled, stack_of(srv.proc.pid),
+                                        "\n".join(repr([w[:80] for w in c]) for b in st.recent for c in b)))
         rep.case("the command fuzzer (seed %d) sent %d commands (%d distinct names and subcommands, %d replies, "
                  "%d reconnections) from %d clients and %d garbage bytes in %g s to %s"
                  % (seed, st.sent, len(st.names), st.replies, st.reconnects, nclients, st.garbage, seconds, which),
