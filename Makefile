@@ -5,6 +5,7 @@
 #   make test     install everything the tests need, build, run every test
 #   make asan     build with AddressSanitizer + UBSan (build-asan/) and run the tests
 #   make bench    side-by-side benchmark against redis-server
+#   make fuzz     the libFuzzer targets and the command fuzzer, FUZZ_SECONDS each (tests/fuzz/fuzz.mk)
 #   make format-check the C lines a change touched, checked against .clang-format
 #   make format       the same lines, reformatted in place
 #   make clean
@@ -70,6 +71,7 @@ UNIT_LINK_test_set        := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keysp
 EXTRA_ALL :=
 -include client/client.mk
 -include bench/bench.mk
+-include tests/fuzz/fuzz.mk
 
 .PHONY: all run test asan bench clean deps deps-build unit-tests check-deps format-check format
 all: $(BUILD)/scratchpad-server $(TOOLS) unit-tests $(ITEST_BIN) $(EXTRA_ALL)
@@ -134,7 +136,7 @@ format:
 
 # Debian packages: what building needs, and what the tests need on top.
 BUILD_DEBS := build-essential pkg-config libevent-dev libssl-dev liblz4-dev libxxhash-dev libpcre2-dev libhiredis-dev nettle-dev libisal-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libjansson-dev liblzf-dev
-TEST_DEBS  := redis-tools redis-server openssl python3-redis gnuplot-nox python3-pip python3-venv python3-setuptools python3-pytest
+TEST_DEBS  := redis-tools redis-server openssl python3-redis gnuplot-nox python3-pip python3-venv python3-setuptools python3-pytest clang libclang-rt-dev
 deps-build:
 	@sh tests/install-deps.sh $(BUILD_DEBS)
 
@@ -149,6 +151,7 @@ run: deps-build
 test: deps
 	@/usr/bin/python3 tests/check_deps.py
 	$(MAKE) all
+	$(MAKE) fuzz-build
 	@BUILD=$(BUILD) sh tests/run.sh
 
 asan: deps
@@ -160,6 +163,6 @@ bench: all
 	$(MAKE) bench-compare
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(CORE_OBJ:.o=.d) $(PERSIST_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(BUILD)/server/main.d $(BUILD)/persistence/check_aof.d

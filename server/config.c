@@ -101,7 +101,19 @@ static int obuf_set(int argc, char **argv, const char **err)
         }
         for (j = 0; j < 3; j++) {
             long long v;
-            if (str_to_memory(argv[i + 1 + j], &v) < 0) {
+            char *end;
+            int bad;
+            if (j < 2) {
+                bad = str_to_memory(argv[i + 1 + j], &v) < 0;
+            } else {
+                /* Seconds: a plain integer as Redis reads it (strtoll: no unit,
+                 * so "60g" is refused), at most INT_MAX (Redis keeps a larger
+                 * one cut to 32 bits, which CONFIG GET then shows negative). */
+                errno = 0;
+                v = strtoll(argv[i + 3], &end, 10);
+                bad = end == argv[i + 3] || *end || errno || v < 0 || v > INT_MAX;
+            }
+            if (bad) {
                 *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
                 return -1;
             }

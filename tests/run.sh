@@ -12,6 +12,11 @@
 #   tests/integration/*.js       run with node, clients from tests/clients/node
 #   $BUILD/tests/extra/*         test programs built by component fragments
 #                                (client/client.mk, bench/bench.mk)
+#   tests/fuzz/fuzz_*.c          libFuzzer targets built into $FUZZ_BUILD (default
+#                                build-fuzz/, make fuzz-build), each run FUZZ_BRIEF
+#                                seconds (default 3) by tests/fuzz/run_target.sh
+#   tests/fuzz/cmdfuzz.py        the command fuzzer, against $FUZZ_BUILD's ASan
+#                                server, bounded (20 s)
 #
 # Environment given to every program: SERVER (the server binary), BUILD, TOP.
 # TESTS=pattern runs only the programs whose path contains pattern.
@@ -64,6 +69,12 @@ for t in "$TOP/$BUILD"/tests/extra/*; do
     case "$t" in *.d|*.o) continue ;; esac
     run_one "extra/$(basename "$t")" "$t"
 done
+for t in "$TOP"/tests/fuzz/fuzz_*.c; do
+    [ -e "$t" ] || continue
+    n=$(basename "$t" .c)
+    run_one "fuzz/$n" sh "$TOP/tests/fuzz/run_target.sh" "${n#fuzz_}" "${FUZZ_BRIEF:-3}"
+done
+run_one "fuzz/cmdfuzz.py" /usr/bin/python3 "$TOP/tests/fuzz/cmdfuzz.py"
 [ -n "$failures" ] && echo "failing programs:$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,6 @@
 /* geohash.c -- Redis's 52-bit geohash (see geohash.h). */
 #include "geohash.h"
+#include "util.h"
 
 #include <math.h>
 
@@ -86,7 +87,9 @@ void geo_decode_area(geo_hash h, geo_area *a)
 
 void geo_decode_score(double score, double xy[2])
 {
-    geo_hash h = {(uint64_t)score, GEO_STEP_MAX};
+    /* A score no geohash has (negative, huge, infinite) converts as in
+     * redis-server, without undefined behaviour (util.h). */
+    geo_hash h = {dbl_to_ull_x86(score), GEO_STEP_MAX};
     geo_area a;
 
     geo_decode_area(h, &a);

@@ -44,7 +44,9 @@ int geo_encode(double lon_min, double lon_max, double lat_min, double lat_max, d
 int geo_encode_wgs84(double lon, double lat, int step, geo_hash *h);
 /* The 52-bit score of h (its bits shifted to 52). */
 uint64_t geo_align52(geo_hash h);
-/* The centre of the cell of a 52-bit score: xy[0] longitude, xy[1] latitude. */
+/* The centre of the cell of a 52-bit score: xy[0] longitude, xy[1] latitude.
+ * A score no geohash has (negative, huge, infinite) decodes to the corner
+ * redis-server prints for it. */
 void geo_decode_score(double score, double xy[2]);
 /* The cell h covers, in the geo limits. */
 void geo_decode_area(geo_hash h, geo_area *a);

@@ -425,3 +425,19 @@ int index_range(long long len, long long start, long long end, long long *s, lon
     *e = end;
     return 0;
 }
+
+long long dbl_to_ll_x86(double d)
+{
+    const double two63 = 9223372036854775808.0;
+
+    return d >= -two63 && d < two63 ? (long long)d : LLONG_MIN;
+}
+
+unsigned long long dbl_to_ull_x86(double d)
+{
+    const double two63 = 9223372036854775808.0;
+
+    if (d >= two63)
+        return (unsigned long long)dbl_to_ll_x86(d - two63) ^ (1ULL << 63);
+    return (unsigned long long)dbl_to_ll_x86(d);
+}

@@ -29,6 +29,17 @@ int str_to_d(const char *p, size_t n, double *out);
 /* Format a double as Redis does in replies ("%.17g", "inf", "-inf"). */
 size_t d_to_str(char *buf, size_t cap, double v);
 
+/* C leaves a double to integer conversion undefined when the value does not
+ * fit, and redis-server (gcc, x86-64) gets the processor's answer, which its
+ * replies show (GEOPOS of any score, a script returning 1e300, struct.pack).
+ * These give that answer without the undefined behaviour.
+ * dbl_to_ll_x86: (long long)d, truncated toward zero; LLONG_MIN when d is out
+ * of range or NaN. dbl_to_ull_x86: (unsigned long long)d: below 2^63 as
+ * dbl_to_ll_x86 (so a negative d wraps); from 2^63 the same of d - 2^63 with
+ * the top bit flipped (0 from 2^64 on). */
+long long dbl_to_ll_x86(double d);
+unsigned long long dbl_to_ull_x86(double d);
+
 /* 1 if string s[0..slen) matches glob pattern p[0..plen) (Redis glob: * ? [abc]
  * [^a-z] and \ escapes); nocase folds ASCII case. */
 int glob_match(const char *p, size_t plen, const char *s, size_t slen, int nocase);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/util.h"
 
 /* ---- struct ---- */
 
@@ -120,15 +121,18 @@ static int fmt_control(lua_State *L, char opt, const char **f, fmt_state *h)
     }
 }
 
+/* The integer as redis-server's struct.pack writes it: a negative n through
+ * long long, any other through unsigned long long (2^63 and above kept), both
+ * converted as its build does (util.h: out of range gives 2^63's bit pattern,
+ * without undefined behaviour); bytes past the eighth are 0. */
 static void put_int(luaL_Buffer *b, lua_Number n, int little, size_t size)
 {
     unsigned char buf[STRUCT_MAXINTSIZE];
-    long long v = (long long)n;
-    uint64_t u = (uint64_t)v;
+    uint64_t u = n < 0 ? (uint64_t)dbl_to_ll_x86(n) : dbl_to_ull_x86(n);
     size_t i;
 
     for (i = 0; i < size; i++) {
-        buf[little ? i : size - 1 - i] = (unsigned char)(i < 8 ? u & 0xff : (v < 0 ? 0xff : 0));
+        buf[little ? i : size - 1 - i] = (unsigned char)(i < 8 ? u & 0xff : 0);
         if (i < 8)
             u >>= 8;
     }

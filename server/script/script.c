@@ -540,8 +540,8 @@ static void lua_to_reply(client *c, lua_State *l)
         } else
             reply_bool(c, lua_toboolean(l, -1));
         break;
-    case LUA_TNUMBER:
-        reply_int(c, (long long)lua_tonumber(l, -1));
+    case LUA_TNUMBER: /* out of range (1e300, inf, nan): LLONG_MIN, as redis-server */
+        reply_int(c, dbl_to_ll_x86(lua_tonumber(l, -1)));
         break;
     case LUA_TTABLE: {
         void *slot;

@@ -95,6 +95,10 @@ LIBS = [
     "return struct.size('>I2 i4 d')", "return struct.size('!8 b d')", "return struct.size('bhi')",
     "return struct.pack('z', 1)", "return struct.size('s')", "return struct.size('c0')", "return struct.unpack('i', 'ab')",
     "return struct.pack('i33', 1)", "return struct.pack('c5', 'ab')", "return struct.pack('i')",
+    # Integers no long long holds, and wider than 8 bytes (found by tests/fuzz/cmdfuzz.py's UBSan).
+    "return struct.pack('<L', 2^63+4096)", "return struct.pack('<L', 2^64+4096)", "return struct.pack('<L', -2^64)",
+    "return struct.pack('<L', 0/0)", "return struct.pack('<i16', -1)", "return struct.pack('>i16', -2)",
+    "return 9.3e18", "return -1/0", "return 0/0", "return {1e300, 2.5, -2.5, -9.3e18}",
     "return cmsgpack.pack(1)", "return cmsgpack.pack(-1)", "return cmsgpack.pack(127, 128, 255, 256, 65535, 65536)",
     "return cmsgpack.pack(-32, -33, -128, -129, -32768, -32769, 4294967295, 4294967296, -2147483649)",
     "return cmsgpack.pack(1.5, 0.1, -2.25, 1e300, 2^63)", "return cmsgpack.pack('', 'abc', string.rep('x', 31), "

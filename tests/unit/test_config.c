@@ -575,6 +575,27 @@ static void test_output_buffer_limit_takes_several_classes(void)
                  "normal 1073741824 268435456 60 slave 268435456 67108864 60 pubsub 33554432 8388608 60") == 0);
 }
 
+/* A class's seconds are a plain integer as redis-server reads them: no unit, not
+ * negative; what CONFIG GET shows is what CONFIG SET takes back (found by
+ * tests/fuzz/fuzz_config.c: "60g" was read as 60 GB and shown negative). */
+static void test_output_buffer_seconds_are_a_plain_integer(void)
+{
+    char shown[FMT_CAP];
+
+    cfg_defaults();
+    CHECK(set("client-output-buffer-limit", "normal 1gb 2 60g") == -1);
+    CHECK(set("client-output-buffer-limit", "normal 0 0 -1") == -1);
+    CHECK(set("client-output-buffer-limit", "normal 0 0 1e3") == -1);
+    CHECK(set("client-output-buffer-limit", "normal 0 0 2147483648") == -1);
+    CHECK(set("client-output-buffer-limit", "normal 0 0 +5") == 0);
+    CHECK(set("client-output-buffer-limit", "pubsub 1kb 1kb 2147483647") == 0);
+    snprintf(shown, sizeof(shown), "%s", val("client-output-buffer-limit"));
+    CHECK(strcmp(shown, "normal 0 0 5 slave 268435456 67108864 60 pubsub 1024 1024 2147483647") == 0);
+    CHECK(set("client-output-buffer-limit", shown) == 0);
+    CHECK(strcmp(val("client-output-buffer-limit"), shown) == 0);
+    cfg_defaults();
+}
+
 /* notify-keyspace-events reads and prints Redis's letters as Redis does:
  * A hides n, p is Scratchpad's own class. */
 static void test_notify_keyspace_events_prints_as_redis(void)
@@ -835,6 +856,8 @@ int main(void)
     RUN(test_empty_string_values_are_accepted, "a string directive with no value, \"\" or '' is set to the empty string");
     RUN(test_notify_keyspace_events_prints_as_redis,
         "notify-keyspace-events prints its letters as Redis does (A hides n) and refuses an unknown letter");
+    RUN(test_output_buffer_seconds_are_a_plain_integer,
+        "client-output-buffer-limit's seconds are a plain integer as in Redis, and what it shows it takes back");
     RUN(test_output_buffer_limit_takes_several_classes, "client-output-buffer-limit takes several classes on one line and refuses an unknown class");
     RUN(test_command_line_overrides_the_file, "--name value arguments override the file, with zero or several words per directive");
     RUN(test_bad_command_line_fails_naming_the_directive, "an unknown --directive, a bare word or a bad value on the command line fails naming it");

@@ -364,6 +364,41 @@ static void test_check_refuses(void)
     free(raw);
 }
 
+/* A frame of one LZ4 block made by hand: 12 literals, a 4-byte match at
+ * offset off, 12 literals (28 raw bytes). */
+static size_t offset_frame(char *f, unsigned off)
+{
+    static const char lit[] = "abcdefghijklmnopqrstuvwx";
+    unsigned char b[64];
+    size_t n = 0, hl;
+
+    b[n++] = 0xC0; /* 12 literals, match length 4 */
+    memcpy(b + n, lit, 12);
+    n += 12;
+    b[n++] = (unsigned char)off;
+    b[n++] = (unsigned char)(off >> 8);
+    b[n++] = 0xC0; /* the last sequence: 12 literals */
+    memcpy(b + n, lit + 12, 12);
+    n += 12;
+    hl = lzf_header_put(f, lzf_bd(28), 0);
+    lzf_block_put(f + hl, n, 0);
+    memcpy(f + hl + LZF_BLK_HDR, b, n);
+    lzf_end_put(f + hl + LZF_BLK_HDR + n);
+    return hl + LZF_BLK_HDR + n + LZF_END;
+}
+
+static void test_check_refuses_offset_zero(void)
+{
+    char f[128], work[28];
+    size_t n;
+
+    n = offset_frame(f, 1);
+    CHECK(lzf_check(f, n, 28, 28, lzf_bd(28), NULL, work, NULL, NULL) == 0);
+    CHECK(memcmp(work + 12, "llll", 4) == 0);
+    n = offset_frame(f, 0);
+    CHECK(lzf_check(f, n, 28, 28, lzf_bd(28), NULL, work, NULL, NULL) == -1);
+}
+
 static void test_prefix_buffer(void)
 {
     char a[BLK], b[BLK], *p;
@@ -389,6 +424,8 @@ int main(void)
     RUN(test_block_refused, "a truncated or corrupt block is refused, or decodes exactly, without reading or writing past its buffers");
     RUN(test_check_accepts, "lzf_check accepts the frames the writer makes and visits each block's bytes at its offset");
     RUN(test_check_refuses, "lzf_check refuses a frame truncated at every length, mislabelled, with trailing bytes or a corrupt block");
+    RUN(test_check_refuses_offset_zero,
+        "lzf_check refuses an LZ4 block with a match at offset 0, which liblz4 decodes differently whole and in part");
     RUN(test_prefix_buffer, "the prefix buffer copies a dictionary once per id and forgets it for another");
     return TEST_DONE();
 }

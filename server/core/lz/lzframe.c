@@ -204,6 +204,49 @@ char *lzf_prefix_load(uint64_t id, const char *dict, size_t dn)
 /* Block by block, each header is checked against the room left before the end
  * mark before its bytes are touched; the dictionary is loaded at the first LZ4
  * block that needs it (the frame's own first block has been seen by then). */
+/* Whether the LZ4 block src[0..size) names no match at offset 0. The format
+ * forbids that offset, but liblz4 (1.9.4) decodes it without an error, to bytes
+ * that differ between a whole and a partial decoding of the block: a value
+ * loaded with such a block would read differently by window. So the loader's
+ * check walks the sequences (token, literal length, literals, offset, match
+ * length; nothing is decoded) and refuses the offset; any other malformation is
+ * left to the decoder. 0, or -1. */
+static int lzf_offsets_ok(const unsigned char *src, size_t size)
+{
+    size_t i = 0;
+
+    while (i < size) {
+        unsigned token = src[i++], x;
+        size_t lit = token >> 4;
+        if (lit == 15) {
+            do {
+                if (i >= size)
+                    return -1;
+                x = src[i++];
+                lit += x;
+            } while (x == 255);
+        }
+        if (lit > size - i)
+            return -1;
+        i += lit;
+        if (i == size) /* the last sequence: literals only */
+            return 0;
+        if (size - i < 2)
+            return -1;
+        if (src[i] == 0 && src[i + 1] == 0)
+            return -1;
+        i += 2;
+        if ((token & 15) == 15) {
+            do {
+                if (i >= size)
+                    return -1;
+                x = src[i++];
+            } while (x == 255);
+        }
+    }
+    return 0;
+}
+
 int lzf_check(const char *frame, size_t n, size_t raw_len, size_t block, unsigned bd,
               const lzf_dict *d, char *work, lzf_visit *visit, void *arg)
 {
@@ -230,7 +273,8 @@ int lzf_check(const char *frame, size_t n, size_t raw_len, size_t block, unsigne
             raw = frame + pos + LZF_BLK_HDR;
         } else if (own && j == 0) {
             return -1;
-        } else if (lzf_decode(frame + pos + LZF_BLK_HDR, size, work, len, len,
+        } else if (lzf_offsets_ok((const unsigned char *)frame + pos + LZF_BLK_HDR, size) < 0 ||
+                   lzf_decode(frame + pos + LZF_BLK_HDR, size, work, len, len,
                               d ? lzf_prefix_load(d->id, dict, block) : NULL, block) < 0) {
             return -1;
         }

@@ -132,7 +132,8 @@ typedef void lzf_visit(void *arg, size_t j, size_t off, const char *raw, size_t 
  * raw_len raw bytes cut in blocks of block bytes (the last may be shorter):
  * the header lzf_header_put(bd, d != NULL) writes; one frame block per block,
  * nonempty, either stored raw with exactly its length or an LZ4 block that
- * decodes to exactly its length (with the dictionary d if given); the end mark;
+ * decodes to exactly its length (with the dictionary d if given) and names no
+ * match at offset 0 (which liblz4 decodes differently whole and in part); the end mark;
  * nothing after. When d->bytes is NULL the dictionary is the frame's own first
  * block, which must then be stored raw and block bytes long. visit (may be NULL)
  * sees each block's raw bytes as it is checked: on failure it may have seen

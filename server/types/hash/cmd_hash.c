@@ -454,11 +454,15 @@ static void cmd_hrandfield(client *c)
             /* One pass to index the pairs, then each draw is O(1). */
             hash_pair *all = xmalloc(sizeof(hash_pair) * len);
             hash_pairs(e, all);
-            for (i = 0; i < count; i++)
+            /* A huge count ends when the client passes its output limit (it is
+             * then being closed), not after -count draws, as in SRANDMEMBER
+             * and ZRANDMEMBER (HRANDFIELD h -4611686018427387903 held the
+             * server for ever; found by tests/fuzz/cmdfuzz.py). */
+            for (i = 0; i < count && !(c->flags & CLIENT_CLOSE_ASAP); i++)
                 reply_pair(c, &all[rng_next() % len], withvalues);
             xfree(all);
         } else {
-            for (i = 0; i < count; i++) {
+            for (i = 0; i < count && !(c->flags & CLIENT_CLOSE_ASAP); i++) {
                 hash_pair p;
                 hash_random(e, &hrng, &p);
                 reply_pair(c, &p, withvalues);

@@ -29,9 +29,13 @@ typedef struct mlist {
     size_t n, ncap;
 } mlist;
 
+/* Copy p[0..len) as the next member. The buffer is allocated on the first call
+ * even for an empty member, so that l->buf + l->used is never arithmetic on a
+ * null pointer (an SSCAN whose first match was "" did that: undefined behaviour
+ * that clang's UBSan reports). */
 static void ml_add(mlist *l, const char *p, size_t len)
 {
-    if (l->used + len > l->cap) {
+    if (!l->buf || l->used + len > l->cap) {
         l->cap = (l->used + len) * 2 + 64;
         l->buf = xrealloc(l->buf, l->cap);
     }
