@@ -864,17 +864,9 @@ static void reply_user_sel(client *c, const aclr_sel *s)
 
 static void acl_getuser(client *c)
 {
-    static const struct {
-        int flag;
-        const char *name;
-    } flags[] = {{ACLR_ON, "on"},
-                 {ACLR_OFF, "off"},
-                 {ACLR_NOPASS, "nopass"},
-                 {ACLR_SKIP_SANITIZE, "skip-sanitize-payload"},
-                 {ACLR_SANITIZE, "sanitize-payload"}};
     aclr_user *u = user_find(c->argv[2].p, c->argv[2].len);
+    const aclr_flag_name *f;
     char hex[65];
-    size_t i;
     int n = 0, j;
 
     if (!u) {
@@ -883,12 +875,12 @@ static void acl_getuser(client *c)
     }
     reply_map(c, 6);
     reply_bulk_cstr(c, "flags");
-    for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        n += (u->flags & flags[i].flag) != 0;
+    for (f = aclr_flag_names; f->name; f++)
+        n += (u->flags & f->flag) != 0;
     reply_set(c, n);
-    for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        if (u->flags & flags[i].flag)
-            reply_bulk_cstr(c, flags[i].name);
+    for (f = aclr_flag_names; f->name; f++)
+        if (u->flags & f->flag)
+            reply_bulk_cstr(c, f->name);
     reply_bulk_cstr(c, "passwords");
     reply_array(c, u->npw);
     for (j = 0; j < u->npw; j++) {

@@ -830,24 +830,23 @@ static void describe_sel(sbuf *b, const aclr_sel *s)
     xfree(c);
 }
 
+const aclr_flag_name aclr_flag_names[] = {{ACLR_ON, "on"},
+                                          {ACLR_OFF, "off"},
+                                          {ACLR_NOPASS, "nopass"},
+                                          {ACLR_SKIP_SANITIZE, "skip-sanitize-payload"},
+                                          {ACLR_SANITIZE, "sanitize-payload"},
+                                          {0, NULL}};
+
 char *aclr_describe_user(const aclr_user *u)
 {
-    static const struct {
-        int flag;
-        const char *name;
-    } flags[] = {{ACLR_ON, "on"},
-                 {ACLR_OFF, "off"},
-                 {ACLR_NOPASS, "nopass"},
-                 {ACLR_SKIP_SANITIZE, "skip-sanitize-payload"},
-                 {ACLR_SANITIZE, "sanitize-payload"}};
+    const aclr_flag_name *f;
     sbuf b = {0};
     char hex[65];
-    size_t i;
     int j;
 
-    for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        if (u->flags & flags[i].flag) {
-            sb_str(&b, flags[i].name);
+    for (f = aclr_flag_names; f->name; f++)
+        if (u->flags & f->flag) {
+            sb_str(&b, f->name);
             sb_str(&b, " ");
         }
     for (j = 0; j < u->npw; j++) {

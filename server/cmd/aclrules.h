@@ -120,6 +120,13 @@ int aclr_apply_args(aclr_user *u, int argc, const char *const *argv, const size_
 /* "on nopass #<hex> ~* &* +@all (selector...)": ACL LIST's line without
  * "user <name> ". */
 char *aclr_describe_user(const aclr_user *u);
+/* The user flags with their names, in the order Redis shows them (ACL LIST,
+ * ACL GETUSER's flags); ended by {0, NULL}. */
+typedef struct aclr_flag_name {
+    int flag;
+    const char *name;
+} aclr_flag_name;
+extern const aclr_flag_name aclr_flag_names[];
 /* A selector's command rules: "+@all -get", "-@all +@hash +config|get". */
 char *aclr_describe_cmds(const aclr_sel *s);
 /* A selector's key patterns ("~* " forms joined by spaces, "" if none) and

@@ -522,6 +522,58 @@ static void command_list(client *c)
     reply_defer_array(c, slot, v.n);
 }
 
+/* The keys spec s names in argv[0..argc): 1 with them at *first, *first +
+ * step, ... up to *last (a last past the arguments is cut by the caller); 0
+ * when s names none here (its key count or keyword is missing); -1 when its
+ * key count is not a count of keys that fit (Redis's "Invalid arguments"). */
+static int spec_range(const key_spec *s, int argc, const sarg *argv, int *first, int *last)
+{
+    int step = s->keystep > 0 ? s->keystep : 1;
+
+    if (s->keynum) {
+        const sarg *a;
+        long long num;
+        if (s->index + s->keynumidx >= argc)
+            return 0;
+        a = &argv[s->index + s->keynumidx];
+        *first = s->index + s->firstkey;
+        if (str_to_ll(a->p, a->len, &num) < 0 || num < 1 || num > (argc - *first) / step)
+            return -1;
+        *last = *first + (int)(num - 1) * step;
+    } else if (s->keyword[0]) {
+        /* The keys after the keyword: 1/limit of what follows it. */
+        int kw = s->index;
+        while (kw < argc && !str_eq_ci(argv[kw].p, argv[kw].len, s->keyword))
+            kw++;
+        if (kw >= argc)
+            return 0;
+        *first = kw + 1;
+        *last = s->limit > 1 ? *first + (argc - *first) / s->limit - 1
+                             : (s->lastkey >= 0 ? *first + s->lastkey : argc + s->lastkey);
+    } else {
+        *first = s->index;
+        *last = s->lastkey >= 0 ? s->index + s->lastkey : argc + s->lastkey;
+    }
+    return 1;
+}
+
+/* SORT's STORE key, as Redis's sortGetKeys finds it (LIMIT skips 2
+ * arguments, GET and BY 1; the last STORE wins): its position, 0 if none. */
+static int sort_store_pos(int argc, const sarg *argv)
+{
+    int i, store = 0;
+
+    for (i = 2; i < argc; i++) {
+        if (str_eq_ci(argv[i].p, argv[i].len, "limit"))
+            i += 2;
+        else if (str_eq_ci(argv[i].p, argv[i].len, "get") || str_eq_ci(argv[i].p, argv[i].len, "by"))
+            i += 1;
+        else if (str_eq_ci(argv[i].p, argv[i].len, "store") && i + 1 < argc)
+            store = i + 1;
+    }
+    return store;
+}
+
 /* GETKEYS of a command whose specs give their positions ('@'), such as one
  * whose key count is an argument: each spec's keys in order; a count below 1 or past the arguments gives no keys, as Redis's
  * key-count commands do (then "Invalid arguments"). */
@@ -537,35 +589,14 @@ static void getkeys_by_specs(client *c, const cmd_def *cmd, const sarg *argv, in
     n = key_specs_of(cmd, specs);
     for (i = 0; i < n; i++) {
         const key_spec *s = &specs[i];
-        int first, last, step = s->keystep > 0 ? s->keystep : 1;
+        int first, last, step = s->keystep > 0 ? s->keystep : 1, r;
         if (s->unknown)
             continue;
-        if (s->keynum) {
-            int num;
-            if (s->index + s->keynumidx >= argc)
-                break;
-            num = atoi(argv[s->index + s->keynumidx].p);
-            first = s->index + s->firstkey;
-            if (num < 1 || num > (argc - first) / step) {
-                k = 0;
-                break;
-            }
-            last = first + (num - 1) * step;
-        } else if (s->keyword[0]) {
-            /* The keys after the keyword: 1/limit of what follows it. */
-            int kw = s->index, rest;
-            while (kw < argc && !str_eq_ci(argv[kw].p, argv[kw].len, s->keyword))
-                kw++;
-            if (kw >= argc)
-                break;
-            first = kw + 1;
-            rest = argc - first;
-            last = s->limit > 1 ? first + rest / s->limit - 1
-                                : (s->lastkey >= 0 ? first + s->lastkey : argc + s->lastkey);
-        } else {
-            first = s->index;
-            last = s->lastkey >= 0 ? s->index + s->lastkey : argc + s->lastkey;
-        }
+        r = spec_range(s, argc, argv, &first, &last);
+        if (r < 0)
+            k = 0;
+        if (r <= 0)
+            break;
         for (j = first; j <= last && j < argc && k < 64; j += step) {
             pos[k] = j;
             spec_of[k++] = i;
@@ -686,15 +717,7 @@ int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void
 
     if (plan->sort) {
         /* The sorted key, then the last STORE's (as Redis's sortGetKeys). */
-        int store = 0;
-        for (i = 2; i < argc; i++) {
-            if (str_eq_ci(argv[i].p, argv[i].len, "limit"))
-                i += 2;
-            else if (str_eq_ci(argv[i].p, argv[i].len, "get") || str_eq_ci(argv[i].p, argv[i].len, "by"))
-                i += 1;
-            else if (str_eq_ci(argv[i].p, argv[i].len, "store") && i + 1 < argc)
-                store = i + 1;
-        }
+        int store = sort_store_pos(argc, argv);
         if (argc > 1 && (rc = fn(ctx, 1, CMD_KEY_READ)) != 0)
             return rc;
         return store ? fn(ctx, store, CMD_KEY_WRITE) : 0;
@@ -706,29 +729,8 @@ int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void
             continue;
         if (plan->variable[i])
             acc = variable_access(cmd, argc, argv);
-        if (s->keynum) {
-            long long num;
-            if (s->index + s->keynumidx >= argc ||
-                str_to_ll(argv[s->index + s->keynumidx].p, argv[s->index + s->keynumidx].len, &num) < 0)
-                continue;
-            first = s->index + s->firstkey;
-            if (num < 1 || num > (argc - first) / step)
-                continue;
-            last = first + (int)(num - 1) * step;
-        } else if (s->keyword[0]) {
-            int kw = s->index, rest;
-            while (kw < argc && !str_eq_ci(argv[kw].p, argv[kw].len, s->keyword))
-                kw++;
-            if (kw >= argc)
-                continue;
-            first = kw + 1;
-            rest = argc - first;
-            last = s->limit > 1 ? first + rest / s->limit - 1
-                                : (s->lastkey >= 0 ? first + s->lastkey : argc + s->lastkey);
-        } else {
-            first = s->index;
-            last = s->lastkey >= 0 ? s->index + s->lastkey : argc + s->lastkey;
-        }
+        if (spec_range(s, argc, argv, &first, &last) <= 0)
+            continue;
         for (j = first; j <= last && j < argc; j += step)
             if (j > 0 && (rc = fn(ctx, j, acc)) != 0)
                 return rc;
@@ -740,20 +742,13 @@ int cmd_walk_keys(const cmd_def *cmd, int argc, const sarg *argv, int (*fn)(void
  * Redis's sortGetKeys: LIMIT skips 2, GET and BY 1; the last STORE wins). */
 static void getkeys_sort(client *c, const sarg *argv, int argc, int with_flags)
 {
-    int i, store = 0, n;
+    int i, store, n;
 
     if (argc < 2) {
         reply_error(c, "ERR Invalid number of arguments specified for command");
         return;
     }
-    for (i = 2; i < argc; i++) {
-        if (str_eq_ci(argv[i].p, argv[i].len, "limit"))
-            i += 2;
-        else if (str_eq_ci(argv[i].p, argv[i].len, "get") || str_eq_ci(argv[i].p, argv[i].len, "by"))
-            i += 1;
-        else if (str_eq_ci(argv[i].p, argv[i].len, "store") && i + 1 < argc)
-            store = i + 1;
-    }
+    store = sort_store_pos(argc, argv);
     n = store ? 2 : 1;
     reply_array(c, n);
     for (i = 0; i < n; i++) {

@@ -17,7 +17,8 @@ makes the first GET decide; every wait polls a condition, bounded):
   pass has taken the key off its queue;
 - a hot value no longer read is compressed again by the background pass;
 - a value compression does not shrink (random bytes) stays raw: as LZ4 its
-  frame and index would take more memory than its bytes.
+  frame and index would take more memory than its bytes;
+- BITCOUNT and BITPOS, which read a value whole as GET does, count as reads.
 """
 import os
 import sys
@@ -153,6 +154,25 @@ def t_incompressible(r):
     assert r.get("rnd") == v
 
 
+def t_bit_reads(r):
+    """BITCOUNT and BITPOS read a value whole as GET does: they count as reads
+    of a hot value too (a 125 KB bitmap of few bits counted again and again)."""
+    r.flushall()
+    r.config_set("compress-hot-reads", 3)
+    bm = bytearray(125000)
+    for i in range(0, 125000, 997):
+        bm[i] = 0x81
+    compressed(r, "bm", bytes(bm))
+    want = sum(bin(b).count("1") for b in bm)
+    assert r.bitcount("bm") == want
+    assert r.bitpos("bm", 1) == 0
+    assert r.object("encoding", "bm") == b"lz4", "two reads under a threshold of 3"
+    assert r.bitcount("bm") == want
+    assert r.object("encoding", "bm") == b"raw", "the third whole read made it hot"
+    assert r.bitcount("bm") == want and r.bitpos("bm", 1, 1) == 997 * 8 and r.get("bm") == bytes(bm)
+    r.config_set("compress-hot-reads", 8)
+
+
 def main():
     rep = spserver.Reporter()
     with spserver.Server("--appendonly", "no") as srv:
@@ -164,6 +184,8 @@ def main():
                  t_changes, r)
         rep.case("a hot value no longer read is compressed again by the background pass", t_cools, r)
         rep.case("a value compression does not shrink stays raw, no larger than its bytes", t_incompressible, r)
+        rep.case("BITCOUNT and BITPOS count as whole reads: a bitmap counted often turns raw, with the same answers",
+                 t_bit_reads, r)
     rep.finish()
 
 

@@ -29,31 +29,10 @@ const redis = sp.requireClient('redis5');
 
 let server;
 let reference;
-const clients = [];
+const nodeRedis = new sp.NodeRedisClients(redis);
 
-async function connect(port, opts = {}) {
-    const c = redis.createClient({RESP: 3, socket: {host: '127.0.0.1', port, reconnectStrategy: false,
-        connectTimeout: 10000}, ...opts});
-    c.on('error', () => {}); /* errors surface through the commands' promises */
-    clients.push(c);
-    await c.connect();
-    return c;
-}
-
-async function quitAll() {
-    for (const c of clients.splice(0)) {
-        if (!c.isOpen) continue;
-        try {
-            await sp.withTimeout(c.quit(), 5000, 'QUIT');
-        } catch (e) {
-            try {
-                c.destroy();
-            } catch (e2) {
-                /* already closed */
-            }
-        }
-    }
-}
+/* A node-redis v5 client over RESP3. */
+const connect = (port, opts = {}) => nodeRedis.connect(port, {RESP: 3, ...opts});
 
 /* Wait until cond() holds, up to ms. */
 async function until(cond, ms, what) {
@@ -222,7 +201,7 @@ async function main() {
             'drops an entry when another client changes the key or flushes', tClientSideCache);
         await rep.case('the server is still running after all the cases', () => eq(server.alive(), true));
     } finally {
-        await quitAll();
+        await nodeRedis.quitAll();
         const status = await server.stop();
         await reference.stop();
         if (status !== 0) rep.fail('the server exits cleanly on SIGTERM', `exit status ${status}`);

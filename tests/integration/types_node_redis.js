@@ -19,44 +19,14 @@ const redis = sp.requireClient('redis');
 const {commandOptions} = redis;
 
 let server;
-const clients = [];
+const nodeRedis = new sp.NodeRedisClients(redis);
+const clients = nodeRedis.list;
 let R; /* the main client */
 
 /* A connected client that does not reconnect. */
-async function connect(opts = {}) {
-    const c = redis.createClient({
-        socket: {host: '127.0.0.1', port: server.port, reconnectStrategy: false, connectTimeout: 10000},
-        ...opts,
-    });
-    c.on('error', () => {}); /* errors surface through the commands' promises */
-    clients.push(c);
-    await c.connect();
-    return c;
-}
-
+const connect = (opts = {}) => nodeRedis.connect(server.port, opts);
 /* A duplicate() of client c, connected, quit at the end like the others. */
-async function dup(c) {
-    const d = c.duplicate();
-    d.on('error', () => {});
-    clients.push(d);
-    await d.connect();
-    return d;
-}
-
-async function quitAll() {
-    for (const c of clients.splice(0)) {
-        if (!c.isOpen) continue;
-        try {
-            await sp.withTimeout(c.quit(), 5000, 'QUIT');
-        } catch (e) {
-            try {
-                await c.disconnect();
-            } catch (e2) {
-                /* already closed */
-            }
-        }
-    }
-}
+const dup = (c) => nodeRedis.dup(c);
 
 const WT = 'WRONGTYPE Operation against a key holding the wrong kind of value';
 
@@ -306,7 +276,7 @@ async function main() {
         }
         await rep.case('the server is still running after all the cases', () => eq(server.alive(), true));
     } finally {
-        await quitAll();
+        await nodeRedis.quitAll();
         const status = await server.stop();
         if (status !== 0) rep.fail('the server exits cleanly on SIGTERM', `exit status ${status}`);
     }

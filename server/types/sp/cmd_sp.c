@@ -136,6 +136,20 @@ static int meta_field_check(client *c, int i)
     return -1;
 }
 
+/* A META field value option at argv[i]: its field's index noted in
+ * meta_at[(*n)++]; 0, or -1 with the error replied. */
+static int meta_option(client *c, int i, int *meta_at, int *n)
+{
+    if (*n == SPMETA_MAX_FIELDS) {
+        reply_errorf(c, "ERR too many META options (at most %d)", SPMETA_MAX_FIELDS);
+        return -1;
+    }
+    if (meta_field_check(c, i + 1) < 0)
+        return -1;
+    meta_at[(*n)++] = i + 1;
+    return 0;
+}
+
 /* Reply the error of spmeta_edit's rc (not SPMETA_OK). */
 static void meta_error(client *c, int rc)
 {
@@ -239,13 +253,8 @@ static void cmd_sp_write(client *c)
                 return;
             i++;
         } else if (spc_arg_is(a, "meta") && i + 2 < end) {
-            if (o.nmeta == SPMETA_MAX_FIELDS) {
-                reply_errorf(c, "ERR too many META options (at most %d)", SPMETA_MAX_FIELDS);
+            if (meta_option(c, i, meta_at, &o.nmeta) < 0)
                 return;
-            }
-            if (meta_field_check(c, i + 1) < 0)
-                return;
-            meta_at[o.nmeta++] = i + 1;
             i += 2;
         } else {
             reply_error(c, ERR_SYNTAX);
@@ -880,13 +889,8 @@ static void cmd_sp_offload(client *c)
                 return;
             i++;
         } else if (spc_arg_is(a, "meta") && i + 2 < end) {
-            if (o.nmeta == SPMETA_MAX_FIELDS) {
-                reply_errorf(c, "ERR too many META options (at most %d)", SPMETA_MAX_FIELDS);
+            if (meta_option(c, i, meta_at, &o.nmeta) < 0)
                 return;
-            }
-            if (meta_field_check(c, i + 1) < 0)
-                return;
-            meta_at[o.nmeta++] = i + 1;
             i += 2;
         } else {
             reply_error(c, ERR_SYNTAX);

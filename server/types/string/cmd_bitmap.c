@@ -215,6 +215,7 @@ static void cmd_bitcount(client *c)
         reply_error(c, ERR_WRONGTYPE);
         return;
     }
+    e = sv_read_hot(c->db, e); /* a count reads the value whole, as GET does */
     len = (long long)sv_len(e);
     if (c->argc == 4 || c->argc == 5) {
         if (arg_ll(c, 2, &start) < 0 || arg_ll(c, 3, &end) < 0)
@@ -323,6 +324,7 @@ static void cmd_bitpos(client *c)
         reply_error(c, ERR_WRONGTYPE);
         return;
     }
+    e = sv_read_hot(c->db, e); /* a search may read the value whole, as GET does */
     len = (long long)sv_len(e);
     if (c->argc >= 4 && c->argc <= 6) {
         if (arg_ll(c, 3, &start) < 0)

@@ -299,4 +299,52 @@ async function expectError(promise, message, what = 'error') {
     throw new Error(`${what}: no error (reply ${require('util').inspect(got)}), want ${JSON.stringify(message)}`);
 }
 
-module.exports = {Server, Reporter, requireClient, freePort, sleep, withTimeout, eq, ok, expectError};
+/* node-redis clients (v4 or v5: the module is given) that do not reconnect,
+ * kept in a list so that quitAll() ends every one. */
+class NodeRedisClients {
+    constructor(lib) {
+        this.lib = lib;
+        this.list = [];
+    }
+
+    /* A client connected to port (opts added to createClient's); its errors
+     * surface through the commands' promises. */
+    async connect(port, opts = {}) {
+        const c = this.lib.createClient({
+            ...opts,
+            socket: {host: '127.0.0.1', port, reconnectStrategy: false, connectTimeout: 10000, ...(opts.socket || {})},
+        });
+        c.on('error', () => {});
+        this.list.push(c);
+        await c.connect();
+        return c;
+    }
+
+    /* A duplicate() of c, connected, ended by quitAll like the others. */
+    async dup(c) {
+        const d = c.duplicate();
+        d.on('error', () => {});
+        this.list.push(d);
+        await d.connect();
+        return d;
+    }
+
+    /* QUIT every open client (bounded), else close it. */
+    async quitAll() {
+        for (const c of this.list.splice(0)) {
+            if (!c.isOpen) continue;
+            try {
+                await withTimeout(c.quit(), 5000, 'QUIT');
+            } catch (e) {
+                try {
+                    if (c.destroy) c.destroy();
+                    else await c.disconnect();
+                } catch (e2) {
+                    /* already closed */
+                }
+            }
+        }
+    }
+}
+
+module.exports = {Server, Reporter, NodeRedisClients, requireClient, freePort, sleep, withTimeout, eq, ok, expectError};
