@@ -12,7 +12,8 @@
 # 1M keys hll:<i> of 10 elements each, loaded with redis-cli --pipe.
 # Servers on CPU 0, redis-benchmark on CPU 1, a fresh server per measurement, alternating for
 # ROUNDS (3) rounds; medians. Servers on free ports, stopped by PID. A benchmark, not a test:
-# the report (Markdown) goes to standard output. REQUESTS (200000) per test, TESTS to choose.
+# the report (Markdown) goes to standard output. REQUESTS (200000) per test, TESTS to choose,
+# MEMORY=0 to skip the memory figures.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -57,38 +58,20 @@ with open(w + "/hll1m.resp", "w") as f:
         f.write(cmd("PFADD", "hll:%d" % i, *("x%d" % ((i * 7 + j) % 1000) for j in range(10))))
 PY
 
-free_port() {
-    /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-start() { # kind -> port, pid
-    port=$(free_port)
-    if [ "$1" = scratchpad ]; then
-        taskset -c 0 "$SERVER" --port "$port" --dir "$work/sp-$port" --appendonly no >/dev/null 2>&1 &
-    else
-        taskset -c 0 "$REDIS_SERVER" --port "$port" --save '' --appendonly no --dir "$work" >/dev/null 2>&1 &
-    fi
-    pid=$!
-    for _ in $(seq 100); do
-        redis-cli -p "$port" ping >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    echo "server $1 did not start" >&2
-    exit 1
-}
-stop() {
-    kill "$pid"
-    wait "$pid" 2>/dev/null
-    pid=
-}
+say() { echo "$*" >&2; }
+SERVER_CPU=0
+BENCH_CPU=1
+. "$top/bench/lib.sh"
+bench_pin "redis-benchmark"
 used() { redis-cli -p "$port" info memory | tr -d '\r' | grep '^used_memory:' | cut -d: -f2; }
 rate() { # P args... -> requests per second
     p=$1
     shift
-    taskset -c 1 redis-benchmark -p "$port" -c 50 -n "$REQUESTS" -P "$p" -r 1000000 -q "$@" |
+    $PIN_BENCH redis-benchmark -p "$port" -c 50 -n "$REQUESTS" -P "$p" -r 1000000 -q "$@" |
         tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1
 }
 measure() { # kind test P -> one figure
-    start "$1"
+    bench_server "$1"
     redis-cli -p "$port" --pipe <"$work/prep.resp" >/dev/null
     case $2 in
     setbit) rate "$3" setbit b:__rand_int__ 100 1 ;;
@@ -99,9 +82,8 @@ measure() { # kind test P -> one figure
     geoadd) rate "$3" geoadd g 13.361389 38.115556 m:__rand_int__ ;;
     geosearch) rate "$3" geosearch geo fromlonlat 13.4 38.1 byradius 5 km asc count 10 ;;
     esac
-    stop
+    bench_server_stop
 }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "# Bitmaps, HyperLogLog and geo beside redis-server"
 echo
@@ -121,22 +103,23 @@ for t in $TESTS; do
             measure redis "$t" "$p" >>"$work/redis"
             r=$((r + 1))
         done
-        a=$(median <"$work/sp")
-        b=$(median <"$work/redis")
+        a=$(bench_median <"$work/sp")
+        b=$(bench_median <"$work/redis")
         echo "| $t | $p | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2fx", a / b}') |"
     done
 done
+[ "${MEMORY:-1}" = 0 ] && exit 0
 echo
 echo "| memory (used_memory growth) | scratchpad-server | redis-server | ratio |"
 echo "|---|---:|---:|---:|"
 for set in geo1m hll1m; do
     for kind in scratchpad redis; do
-        start "$kind"
+        bench_server "$kind"
         u0=$(used)
         redis-cli -p "$port" --pipe <"$work/$set.resp" >/dev/null
         sleep 1
         echo $(($(used) - u0)) >"$work/mem-$kind"
-        stop
+        bench_server_stop
     done
     a=$(cat "$work/mem-scratchpad")
     b=$(cat "$work/mem-redis")

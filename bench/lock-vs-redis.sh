@@ -23,27 +23,16 @@ cleanup() {
 trap cleanup EXIT INT TERM
 mkdir -p "$(dirname "$load")"
 cc -O2 -Wall -o "$load" "$top/bench/lock_load.c" -lhiredis || exit 1
-free_port() {
-    /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+say() { echo "$*" >&2; }
+SERVER_CPU=0
+BENCH_CPU=1
+. "$top/bench/lib.sh"
+bench_pin "the clients"
 measure() { # kind -> pairs per second
-    port=$(free_port)
-    if [ "$1" = scratchpad ]; then
-        taskset -c 0 "$SERVER" --port "$port" --dir "$work/sp-$port" --appendonly no >/dev/null 2>&1 &
-    else
-        taskset -c 0 "$REDIS_SERVER" --port "$port" --save '' --appendonly no --dir "$work" >/dev/null 2>&1 &
-    fi
-    pid=$!
-    for _ in $(seq 100); do
-        redis-cli -p "$port" ping >/dev/null 2>&1 && break
-        sleep 0.05
-    done
-    taskset -c 1 "$load" "$port" "$CLIENTS" "$SECONDS_" | sed 's/.*pairs_per_sec=//'
-    kill "$pid"
-    wait "$pid" 2>/dev/null
-    pid=
+    bench_server "$1"
+    $PIN_BENCH "$load" "$port" "$CLIENTS" "$SECONDS_" | sed 's/.*pairs_per_sec=//'
+    bench_server_stop
 }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 : >"$work/sp"
 : >"$work/redis"
 r=0
@@ -52,8 +41,8 @@ while [ "$r" -lt "$ROUNDS" ]; do
     measure redis >>"$work/redis"
     r=$((r + 1))
 done
-a=$(median <"$work/sp")
-b=$(median <"$work/redis")
+a=$(bench_median <"$work/sp")
+b=$(bench_median <"$work/redis")
 echo "# redis-py Lock under contention: acquire/release pairs per second"
 echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, servers on CPU 0, $CLIENTS clients on CPU 1 for ${SECONDS_} s;" \

@@ -33,52 +33,21 @@ trap cleanup EXIT INT TERM
 
 mkdir -p "$(dirname "$load")"
 cc -O2 -Wall -o "$load" "$top/bench/stream_load.c" -lhiredis -lpthread || exit 1
-pin_server=""
-pin_bench=""
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
-    pin_server="taskset -c $SERVER_CPU"
-    pin_bench="taskset -c $BENCH_CPU"
-fi
-
-free_port() {
-    /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-start() { # kind -> sets port and pid
-    port=$(free_port)
-    if [ "$1" = scratchpad ]; then
-        $pin_server "$SERVER" --port "$port" --dir "$work/sp-$port" --appendonly no >"$work/log-$port" 2>&1 &
-    else
-        $pin_server "$REDIS_SERVER" --port "$port" --save '' --appendonly no --dir "$work" >"$work/log-$port" 2>&1 &
-    fi
-    pid=$!
-    for _ in $(seq 100); do
-        redis-cli -p "$port" ping >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    echo "server $1 did not start" >&2
-    exit 1
-}
-
-stop() {
-    kill "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    pid=
-}
+say() { echo "$*" >&2; }
+. "$top/bench/lib.sh"
+bench_pin "the load"
 
 measure() { # kind test -> one figure
-    start "$1"
+    bench_server "$1"
     case $2 in
     xadd-P1 | xadd-P16)
-        $pin_bench redis-benchmark -p "$port" -c 50 -n "$XADDS" -P "${2#xadd-P}" -q xadd bench:x '*' f v |
+        $PIN_BENCH redis-benchmark -p "$port" -c 50 -n "$XADDS" -P "${2#xadd-P}" -q xadd bench:x '*' f v |
             tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1 ;;
     consumers)
-        $pin_bench "$load" "$port" "$CONSUMERS" "$ENTRIES" | sed 's/.*acked_per_sec=//' ;;
+        $PIN_BENCH "$load" "$port" "$CONSUMERS" "$ENTRIES" | sed 's/.*acked_per_sec=//' ;;
     esac
-    stop
+    bench_server_stop
 }
-
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "# Streams: XADD and a consumer group"
 echo
@@ -97,7 +66,7 @@ for t in xadd-P1 xadd-P16 consumers; do
         measure redis "$t" >>"$work/redis"
         r=$((r + 1))
     done
-    a=$(median <"$work/sp")
-    b=$(median <"$work/redis")
+    a=$(bench_median <"$work/sp")
+    b=$(bench_median <"$work/redis")
     echo "| $t | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2fx", a / b}') |"
 done
