@@ -61,6 +61,8 @@ def main():
         run(srv)
     finally:
         srv.stop()
+        if not os.environ.get("KEEP_TEST_DIRS"):
+            __import__("shutil").rmtree(srv.dir, ignore_errors=True)
 
 
 def run(srv):
@@ -327,6 +329,8 @@ def config_users():
             "users.acl:2: Error in applying operation '+nosuch'" in log, log
 
     r.case("an aclfile with a bad line refuses to start, naming the line", bad_file)
+    if not os.environ.get("KEEP_TEST_DIRS"):
+        __import__("shutil").rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":

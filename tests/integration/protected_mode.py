@@ -70,7 +70,8 @@ def loopback_aliases():
         want, want_closed = ask(redis.port, "127.0.0.2", "127.0.0.2")
     finally:
         redis.stop()
-    sock = os.path.join(tempfile.mkdtemp(prefix="sp-pm-"), "s.sock")
+    sockdir = tempfile.mkdtemp(prefix="sp-pm-")
+    sock = os.path.join(sockdir, "s.sock")
     with spserver.Server("--appendonly", "no", "--bind", "127.0.0.1 127.0.0.2", "--unixsocket", sock) as srv:
         def denied():
             got, closed = ask(srv.port, "127.0.0.2", "127.0.0.2")
@@ -111,6 +112,7 @@ def loopback_aliases():
             assert ask(srv.port, "127.0.0.2", "127.0.0.2")[0].startswith(b"-DENIED")
 
         r.case("another user's password does not lift it: the default user's decides, as Redis", users_count)
+    __import__("shutil").rmtree(sockdir, ignore_errors=True)
 
 
 def in_netns():
