@@ -90,6 +90,27 @@ static void group_end(int opened)
         prop_end();
 }
 
+/* Entry e of s has a new version made by op: its whole entry logged and the
+ * change noted in the feed as one group, then the keyspace event fired. */
+static void entry_written(client *c, dbent *ke, sp *s, sp_entry *e, int op, const char *event)
+{
+    int g = group_begin(c);
+
+    log_entry(c, s, e);
+    spc_note(c, s, op, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, event);
+}
+
+/* SP.EDIT's end: e's new version written, [count, version] replied. */
+static void edit_done(client *c, dbent *ke, sp *s, sp_entry *e, size_t count)
+{
+    entry_written(c, ke, s, e, SPCO_OP_EDIT, "sp.edit");
+    reply_array(c, 2);
+    reply_int(c, (long long)count);
+    reply_int(c, (long long)e->version);
+}
+
 /* IFVERSION check: want < 0 means not given. 0 / -1 after replying. */
 static int check_version(client *c, const sp_entry *e, long long want)
 {
@@ -225,7 +246,7 @@ static void cmd_sp_write(client *c)
     sp_entry *e;
     sp *s;
     spc_fence f;
-    int i, replied, kind, end, g, ttl_given = 0;
+    int i, replied, kind, end, ttl_given = 0;
 
     if ((end = spc_fence_parse(c, 4, &f)) < 0)
         return;
@@ -295,11 +316,7 @@ static void cmd_sp_write(client *c)
         sp_set_expire(s, e, o.expire);
     else if (!(o.flags & W_KEEPTTL))
         sp_set_expire(s, e, default_expire());
-    g = group_begin(c);
-    log_entry(c, s, e);
-    spc_note(c, s, SPCO_OP_WRITE, e->name, e->nlen, e);
-    group_end(g);
-    ns_changed(c, ke, s, "sp.write");
+    entry_written(c, ke, s, e, SPCO_OP_WRITE, "sp.write");
     reply_int(c, (long long)e->version);
 done:
     spmeta_free(meta);
@@ -481,7 +498,6 @@ static void edit_in_place(client *c, dbent *ke, sp *s, sp_entry *e, const size_t
     const sarg *old = &c->argv[3], *new = &c->argv[4];
     sp_params pr = sp_server_params();
     size_t k;
-    int g;
 
     e = sp_own(s, e); /* a snapshot or the history may hold it */
     for (k = 0; k < count; k++) {
@@ -494,14 +510,7 @@ static void edit_in_place(client *c, dbent *ke, sp *s, sp_entry *e, const size_t
     }
     e->version++;
     e->updated = db_now;
-    g = group_begin(c);
-    log_entry(c, s, e);
-    spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
-    group_end(g);
-    ns_changed(c, ke, s, "sp.edit");
-    reply_array(c, 2);
-    reply_int(c, (long long)count);
-    reply_int(c, (long long)e->version);
+    edit_done(c, ke, s, e, count);
 }
 
 /* SP.EDIT's other case: argv[3] -> argv[4] at the count offsets at[] into a
@@ -513,7 +522,6 @@ static void edit_rebuild(client *c, dbent *ke, sp *s, sp_entry *e, const size_t 
     sp_params pr = sp_server_params();
     size_t outlen = e->size - count * old->len + count * new->len, pos = 0, from = 0, k;
     char *out = xmalloc(outlen + 1);
-    int g;
 
     for (k = 0; k <= count; k++) {
         size_t to = k < count ? at[k] : e->size;
@@ -531,14 +539,7 @@ static void edit_rebuild(client *c, dbent *ke, sp *s, sp_entry *e, const size_t 
     e = sp_own(s, e); /* a snapshot or the history may hold it */
     if (commit_content(c, s, e, out, outlen) < 0)
         goto done;
-    g = group_begin(c);
-    log_entry(c, s, e);
-    spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
-    group_end(g);
-    ns_changed(c, ke, s, "sp.edit");
-    reply_array(c, 2);
-    reply_int(c, (long long)count);
-    reply_int(c, (long long)e->version);
+    edit_done(c, ke, s, e, count);
 done:
     xfree(out);
 }
@@ -659,14 +660,7 @@ static void cmd_sp_edit(client *c)
     }
     e = sp_own(s, e); /* a snapshot or the history may hold it */
     if (commit_content(c, s, e, out, outlen) == 0) {
-        int g = group_begin(c);
-        log_entry(c, s, e);
-        spc_note(c, s, SPCO_OP_EDIT, e->name, e->nlen, e);
-        group_end(g);
-        ns_changed(c, ke, s, "sp.edit");
-        reply_array(c, 2);
-        reply_int(c, (long long)count);
-        reply_int(c, (long long)e->version);
+        edit_done(c, ke, s, e, count);
     }
     xfree(out);
     xfree(content);
@@ -675,12 +669,7 @@ static void cmd_sp_edit(client *c)
 /* SP.INSERT's new version is in e: logged, noted, replied. */
 static void insert_done(client *c, dbent *ke, sp *s, sp_entry *e)
 {
-    int g = group_begin(c);
-
-    log_entry(c, s, e);
-    spc_note(c, s, SPCO_OP_INSERT, e->name, e->nlen, e);
-    group_end(g);
-    ns_changed(c, ke, s, "sp.insert");
+    entry_written(c, ke, s, e, SPCO_OP_INSERT, "sp.insert");
     reply_int(c, (long long)e->version);
 }
 

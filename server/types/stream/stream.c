@@ -232,13 +232,9 @@ void pel_seek(const xpel *p, size_t i)
     xpel *m = (xpel *)p;
     size_t c = m->at_c, base = m->at_base;
 
-    if (c >= m->nc || i < base / 2) {
+    if (c >= m->nc || i < base) { /* readers walk forwards: start again from the first chunk */
         c = 0;
         base = 0;
-    }
-    while (i < base) {
-        c--;
-        base -= m->c[c]->n;
     }
     while (i - base >= m->c[c]->n) {
         base += m->c[c]->n;
