@@ -25,6 +25,21 @@ static void path(char *out, size_t cap, const char *name)
     snprintf(out, cap, "%s/%s", certs, name);
 }
 
+/* Start srv with a TLS port (tls_port) and the test's server certificate,
+ * key and CA: 0, or -1 if it does not answer. */
+static int start_tls_server(void)
+{
+    static char crt[320], key[320], ca[320], portbuf[16];
+    const char *extra[] = {"--tls-port", portbuf, "--tls-cert-file", crt, "--tls-key-file", key,
+                           "--tls-ca-cert-file", ca, NULL};
+
+    path(crt, sizeof(crt), "server.crt");
+    path(key, sizeof(key), "server.key");
+    path(ca, sizeof(ca), "ca.crt");
+    snprintf(portbuf, sizeof(portbuf), "%d", tls_port);
+    return it_server_start(&srv, extra);
+}
+
 static spc_ctx *connect_tls(const char *cert, const char *key, const char *ca, const char *server_name)
 {
     char ca_p[320], cert_p[320], key_p[320];
@@ -145,27 +160,11 @@ static void t_raw_hiredis(void)
 static void t_restart(void)
 {
     spc_ctx *c = connect_tls("client.crt", "client.key", "ca.crt", NULL);
-    char crt[320], key[320], ca[320], portbuf[16];
-    const char *extra[16];
-    int n = 0;
 
     CHECK(c && spc_ping(c) == SP_OK);
     it_server_stop(&srv);
     CHECK(spc_ping(c) == SP_ERR_IO);
-    path(crt, sizeof(crt), "server.crt");
-    path(key, sizeof(key), "server.key");
-    path(ca, sizeof(ca), "ca.crt");
-    snprintf(portbuf, sizeof(portbuf), "%d", tls_port);
-    extra[n++] = "--tls-port";
-    extra[n++] = portbuf;
-    extra[n++] = "--tls-cert-file";
-    extra[n++] = crt;
-    extra[n++] = "--tls-key-file";
-    extra[n++] = key;
-    extra[n++] = "--tls-ca-cert-file";
-    extra[n++] = ca;
-    extra[n] = NULL;
-    CHECK(it_server_start(&srv, extra) == 0);
+    CHECK(start_tls_server() == 0);
     CHECKF(spc_reconnect(c) == SP_OK && spc_ping(c) == SP_OK, "%s", spc_errstr(c));
     spc_free(c);
 }
@@ -197,9 +196,8 @@ static void t_async_refuses(void)
 
 int main(void)
 {
-    char cmd[600], crt[320], key[320], ca[320], portbuf[16];
-    const char *top = getenv("TOP"), *extra[16];
-    int n = 0;
+    char cmd[600];
+    const char *top = getenv("TOP");
 
     it_init(120);
     snprintf(certs, sizeof(certs), "/tmp/sp-tls-client-%d", (int)getpid());
@@ -210,20 +208,7 @@ int main(void)
         return 1;
     }
     tls_port = it_free_port();
-    path(crt, sizeof(crt), "server.crt");
-    path(key, sizeof(key), "server.key");
-    path(ca, sizeof(ca), "ca.crt");
-    snprintf(portbuf, sizeof(portbuf), "%d", tls_port);
-    extra[n++] = "--tls-port";
-    extra[n++] = portbuf;
-    extra[n++] = "--tls-cert-file";
-    extra[n++] = crt;
-    extra[n++] = "--tls-key-file";
-    extra[n++] = key;
-    extra[n++] = "--tls-ca-cert-file";
-    extra[n++] = ca;
-    extra[n] = NULL;
-    if (it_server_start(&srv, extra) < 0) {
+    if (start_tls_server() < 0) {
         printf("not ok - the test server starts with a TLS port\n");
         return 1;
     }
