@@ -30,8 +30,8 @@ static void path(char *out, size_t cap, const char *name)
 static int start_tls_server(void)
 {
     static char crt[320], key[320], ca[320], portbuf[16];
-    const char *extra[] = {"--tls-port", portbuf, "--tls-cert-file", crt, "--tls-key-file", key,
-                           "--tls-ca-cert-file", ca, NULL};
+    const char *extra[] = {"--tls-port", portbuf, "--tls-cert-file", crt, "--tls-key-file", key, "--tls-ca-cert-file",
+                           ca,           NULL};
 
     path(crt, sizeof(crt), "server.crt");
     path(key, sizeof(key), "server.key");
