@@ -331,6 +331,7 @@ const cfg_def cfg_table[] = {
     {"hz", CFG_INT, 0, 1, 500, "10", C(hz), NULL, NULL, NULL, apply_hz},
     {"slowlog-log-slower-than", CFG_INT, 0, -1, LLONG_MAX, "10000", C(slowlog_slower_than), NULL, NULL, NULL, NULL},
     {"slowlog-max-len", CFG_INT, 0, 0, 1000000, "128", C(slowlog_max_len), NULL, NULL, NULL, apply_slowlog},
+    {"busy-poll-us", CFG_INT, 0, 0, 1000000, "100", C(busy_poll_us), NULL, NULL, NULL, NULL},
     {"busy-reply-threshold", CFG_INT, 0, 0, INT_MAX, "5000", C(busy_reply_threshold), NULL, NULL, NULL, NULL},
     {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL, apply_compress},
     {"compress-chunk", CFG_MEMORY, 0, 1024, 16LL << 20, "64kb", C(compress_chunk), NULL, NULL, NULL, apply_compress},

@@ -123,6 +123,7 @@ typedef struct server_config {
     int hz;
     long long slowlog_slower_than; /* microseconds, <0 disables */
     int slowlog_max_len;
+    int busy_poll_us;              /* us the loop polls after input before sleeping, 0 = never */
     int busy_reply_threshold;      /* ms a script runs before other clients get -BUSY, 0 = never */
     long long compress_threshold;  /* bytes */
     long long compress_chunk;      /* bytes */
