@@ -28,10 +28,10 @@ class Scratchpad(_Commands):
             _raise(e)
         return parse(reply)
 
-    async def entries(self, *, match=None, count=None) -> AsyncIterator[Entry]:
+    async def entries(self, *, match=None, where=None, count=None) -> AsyncIterator[Entry]:
         cursor = "0"
         while True:
-            page = await self.list(match=match, cursor=cursor, count=count)
+            page = await self.list(match=match, where=where, cursor=cursor, count=count)
             for e in page.entries:
                 yield e
             cursor = page.cursor
