@@ -411,6 +411,7 @@ def main():
             assert s.request("prompts/list")["result"]["prompts"][0]["name"] == "scratchpad_guidance"
             msg = s.request("prompts/get", {"name": "scratchpad_guidance"})["result"]["messages"][0]
             assert msg["role"] == "user" and "scratchpad_list" in msg["content"]["text"]
+            assert "scratchpad_snapshot" in msg["content"]["text"] and "scratchpad_diff" in msg["content"]["text"]
             assert s.request("prompts/get", {"name": "nope"})["error"]["code"] == -32602
         r.case("entries are resources scratchpad://<ns>/<name> (list, read, template) of this namespace only; "
                "the guidance prompt", resources)
