@@ -581,18 +581,20 @@ class Scratchpad(_Commands):
 
     call_tool = call
 
-    def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None) -> str:
+    def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None,
+                       meta=None) -> str:
         """See offload_result()."""
         return offload_result(self, tool_name, text, threshold_chars=threshold_chars,
-                              threshold_bytes=threshold_bytes, ex=ex)
+                              threshold_bytes=threshold_bytes, ex=ex, meta=meta)
 
 
-def _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex):
+def _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex, meta=None):
     """The SP.OFFLOAD options of offload_result: <tool>_<n> names (a tool name's characters that no entry
-    name may hold become "_"), the threshold in characters or bytes, and bytes that are not UTF-8 always
-    stored as binary, so that they are described and never shown with replacement characters."""
+    name may hold become "_"), the metadata (tool: the tool's name, then the harness's fields), the
+    threshold in characters or bytes, and bytes that are not UTF-8 always stored as binary, so that they
+    are described and never shown with replacement characters."""
     prefix = re.sub(r"[^A-Za-z0-9_.:-]", "_", tool_name)[:200].strip(".") or "tool"
-    kw = dict(prefix=prefix, separator="_", ex=ex)
+    kw = dict(prefix=prefix, separator="_", ex=ex, meta=dict({"tool": tool_name}, **(meta or {})))
     if isinstance(text, (bytes, bytearray, memoryview)):
         text = bytes(text)
         try:
@@ -617,7 +619,7 @@ def _offload_note(tool_name, r):
 
 
 def offload_result(sp: Scratchpad, tool_name: str, text: Union[str, bytes], *, threshold_chars=30000,
-                   threshold_bytes=None, ex=None) -> str:
+                   threshold_bytes=None, ex=None, meta=None) -> str:
     """The large-output rule a harness applies to every tool result before it
     enters the context: a result of more than threshold_chars characters, or
     of more than threshold_bytes bytes when that is given, is stored in the
@@ -625,6 +627,8 @@ def offload_result(sp: Scratchpad, tool_name: str, text: Union[str, bytes], *, t
     in seconds) and replaced by a note with its name, length and a head+tail
     preview (the first and last 500 characters); a smaller one is returned as
     it is. Bytes that are not valid UTF-8, however few, are binary: always
-    stored, and described by their size and SHA-256, never passed through."""
-    text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex)
+    stored, and described by their size and SHA-256, never passed through. A stored output's metadata
+    is {"tool": tool_name} and the fields of meta (its source path, the step: what the harness keeps
+    beside each observation), so that sp.list(where={"tool": ...}) finds a tool's outputs."""
+    text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex, meta)
     return _offload_note(tool_name, sp.offload(text, **kw))

@@ -63,6 +63,7 @@ class Scratchpad(_Commands):
 
     call_tool = call
 
-    async def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None) -> str:
-        text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex)
+    async def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None,
+                             meta=None) -> str:
+        text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex, meta)
         return _offload_note(tool_name, await self.offload(text, **kw))

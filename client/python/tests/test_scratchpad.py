@@ -147,7 +147,7 @@ def test_pages(sp, c, srv):
 
 
 def test_tools_and_offload(sp, c, srv):
-    """as_tools in both forms, call() and its ToolError, offload_result stores a large output as <tool>_<n> (threshold in characters, or bytes) and gives back a head+tail preview; a binary one, however small, is stored and described, never shown with replacement characters"""
+    """as_tools in both forms, call() and its ToolError, offload_result stores a large output as <tool>_<n> (threshold in characters, or bytes) with the tool and the harness's fields as metadata and gives back a head+tail preview; a binary one, however small, is stored and described, never shown with replacement characters"""
     assert [t["name"] for t in scratchpad.as_tools("anthropic")] == \
         [t["function"]["name"] for t in sp.as_tools("openai")]
     assert {"scratchpad_snapshot", "scratchpad_diff", "scratchpad_history", "scratchpad_revert",
@@ -162,7 +162,7 @@ def test_tools_and_offload(sp, c, srv):
     assert note.startswith("[search's output (50000 characters) was stored in the scratchpad as "
                            "'search_1'. Preview, head and tail:]\n" + "line\n" * 100), note[:200]
     assert "\n[... 49000 characters omitted ...]\n" in note and note.count("line") == 200, note
-    assert sp.text("search_1") == big
+    assert sp.text("search_1") == big and sp.stat("search_1").meta == {"tool": "search"}
     accents = "é" * 20000  # 20,000 characters, 40,000 bytes
     assert sp.offload_result("search", accents) == accents
     note = sp.offload_result("search", accents, threshold_bytes=30000)
@@ -174,8 +174,10 @@ def test_tools_and_offload(sp, c, srv):
     assert "\ufffd" not in note and "binary data (5 bytes)" in note and "'fetch_2'" in note, note
     assert sp.read("fetch_2").content == b"ok \xff\xfe"
     assert sp.offload_result("fetch", "ok".encode()) == "ok"
-    note = sp.offload_result("mcp tool/x", "y" * 40000)
+    note = sp.offload_result("mcp tool/x", "y" * 40000, meta={"source": "src/x.py", "step": "3"})
     assert "'mcp_tool_x_1'" in note, note[:200]
+    assert sp.stat("mcp_tool_x_1").meta == {"source": "src/x.py", "step": "3", "tool": "mcp tool/x"}
+    assert [e.name for e in sp.entries(where={"tool": "fetch"})] == ["fetch_1", "fetch_2"]
 
 
 def test_asyncio_twin(sp, c, srv):
