@@ -9,7 +9,9 @@
  * This header is the manual. It has four parts:
  *
  *   1. Status codes and the connection      spc_connect, spc_err, spc_errstr
- *   2. One function per SP command         sp_write ... sp_info, and their results
+ *   2. One function per SP command         sp_write ... sp_info, leases, the change
+ *                                           feed, metadata, snapshots, diffs, forks,
+ *                                           history, and their results
  *   3. Batches (pipelining)                 spc_batch_begin / spc_batch_exec
  *   4. The asynchronous API (libevent)      spc_async_connect, sp_async_*
  *
@@ -22,7 +24,8 @@
  *   it, see HIREDIS_OOM_HANDLER.)
  * - A missing entry is an answer, not a failure: every function whose command
  *   replies nil for a missing entry or scratchpad (SP.READ, SP.RANGE, SP.PEEK,
- *   SP.GREP, SP.STAT, SP.INFO, SP.TTL) returns SP_ERR_NOTFOUND and sets its
+ *   SP.GREP, SP.STAT, SP.INFO, SP.TTL, SP.HISTORY, SP.DIFF of one entry)
+ *   returns SP_ERR_NOTFOUND and sets its
  *   result to NULL / zero; so do SP.EDIT and SP.INSERT on a missing entry and
  *   SP.EXPIRE / SP.PEXPIRE when there is nothing to expire. The connection
  *   stays usable. SP.LIST of a missing scratchpad lists nothing (SP_OK).
@@ -37,7 +40,9 @@
  *   default, a negative constant named in the field's comment asks for it.
  * - Results: a function that returns content allocates its result; free it
  *   with the free function of its type (spc_content_free, spc_grep_free,
- *   spc_list_free, spc_offload_free), each of which accepts NULL. Fixed-size
+ *   spc_list_free, spc_offload_free, spc_leases_free, spc_changes_free,
+ *   spc_meta_free, spc_snapshots_free, spc_diff_free, spc_history_free), each
+ *   of which accepts NULL. Fixed-size
  *   results (spc_stat, spc_info, versions, counts) are written into storage the
  *   caller provides. On any status other than SP_OK, result pointers are set to
  *   NULL and fixed-size results to zero. The strings a result holds are
@@ -74,6 +79,11 @@
  *                     connection authenticated as (spc_options.username) may
  *                     not run the command or touch that scratchpad; the
  *                     message is the server's
+ *   SP_ERR_LEASED     SP.LEASE: another holder has the lease ("LEASED held by
+ *                     <holder> for <n> more ms"), or it was still held when
+ *                     the wait ended
+ *   SP_ERR_FENCED     a write with a fence (spc_fence) whose token is not the
+ *                     current, unexpired grant of the lease: nothing changed
  *
  * SP_ERR_IO, SP_ERR_TIMEOUT and a stream-level SP_ERR_PROTOCOL are sticky: the
  * connection is closed and every later call returns the same code at once,
@@ -131,7 +141,9 @@ typedef enum spc_status {
     SP_ERR_IO,
     SP_ERR_TIMEOUT,
     SP_ERR_OOM,
-    SP_ERR_NOPERM
+    SP_ERR_NOPERM,
+    SP_ERR_LEASED,
+    SP_ERR_FENCED
 } spc_status;
 
 /* The name of a status code ("SP_OK", "SP_ERR_IO", ...); "SP_ERR_UNKNOWN" for
@@ -222,6 +234,27 @@ typedef enum spc_kind {
  * nothing. */
 #define SPC_MUST_NOT_EXIST (-1LL)
 
+/* FENCE resource token, in the options of the writing commands (and as an
+ * argument of the snapshot, history and metadata commands, NULL for none): the
+ * write runs only if token is the current, unexpired grant of the lease on
+ * resource (sp_lease), else SP_ERR_FENCED and nothing changes. A resource of
+ * NULL (a zeroed struct) sends no fence. sp_del, sp_expire, sp_pexpire and
+ * sp_persist take none here: send those fenced through spc_redis. */
+typedef struct spc_fence {
+    const char *resource; /* NULL: no fence */
+    uint64_t token;       /* the token sp_lease gave */
+} spc_fence;
+
+/* One metadata field of an entry: field (1 to 64 bytes of A-Z a-z 0-9 _ - . :
+ * /, NUL-terminated) and its value (value_len bytes, any bytes). An entry has
+ * at most 32 fields, 4096 bytes of names and values together; the server
+ * checks (SP_ERR_SERVER with its message). */
+typedef struct spc_meta_field {
+    const char *field;
+    const char *value;
+    size_t value_len;
+} spc_meta_field;
+
 /* ---------------------------------------------------------------- SP.WRITE */
 
 typedef struct spc_write_opts {
@@ -233,6 +266,11 @@ typedef struct spc_write_opts {
     int nx;               /* NX: only create (SP_ERR_CONDITION if it exists) */
     int xx;               /* XX: only overwrite (SP_ERR_CONDITION if missing) */
     long long ifversion;  /* IFVERSION, see SPC_MUST_NOT_EXIST */
+    const spc_meta_field *meta; /* META field value ...: nmeta fields that become the
+                                   entry's metadata; none (nmeta 0): an overwrite keeps
+                                   the metadata the entry has */
+    size_t nmeta;
+    spc_fence fence; /* FENCE, see spc_fence */
 } spc_write_opts;
 
 /* SP.WRITE ns name content: create or overwrite entry `name` with len bytes at
@@ -246,6 +284,7 @@ int sp_write(spc_ctx *ctx, const char *ns, const char *name, const void *data, s
 
 typedef struct spc_append_opts {
     long long ifversion; /* IFVERSION, see SPC_MUST_NOT_EXIST */
+    spc_fence fence;     /* FENCE, see spc_fence */
 } spc_append_opts;
 
 /* SP.APPEND ns name content: append len bytes (creates the entry when
@@ -304,9 +343,12 @@ typedef struct spc_read_opts {
                         {from 1, to -1} is the whole entry by lines */
     int bytes;       /* BYTES: address a text entry in bytes */
     int withmeta;    /* WITHMETA: fill (*out)->meta, to page through an entry */
+    uint64_t version; /* VERSION: read this earlier version of the entry (one
+                        sp_history lists; the window options apply to it); 0:
+                        the live one. A version not kept is SP_ERR_SERVER */
 } spc_read_opts;
 
-/* SP.READ ns name [window] [BYTES] [WITHMETA]: the whole entry or a window of
+/* SP.READ ns name [window] [BYTES] [WITHMETA] [VERSION v]: the whole entry or a window of
  * it. Out-of-range windows are clipped; a start past the end gives empty
  * content (SP_OK, len 0), not an error. To page: read with withmeta and
  * continue from meta.next_offset while meta.truncated. On SP_OK *out is a new
@@ -389,6 +431,8 @@ typedef struct spc_list_item {
     long long created;   /* ms since the epoch */
     long long updated;   /* ms since the epoch */
     long long ttl;       /* ms left; -1: no expiry */
+    const spc_meta_field *meta; /* its metadata fields, in name order (nmeta 0: none) */
+    size_t nmeta;
 } spc_list_item;
 
 /* One page of SP.LIST, entries sorted by name. Free with spc_list_free. */
@@ -406,9 +450,12 @@ typedef struct spc_list_opts {
     const char *cursor;  /* CURSOR: from a previous page's cursor; NULL: start */
     long count;          /* COUNT: entries per page; 0: the server's (1000) */
     int withmeta;        /* WITHMETA: fill the items' metadata */
+    const spc_meta_field *where; /* WHERE field value ...: only entries whose metadata
+                                    has all these nwhere fields with exactly these values */
+    size_t nwhere;
 } spc_list_opts;
 
-/* SP.LIST ns [MATCH glob] [WITHMETA] [CURSOR c] [COUNT n]: one page of entry
+/* SP.LIST ns [MATCH glob] [WHERE field value ...] [WITHMETA] [CURSOR c] [COUNT n]: one page of entry
  * names. A missing scratchpad lists nothing (SP_OK, n 0, done 1). On SP_OK *out
  * is a new result (free with spc_list_free). Pass (*out)->cursor as the next
  * call's o->cursor until done; or use the iterator below. The cursor stays
@@ -439,6 +486,7 @@ void spc_list_iter_free(spc_list_iter *it);
 typedef struct spc_edit_opts {
     int all;              /* ALL: replace every occurrence */
     long long ifversion;  /* IFVERSION, see SPC_MUST_NOT_EXIST */
+    spc_fence fence;      /* FENCE, see spc_fence */
 } spc_edit_opts;
 
 /* SP.EDIT ns name old new [ALL] [IFVERSION v]: byte-exact replacement of
@@ -453,6 +501,7 @@ int sp_edit(spc_ctx *ctx, const char *ns, const char *name, const void *old, siz
 
 typedef struct spc_insert_opts {
     long long ifversion; /* IFVERSION, see SPC_MUST_NOT_EXIST */
+    spc_fence fence;     /* FENCE, see spc_fence */
 } spc_insert_opts;
 
 /* SP.INSERT ns name line text [IFVERSION v]: insert text as whole lines after
@@ -535,6 +584,9 @@ typedef struct spc_offload_opts {
     spc_kind kind;       /* KIND; AUTO: detect */
     char separator;      /* SEPARATOR: '_' names "<prefix>_<n>" (the LLM tools' "<tool>_<n>");
                             0 or '-': "<prefix>-<n>"; anything else is SP_ERR_ARG */
+    const spc_meta_field *meta; /* META: the stored entry's metadata (nmeta fields) */
+    size_t nmeta;
+    spc_fence fence; /* FENCE, see spc_fence */
 } spc_offload_opts;
 
 /* SP.OFFLOAD ns content [options]: the large-observation rule done by the
@@ -581,6 +633,233 @@ typedef struct spc_info {
 /* SP.INFO ns: fill *out. SP_ERR_NOTFOUND (and *out zeroed) when the scratchpad
  * does not exist. */
 int sp_info(spc_ctx *ctx, const char *ns, spc_info *out);
+
+/* ------------------------------------------------ leases and fenced writes */
+
+/* A lease granted (SP.LEASE), filled in place. */
+typedef struct spc_lease {
+    uint64_t token;       /* the fencing token: pass it in spc_fence */
+    long long expires_at; /* ms since the epoch */
+} spc_lease;
+
+/* As wait_ms of sp_lease: wait for as long as it takes (WAIT 0). */
+#define SPC_WAIT_FOREVER (-1LL)
+
+/* SP.LEASE ns resource holder ttl_ms [WAIT ms]: take the lease on `resource`
+ * for `holder` for ttl_ms (1 ms to 100 years), or renew it when holder holds it
+ * (same token, new expiry). wait_ms 0: fail at once with SP_ERR_LEASED when
+ * another holder has it; > 0: wait up to that long (the call blocks; a context
+ * timeout_ms shorter than the wait ends it with SP_ERR_TIMEOUT), then
+ * SP_ERR_LEASED; SPC_WAIT_FOREVER: wait until it is free. On SP_OK *out (if
+ * not NULL) is the grant. Resources and holders are 1 to 255 bytes of
+ * printable ASCII without spaces. */
+int sp_lease(spc_ctx *ctx, const char *ns, const char *resource, const char *holder, long long ttl_ms,
+             long long wait_ms, spc_lease *out);
+
+/* SP.RELEASE ns resource holder token: *released (if not NULL) is 1 when
+ * holder held the lease with token and it had not expired, else 0. */
+int sp_release(spc_ctx *ctx, const char *ns, const char *resource, const char *holder, uint64_t token, int *released);
+
+/* One live lease (SP.LEASES). The strings live as long as the result. */
+typedef struct spc_lease_item {
+    const char *resource;
+    size_t resource_len;
+    const char *holder;
+    size_t holder_len;
+    uint64_t token;
+    long long ms_left;
+} spc_lease_item;
+
+/* The live leases, by resource. Free with spc_leases_free. */
+typedef struct spc_leases {
+    size_t n;
+    spc_lease_item *items;
+    void *priv; /* the library's */
+} spc_leases;
+
+/* SP.LEASES ns: on SP_OK *out is a new result (n 0 for a scratchpad without
+ * leases or that does not exist). */
+int sp_leases(spc_ctx *ctx, const char *ns, spc_leases **out);
+void spc_leases_free(spc_leases *l);
+
+/* ------------------------------------------------------- the change feed */
+
+/* One change of an entry (SP.CHANGES). */
+typedef struct spc_change {
+    uint64_t seq;     /* grows by one per change in the scratchpad */
+    long long time;   /* ms since the epoch */
+    const char *op;   /* write, append, edit, insert, offload, del, expire, ttl,
+                            restore, revert, meta */
+    const char *name; /* the entry */
+    size_t name_len;
+    uint64_t version;   /* after the change (0 once deleted) */
+    size_t size;        /* bytes after the change */
+    const char *client; /* the writer's CLIENT SETNAME name, "" when none */
+    size_t client_len;
+} spc_change;
+
+/* A page of the change feed. Free with spc_changes_free. */
+typedef struct spc_changes {
+    uint64_t first; /* the oldest change retained (0: none) */
+    uint64_t last;  /* the latest change (0: none ever) */
+    int gap;        /* 1: changes after `since` are no longer all retained (or
+                        the scratchpad was re-created): re-read what you need,
+                        resume from last; n is 0 then */
+    int timed_out;  /* 1: block_ms passed without a change (n 0, first/last 0) */
+    size_t n;
+    spc_change *items; /* oldest first */
+    void *priv;        /* the library's */
+} spc_changes;
+
+/* As block_ms of spc_changes_opts: wait for as long as it takes (BLOCK 0). */
+#define SPC_BLOCK_FOREVER (-1LL)
+
+typedef struct spc_changes_opts {
+    uint64_t since;     /* SINCE: changes numbered above this (0: all retained) */
+    long count;         /* COUNT: at most this many; 0: the server's */
+    long long block_ms; /* BLOCK: with nothing after since, wait up to this long
+                           for the next change; 0: do not wait; SPC_BLOCK_FOREVER */
+} spc_changes_opts;
+
+/* SP.CHANGES ns [SINCE s] [COUNT n] [BLOCK ms]: on SP_OK *out is a new result.
+ * An agent that reconnects resumes with since = the last seq it saw. */
+int sp_changes(spc_ctx *ctx, const char *ns, const spc_changes_opts *o, spc_changes **out);
+void spc_changes_free(spc_changes *c);
+
+/* ---------------------------------------------------------------- metadata */
+
+/* An entry's metadata fields, in name order. Free with spc_meta_free. */
+typedef struct spc_meta {
+    size_t n;
+    spc_meta_field *fields; /* field and value strings live as long as the result */
+    void *priv;             /* the library's */
+} spc_meta;
+
+/* The metadata of an entry (the "meta" of SP.STAT). On SP_OK *out is a new
+ * result (n 0 for an entry without fields); SP_ERR_NOTFOUND when the entry
+ * does not exist. */
+int sp_meta_get(spc_ctx *ctx, const char *ns, const char *name, spc_meta **out);
+void spc_meta_free(spc_meta *m);
+
+/* SP.META ns name SET field value ...: set n (>= 1) fields, keep the others.
+ * *version (if not NULL): the new version. SP_ERR_NOTFOUND when the entry does
+ * not exist. fence: NULL or a fence (spc_fence). */
+int sp_meta_set(spc_ctx *ctx, const char *ns, const char *name, const spc_meta_field *fields, size_t n,
+                const spc_fence *fence, uint64_t *version);
+
+/* SP.META ns name DEL field ... (n >= 1) / CLEAR: *removed is how many fields
+ * went, *version the entry's version (unchanged when none went). */
+int sp_meta_del(spc_ctx *ctx, const char *ns, const char *name, const char *const *fields, size_t n,
+                const spc_fence *fence, size_t *removed, uint64_t *version);
+int sp_meta_clear(spc_ctx *ctx, const char *ns, const char *name, const spc_fence *fence, size_t *removed,
+                  uint64_t *version);
+
+/* --------------------------------------------- snapshots, diffs and forks */
+
+/* SP.SNAPSHOT ns label: freeze the scratchpad's entries under label (the rule
+ * of entry names; NOW is reserved), in time proportional to the number of
+ * entries. *entries (if not NULL): how many. SP_ERR_SERVER for a scratchpad
+ * that does not exist or a label in use. */
+int sp_snapshot(spc_ctx *ctx, const char *ns, const char *label, const spc_fence *fence, size_t *entries);
+
+/* One snapshot (SP.SNAPSHOTS). */
+typedef struct spc_snapshot_item {
+    const char *label;
+    size_t label_len;
+    long long time; /* ms since the epoch */
+    size_t entries;
+    size_t bytes; /* the entries' logical size */
+} spc_snapshot_item;
+
+/* The snapshots, oldest first. Free with spc_snapshots_free. */
+typedef struct spc_snapshots {
+    size_t n;
+    spc_snapshot_item *items;
+    void *priv; /* the library's */
+} spc_snapshots;
+
+int sp_snapshots(spc_ctx *ctx, const char *ns, spc_snapshots **out);
+void spc_snapshots_free(spc_snapshots *s);
+
+/* SP.RESTORE ns label: the live entries become the snapshot's (an entry
+ * changed gets a new version, above every one given before). *changed (if not
+ * NULL): how many entries changed. */
+int sp_restore(spc_ctx *ctx, const char *ns, const char *label, const spc_fence *fence, size_t *changed);
+
+/* SP.DROPSNAPSHOT ns label: *dropped (if not NULL) 1, or 0 when there was none. */
+int sp_dropsnapshot(spc_ctx *ctx, const char *ns, const char *label, const spc_fence *fence, int *dropped);
+
+typedef enum spc_diff_status { SPC_DIFF_ADDED = 1, SPC_DIFF_REMOVED, SPC_DIFF_CHANGED } spc_diff_status;
+
+/* One entry that differs (SP.DIFF). The old_* fields are 0 for an entry
+ * added, the new_* ones for an entry removed. */
+typedef struct spc_diff_item {
+    spc_diff_status status;
+    const char *name;
+    size_t name_len;
+    uint64_t old_version, new_version;
+    size_t old_size, new_size; /* bytes */
+} spc_diff_item;
+
+/* The entries that differ, in name order. Free with spc_diff_free. */
+typedef struct spc_diff {
+    size_t n;
+    spc_diff_item *items;
+    void *priv; /* the library's */
+} spc_diff;
+
+/* As `from` or `to` of sp_diff: the live entries. */
+#define SPC_NOW "NOW"
+
+/* SP.DIFF ns from to: from and to are snapshot labels or SPC_NOW. On SP_OK
+ * *out is a new result. */
+int sp_diff(spc_ctx *ctx, const char *ns, const char *from, const char *to, spc_diff **out);
+void spc_diff_free(spc_diff *d);
+
+/* SP.DIFF ns from to name: the unified line diff of one entry (as diff -u;
+ * empty when the contents are equal; bounded by the server: SP_ERR_SERVER
+ * "diff too large ..."). *out as sp_read; SP_ERR_NOTFOUND when the entry is
+ * in neither state. */
+int sp_diff_entry(spc_ctx *ctx, const char *ns, const char *from, const char *to, const char *name, spc_content **out);
+
+/* SP.FORK src dst [FROM label]: dst (a key that must not exist) becomes a
+ * scratchpad of its own with the entries of src (or of its snapshot
+ * from_label, NULL for the live ones), sharing contents until either side
+ * changes. *entries (if not NULL): how many. The fence is checked on src. */
+int sp_fork(spc_ctx *ctx, const char *src, const char *dst, const char *from_label, const spc_fence *fence,
+            size_t *entries);
+
+/* ------------------------------------------------------------ entry history */
+
+/* One version kept (SP.HISTORY). */
+typedef struct spc_history_item {
+    uint64_t version;
+    long long time;     /* ms since the epoch */
+    const char *op;     /* as in the change feed */
+    size_t size;        /* bytes */
+    const char *client; /* the writer's CLIENT SETNAME name, "" when none */
+    size_t client_len;
+} spc_history_item;
+
+/* The versions kept, oldest first (the last is the live one). Free with
+ * spc_history_free. */
+typedef struct spc_history {
+    size_t n;
+    spc_history_item *items;
+    void *priv; /* the library's */
+} spc_history;
+
+/* SP.HISTORY ns name: on SP_OK *out is a new result (n 0 when the server keeps
+ * no history); SP_ERR_NOTFOUND when the entry does not exist. Read a version
+ * with sp_read (spc_read_opts.version). */
+int sp_history(spc_ctx *ctx, const char *ns, const char *name, spc_history **out);
+void spc_history_free(spc_history *h);
+
+/* SP.REVERT ns name version: write that version's content, kind and metadata
+ * back as a new version; *new_version (if not NULL) is it. SP_ERR_NOTFOUND when
+ * the entry does not exist; SP_ERR_SERVER when the version is not kept. */
+int sp_revert(spc_ctx *ctx, const char *ns, const char *name, uint64_t version, const spc_fence *fence,
+              uint64_t *new_version);
 
 /* ======================================================================
  * 3. Batches: many commands per round trip
@@ -658,6 +937,18 @@ typedef void spc_disconnect_cb(spc_async *ac, int status, const char *errstr, vo
  *   sp_async_ttl, sp_async_pttl       ttl (-2 when SP_ERR_NOTFOUND)
  *   sp_async_persist                  count (1 removed, 0 not)
  *   sp_async_expire, _pexpire         (status only)
+ *   sp_async_lease                    lease
+ *   sp_async_release, _dropsnapshot   count (1 done, 0 not)
+ *   sp_async_leases                   leases
+ *   sp_async_changes                  changes
+ *   sp_async_meta_get                 meta
+ *   sp_async_meta_set, _revert        version
+ *   sp_async_meta_del, _meta_clear    count (removed), version
+ *   sp_async_snapshot, _restore, _fork count
+ *   sp_async_snapshots                snapshots
+ *   sp_async_diff                     diff
+ *   sp_async_diff_entry               content
+ *   sp_async_history                  history
  * Everything a result points to (content, grep, list, offload, errstr) is
  * valid only until the callback returns, then the library frees it: copy what
  * you keep. Do not call the spc_*_free functions on them. */
@@ -674,6 +965,13 @@ typedef struct spc_result {
     spc_offload *offload;
     spc_stat stat;
     spc_info info;
+    spc_lease lease;
+    spc_leases *leases;
+    spc_changes *changes;
+    spc_meta *meta;
+    spc_snapshots *snapshots;
+    spc_diff *diff;
+    spc_history *history;
 } spc_result;
 
 /* Called once per command, with its result; see spc_result. When the
@@ -739,6 +1037,34 @@ int sp_async_ttl(spc_async *ac, const char *ns, const char *name, spc_result_cb 
 int sp_async_pttl(spc_async *ac, const char *ns, const char *name, spc_result_cb *cb, void *privdata);
 int sp_async_persist(spc_async *ac, const char *ns, const char *name, spc_result_cb *cb, void *privdata);
 int sp_async_info(spc_async *ac, const char *ns, spc_result_cb *cb, void *privdata);
+int sp_async_lease(spc_async *ac, const char *ns, const char *resource, const char *holder, long long ttl_ms,
+                   long long wait_ms, spc_result_cb *cb, void *privdata);
+int sp_async_release(spc_async *ac, const char *ns, const char *resource, const char *holder, uint64_t token,
+                     spc_result_cb *cb, void *privdata);
+int sp_async_leases(spc_async *ac, const char *ns, spc_result_cb *cb, void *privdata);
+int sp_async_changes(spc_async *ac, const char *ns, const spc_changes_opts *o, spc_result_cb *cb, void *privdata);
+int sp_async_meta_get(spc_async *ac, const char *ns, const char *name, spc_result_cb *cb, void *privdata);
+int sp_async_meta_set(spc_async *ac, const char *ns, const char *name, const spc_meta_field *fields, size_t n,
+                      const spc_fence *fence, spc_result_cb *cb, void *privdata);
+int sp_async_meta_del(spc_async *ac, const char *ns, const char *name, const char *const *fields, size_t n,
+                      const spc_fence *fence, spc_result_cb *cb, void *privdata);
+int sp_async_meta_clear(spc_async *ac, const char *ns, const char *name, const spc_fence *fence, spc_result_cb *cb,
+                        void *privdata);
+int sp_async_snapshot(spc_async *ac, const char *ns, const char *label, const spc_fence *fence, spc_result_cb *cb,
+                      void *privdata);
+int sp_async_snapshots(spc_async *ac, const char *ns, spc_result_cb *cb, void *privdata);
+int sp_async_restore(spc_async *ac, const char *ns, const char *label, const spc_fence *fence, spc_result_cb *cb,
+                     void *privdata);
+int sp_async_dropsnapshot(spc_async *ac, const char *ns, const char *label, const spc_fence *fence, spc_result_cb *cb,
+                          void *privdata);
+int sp_async_diff(spc_async *ac, const char *ns, const char *from, const char *to, spc_result_cb *cb, void *privdata);
+int sp_async_diff_entry(spc_async *ac, const char *ns, const char *from, const char *to, const char *name,
+                        spc_result_cb *cb, void *privdata);
+int sp_async_fork(spc_async *ac, const char *src, const char *dst, const char *from_label, const spc_fence *fence,
+                  spc_result_cb *cb, void *privdata);
+int sp_async_history(spc_async *ac, const char *ns, const char *name, spc_result_cb *cb, void *privdata);
+int sp_async_revert(spc_async *ac, const char *ns, const char *name, uint64_t version, const spc_fence *fence,
+                    spc_result_cb *cb, void *privdata);
 
 #ifdef __cplusplus
 }

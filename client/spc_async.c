@@ -494,3 +494,135 @@ int sp_async_info(spc_async *ac, const char *ns, spc_result_cb *cb, void *privda
     spc_build_info(&c, ns);
     return run_async(ac, &c, cb, privdata, 0);
 }
+
+int sp_async_lease(spc_async *ac, const char *ns, const char *resource, const char *holder, long long ttl_ms,
+                   long long wait_ms, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_lease(&c, ns, resource, holder, ttl_ms, wait_ms);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_release(spc_async *ac, const char *ns, const char *resource, const char *holder, uint64_t token,
+                     spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_release(&c, ns, resource, holder, token);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_leases(spc_async *ac, const char *ns, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_ns_cmd(&c, "SP.LEASES", SPC_CV_LEASES, ns);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_changes(spc_async *ac, const char *ns, const spc_changes_opts *o, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_changes(&c, ns, o);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_meta_get(spc_async *ac, const char *ns, const char *name, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_entry_cmd(&c, "SP.STAT", SPC_CV_META, ns, name);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_meta_set(spc_async *ac, const char *ns, const char *name, const spc_meta_field *fields, size_t n,
+                      const spc_fence *fence, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_meta(&c, ns, name, 'S', fields, NULL, n, fence);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_meta_del(spc_async *ac, const char *ns, const char *name, const char *const *fields, size_t n,
+                      const spc_fence *fence, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_meta(&c, ns, name, 'D', NULL, fields, n, fence);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_meta_clear(spc_async *ac, const char *ns, const char *name, const spc_fence *fence, spc_result_cb *cb,
+                        void *privdata)
+{
+    spc_cmd c;
+    spc_build_meta(&c, ns, name, 'C', NULL, NULL, 0, fence);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_snapshot(spc_async *ac, const char *ns, const char *label, const spc_fence *fence, spc_result_cb *cb,
+                      void *privdata)
+{
+    spc_cmd c;
+    spc_build_label_cmd(&c, "SP.SNAPSHOT", SPC_CV_COUNT, ns, label, fence);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_snapshots(spc_async *ac, const char *ns, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_ns_cmd(&c, "SP.SNAPSHOTS", SPC_CV_SNAPSHOTS, ns);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_restore(spc_async *ac, const char *ns, const char *label, const spc_fence *fence, spc_result_cb *cb,
+                     void *privdata)
+{
+    spc_cmd c;
+    spc_build_label_cmd(&c, "SP.RESTORE", SPC_CV_COUNT, ns, label, fence);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_dropsnapshot(spc_async *ac, const char *ns, const char *label, const spc_fence *fence, spc_result_cb *cb,
+                          void *privdata)
+{
+    spc_cmd c;
+    spc_build_label_cmd(&c, "SP.DROPSNAPSHOT", SPC_CV_PERSIST, ns, label, fence);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_diff(spc_async *ac, const char *ns, const char *from, const char *to, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_diff(&c, ns, from, to, NULL);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_diff_entry(spc_async *ac, const char *ns, const char *from, const char *to, const char *name,
+                        spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    if (!name)
+        return SP_ERR_ARG;
+    spc_build_diff(&c, ns, from, to, name);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_fork(spc_async *ac, const char *src, const char *dst, const char *from_label, const spc_fence *fence,
+                  spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_fork(&c, src, dst, from_label, fence);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_history(spc_async *ac, const char *ns, const char *name, spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_entry_cmd(&c, "SP.HISTORY", SPC_CV_HISTORY, ns, name);
+    return run_async(ac, &c, cb, privdata, 0);
+}
+
+int sp_async_revert(spc_async *ac, const char *ns, const char *name, uint64_t version, const spc_fence *fence,
+                    spc_result_cb *cb, void *privdata)
+{
+    spc_cmd c;
+    spc_build_revert(&c, ns, name, version, fence);
+    return run_async(ac, &c, cb, privdata, 0);
+}

@@ -130,6 +130,48 @@ static void add_ifversion(spc_cmd *c, long long v)
     add_ll(c, v < 0 ? 0 : v);
 }
 
+static void add_ull(spc_cmd *c, uint64_t v)
+{
+    if (v > (uint64_t)INT64_MAX) {
+        fail(c, SP_ERR_ARG, "a number is out of range");
+        return;
+    }
+    add_ll(c, (long long)v);
+}
+
+/* FENCE resource token, when f names a resource. */
+static void add_fence(spc_cmd *c, const spc_fence *f)
+{
+    if (!f || !f->resource)
+        return;
+    if (f->token == 0) {
+        fail(c, SP_ERR_ARG, "a fence token is a positive integer");
+        return;
+    }
+    add_str(c, "FENCE");
+    add_str(c, f->resource);
+    add_ull(c, f->token);
+}
+
+/* keyword field value, for each of n metadata fields (META on writes, WHERE on lists). */
+static void add_fields(spc_cmd *c, const char *keyword, const spc_meta_field *f, size_t n)
+{
+    if (n && !f) {
+        fail(c, SP_ERR_ARG, "metadata fields are NULL with a non-zero count");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!f[i].field || (!f[i].value && f[i].value_len)) {
+            fail(c, SP_ERR_ARG, "a metadata field or value is NULL");
+            return;
+        }
+        if (keyword)
+            add_str(c, keyword);
+        add_str(c, f[i].field);
+        add(c, f[i].value, f[i].value_len);
+    }
+}
+
 static void add_kind(spc_cmd *c, spc_kind k)
 {
     if (k == SPC_KIND_TEXT) {
@@ -170,6 +212,8 @@ int spc_build_write(spc_cmd *c, const char *ns, const char *name, const void *da
     if (o->xx)
         add_str(c, "XX");
     add_ifversion(c, o->ifversion);
+    add_fields(c, "META", o->meta, o->nmeta);
+    add_fence(c, &o->fence);
     return c->status;
 }
 
@@ -180,8 +224,10 @@ int spc_build_append(spc_cmd *c, const char *ns, const char *name, const void *d
         return c->status;
     check_data(c, data, len, "the content is NULL with a non-zero length");
     add(c, data, len);
-    if (o)
+    if (o) {
         add_ifversion(c, o->ifversion);
+        add_fence(c, &o->fence);
+    }
     return c->status;
 }
 
@@ -215,6 +261,10 @@ int spc_build_read(spc_cmd *c, const char *ns, const char *name, const spc_read_
     }
     if (o->bytes)
         add_str(c, "BYTES");
+    if (o->version) {
+        add_str(c, "VERSION");
+        add_ull(c, o->version);
+    }
     if (o->withmeta) {
         add_str(c, "WITHMETA");
         c->withmeta = 1;
@@ -285,6 +335,7 @@ int spc_build_list(spc_cmd *c, const char *ns, const spc_list_opts *o)
         add_str(c, "COUNT");
         add_ll(c, o->count);
     }
+    add_fields(c, "WHERE", o->where, o->nwhere);
     if (o->withmeta) {
         add_str(c, "WITHMETA");
         c->withmeta = 1;
@@ -303,8 +354,10 @@ int spc_build_edit(spc_cmd *c, const char *ns, const char *name, const void *old
     add(c, new_text, new_len);
     if (o && o->all)
         add_str(c, "ALL");
-    if (o)
+    if (o) {
         add_ifversion(c, o->ifversion);
+        add_fence(c, &o->fence);
+    }
     return c->status;
 }
 
@@ -316,8 +369,10 @@ int spc_build_insert(spc_cmd *c, const char *ns, const char *name, long long lin
     check_data(c, text, len, "the text is NULL with a non-zero length");
     add_ll(c, line);
     add(c, text, len);
-    if (o)
+    if (o) {
         add_ifversion(c, o->ifversion);
+        add_fence(c, &o->fence);
+    }
     return c->status;
 }
 
@@ -391,6 +446,8 @@ int spc_build_offload(spc_cmd *c, const char *ns, const void *data, size_t len, 
         add_ll(c, o->ttl_ms);
     }
     add_kind(c, o->kind);
+    add_fields(c, "META", o->meta, o->nmeta);
+    add_fence(c, &o->fence);
     return c->status;
 }
 
@@ -410,6 +467,140 @@ int spc_build_entry_cmd(spc_cmd *c, const char *cmd, spc_conv conv, const char *
 int spc_build_info(spc_cmd *c, const char *ns)
 {
     return start(c, SPC_CV_INFO, "SP.INFO", ns, NULL, 0);
+}
+
+int spc_build_lease(spc_cmd *c, const char *ns, const char *resource, const char *holder, long long ttl_ms,
+                    long long wait_ms)
+{
+    if (start(c, SPC_CV_LEASE, "SP.LEASE", ns, NULL, 0) != SP_OK)
+        return c->status;
+    if (!resource || !holder)
+        return fail(c, SP_ERR_ARG, "the resource or the holder is NULL");
+    if (wait_ms < SPC_WAIT_FOREVER)
+        return fail(c, SP_ERR_ARG, "wait_ms must be >= 0 or SPC_WAIT_FOREVER");
+    add_str(c, resource);
+    add_str(c, holder);
+    add_ll(c, ttl_ms);
+    if (wait_ms) {
+        add_str(c, "WAIT");
+        add_ll(c, wait_ms < 0 ? 0 : wait_ms);
+    }
+    return c->status;
+}
+
+int spc_build_release(spc_cmd *c, const char *ns, const char *resource, const char *holder, uint64_t token)
+{
+    if (start(c, SPC_CV_PERSIST, "SP.RELEASE", ns, NULL, 0) != SP_OK)
+        return c->status;
+    if (!resource || !holder)
+        return fail(c, SP_ERR_ARG, "the resource or the holder is NULL");
+    add_str(c, resource);
+    add_str(c, holder);
+    add_ull(c, token);
+    return c->status;
+}
+
+int spc_build_changes(spc_cmd *c, const char *ns, const spc_changes_opts *o)
+{
+    if (start(c, SPC_CV_CHANGES, "SP.CHANGES", ns, NULL, 0) != SP_OK || !o)
+        return c->status;
+    if (o->count < 0)
+        return fail(c, SP_ERR_ARG, "count must not be negative");
+    if (o->block_ms < SPC_BLOCK_FOREVER)
+        return fail(c, SP_ERR_ARG, "block_ms must be >= 0 or SPC_BLOCK_FOREVER");
+    if (o->since) {
+        add_str(c, "SINCE");
+        add_ull(c, o->since);
+    }
+    if (o->count) {
+        add_str(c, "COUNT");
+        add_ll(c, o->count);
+    }
+    if (o->block_ms) {
+        add_str(c, "BLOCK");
+        add_ll(c, o->block_ms < 0 ? 0 : o->block_ms);
+    }
+    return c->status;
+}
+
+int spc_build_meta(spc_cmd *c, const char *ns, const char *name, int op, const spc_meta_field *fields,
+                   const char *const *names, size_t n, const spc_fence *fence)
+{
+    if (start(c, op == 'S' ? SPC_CV_VERSION : SPC_CV_EDIT, "SP.META", ns, name, 1) != SP_OK)
+        return c->status;
+    if (op == 'S') {
+        if (n == 0)
+            return fail(c, SP_ERR_ARG, "SP.META SET needs at least one field");
+        add_str(c, "SET");
+        add_fields(c, NULL, fields, n);
+    } else if (op == 'D') {
+        if (n == 0 || !names)
+            return fail(c, SP_ERR_ARG, "SP.META DEL needs at least one field name");
+        add_str(c, "DEL");
+        for (size_t i = 0; i < n; i++) {
+            if (!names[i])
+                return fail(c, SP_ERR_ARG, "a field name is NULL");
+            add_str(c, names[i]);
+        }
+    } else {
+        add_str(c, "CLEAR");
+    }
+    add_fence(c, fence);
+    return c->status;
+}
+
+int spc_build_label_cmd(spc_cmd *c, const char *cmd, spc_conv conv, const char *ns, const char *label,
+                        const spc_fence *fence)
+{
+    if (start(c, conv, cmd, ns, NULL, 0) != SP_OK)
+        return c->status;
+    if (!label)
+        return fail(c, SP_ERR_ARG, "the snapshot label is NULL");
+    add_str(c, label);
+    add_fence(c, fence);
+    return c->status;
+}
+
+int spc_build_ns_cmd(spc_cmd *c, const char *cmd, spc_conv conv, const char *ns)
+{
+    return start(c, conv, cmd, ns, NULL, 0);
+}
+
+int spc_build_diff(spc_cmd *c, const char *ns, const char *from, const char *to, const char *name)
+{
+    if (start(c, name ? SPC_CV_CONTENT : SPC_CV_DIFF, "SP.DIFF", ns, NULL, 0) != SP_OK)
+        return c->status;
+    if (!from || !to)
+        return fail(c, SP_ERR_ARG, "from or to is NULL (a label, or SPC_NOW)");
+    add_str(c, from);
+    add_str(c, to);
+    if (name)
+        add_str(c, name);
+    return c->status;
+}
+
+int spc_build_fork(spc_cmd *c, const char *src, const char *dst, const char *from_label, const spc_fence *fence)
+{
+    if (start(c, SPC_CV_COUNT, "SP.FORK", src, NULL, 0) != SP_OK)
+        return c->status;
+    if (!dst)
+        return fail(c, SP_ERR_ARG, "the destination scratchpad is NULL");
+    add_str(c, dst);
+    if (from_label) {
+        add_str(c, "FROM");
+        add_str(c, from_label);
+    }
+    add_fence(c, fence);
+    return c->status;
+}
+
+int spc_build_revert(spc_cmd *c, const char *ns, const char *name, uint64_t version, const spc_fence *fence)
+{
+    if (start(c, SPC_CV_VERSION, "SP.REVERT", ns, name, 1) != SP_OK)
+        return c->status;
+    add_ull(c, version);
+    add_fence(c, fence);
+    return c->status;
 }
 
 int spc_build_auth(spc_cmd *c, const char *username, const char *password)

@@ -28,20 +28,27 @@
 
 /* How a command's reply becomes a result. */
 typedef enum spc_conv {
-    SPC_CV_STATUS,  /* +OK / +PONG */
-    SPC_CV_VERSION, /* integer version; nil: condition not met */
-    SPC_CV_LENGTH,  /* integer length */
-    SPC_CV_COUNT,   /* integer count */
-    SPC_CV_CONTENT, /* bulk or nil */
-    SPC_CV_GREP,    /* array of "N:line" / "N-line" (withmeta: [array, map]) or nil */
-    SPC_CV_LIST,    /* [cursor, names or maps] */
-    SPC_CV_EDIT,    /* [count, version] */
-    SPC_CV_STAT,    /* map or nil */
-    SPC_CV_INFO,    /* map or nil */
-    SPC_CV_OFFLOAD, /* map */
-    SPC_CV_EXPIRE,  /* 1 set, 0 no such entry */
-    SPC_CV_TTL,     /* -2 no such entry, -1 no expiry, else the ttl */
-    SPC_CV_PERSIST  /* 1 removed, 0 not */
+    SPC_CV_STATUS,    /* +OK / +PONG */
+    SPC_CV_VERSION,   /* integer version; nil: condition not met */
+    SPC_CV_LENGTH,    /* integer length */
+    SPC_CV_COUNT,     /* integer count */
+    SPC_CV_CONTENT,   /* bulk or nil */
+    SPC_CV_GREP,      /* array of "N:line" / "N-line" (withmeta: [array, map]) or nil */
+    SPC_CV_LIST,      /* [cursor, names or maps] */
+    SPC_CV_EDIT,      /* [count, version] */
+    SPC_CV_STAT,      /* map or nil */
+    SPC_CV_INFO,      /* map or nil */
+    SPC_CV_OFFLOAD,   /* map */
+    SPC_CV_EXPIRE,    /* 1 set, 0 no such entry */
+    SPC_CV_TTL,       /* -2 no such entry, -1 no expiry, else the ttl */
+    SPC_CV_PERSIST,   /* 1 removed, 0 not (also SP.RELEASE, SP.DROPSNAPSHOT) */
+    SPC_CV_LEASE,     /* [token, expires-at]; nil: still held after WAIT */
+    SPC_CV_LEASES,    /* array of [resource, holder, token, ms-left] */
+    SPC_CV_CHANGES,   /* map {first, last, gap, changes}; nil: BLOCK timed out */
+    SPC_CV_META,      /* SP.STAT's map (its "meta"), or nil */
+    SPC_CV_SNAPSHOTS, /* array of [label, time, entries, bytes] */
+    SPC_CV_DIFF,      /* array of [status, name, old-v, new-v, old-size, new-size] */
+    SPC_CV_HISTORY    /* array of [version, time, op, size, client], or nil */
 } spc_conv;
 
 #define SPC_INLINE_ARGS 24
@@ -88,6 +95,22 @@ int spc_build_expire(spc_cmd *c, const char *ns, const char *name, long long amo
 /* SP.TTL / SP.PTTL / SP.PERSIST: cmd is the command name. */
 int spc_build_entry_cmd(spc_cmd *c, const char *cmd, spc_conv conv, const char *ns, const char *name);
 int spc_build_info(spc_cmd *c, const char *ns);
+int spc_build_lease(spc_cmd *c, const char *ns, const char *resource, const char *holder, long long ttl_ms,
+                    long long wait_ms);
+int spc_build_release(spc_cmd *c, const char *ns, const char *resource, const char *holder, uint64_t token);
+int spc_build_changes(spc_cmd *c, const char *ns, const spc_changes_opts *o);
+/* SP.META ns name SET fields (op 'S', n pairs), DEL names (op 'D', n names) or CLEAR (op 'C'). */
+int spc_build_meta(spc_cmd *c, const char *ns, const char *name, int op, const spc_meta_field *fields,
+                   const char *const *names, size_t n, const spc_fence *fence);
+/* A command on one label: SP.SNAPSHOT, SP.RESTORE, SP.DROPSNAPSHOT (conv as the command replies). */
+int spc_build_label_cmd(spc_cmd *c, const char *cmd, spc_conv conv, const char *ns, const char *label,
+                        const spc_fence *fence);
+/* SP.LEASES, SP.SNAPSHOTS: the command and ns only. */
+int spc_build_ns_cmd(spc_cmd *c, const char *cmd, spc_conv conv, const char *ns);
+/* SP.DIFF ns from to [name] (name NULL: the entries that differ). */
+int spc_build_diff(spc_cmd *c, const char *ns, const char *from, const char *to, const char *name);
+int spc_build_fork(spc_cmd *c, const char *src, const char *dst, const char *from_label, const spc_fence *fence);
+int spc_build_revert(spc_cmd *c, const char *ns, const char *name, uint64_t version, const spc_fence *fence);
 /* AUTH [username] password. */
 int spc_build_auth(spc_cmd *c, const char *username, const char *password);
 /* A TLS connection to host:port with o's tls_* options (spc_tls.c): a relay
@@ -108,7 +131,8 @@ void spc_tls_close(spc_tls *t);
 int spc_convert(redisReply *r, spc_conv conv, int withmeta, int keep, spc_result *res, int *kept, char *err,
                 size_t cap);
 
-/* Free the objects of *res (content, grep, list, offload) and zero them. */
+/* Free the objects of *res (content, grep, list, offload, leases, changes,
+ * meta, snapshots, diff, history) and zero them. */
 void spc_result_release(spc_result *res);
 
 /* The status code for a server error message ("WRONGTYPE ...", "VERSION ..."). */

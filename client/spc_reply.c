@@ -51,6 +51,10 @@ int spc_classify_error(const char *msg, size_t len)
         return SP_ERR_AUTH;
     if (starts(msg, len, "NOPERM"))
         return SP_ERR_NOPERM;
+    if (starts(msg, len, "LEASED"))
+        return SP_ERR_LEASED;
+    if (starts(msg, len, "FENCED"))
+        return SP_ERR_FENCED;
     return SP_ERR_SERVER;
 }
 
@@ -264,21 +268,42 @@ static int conv_grep(conv_ctx *x, redisReply *r, int withmeta, int keep, int *ke
     return SP_OK;
 }
 
+/* A metadata map (field, value, ...: strings) into fields[0 .. elements/2). 0, or -1 for another shape. */
+static int meta_fields(const redisReply *m, spc_meta_field *fields)
+{
+    if (!is_map(m))
+        return -1;
+    for (size_t i = 0; i + 1 < m->elements; i += 2) {
+        if (!is_str(m->element[i]) || !is_str(m->element[i + 1]))
+            return -1;
+        fields[i / 2].field = m->element[i]->str;
+        fields[i / 2].value = m->element[i + 1]->str;
+        fields[i / 2].value_len = m->element[i + 1]->len;
+    }
+    return 0;
+}
+
 static int conv_list(conv_ctx *x, redisReply *r, int withmeta, int keep, int *kept)
 {
     const redisReply *cur, *arr;
     spc_list *l;
-    size_t i;
+    spc_meta_field *fields;
+    size_t i, nfields = 0;
 
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !is_str(r->element[0]) ||
         r->element[1]->type != REDIS_REPLY_ARRAY)
         return protocol(x, "SP.LIST should reply [cursor, entries]");
     cur = r->element[0];
     arr = r->element[1];
-    l = calloc(1, sizeof(*l) + arr->elements * sizeof(spc_list_item));
+    for (i = 0; withmeta && i < arr->elements; i++) {
+        const redisReply *m = is_map(arr->element[i]) ? map_get(arr->element[i], "meta") : NULL;
+        nfields += m && m->type == REDIS_REPLY_ARRAY ? m->elements / 2 : 0;
+    }
+    l = calloc(1, sizeof(*l) + arr->elements * sizeof(spc_list_item) + nfields * sizeof(spc_meta_field));
     if (!l)
         return set_status(x, SP_ERR_OOM, "out of memory");
     l->items = (spc_list_item *)(l + 1);
+    fields = (spc_meta_field *)(l->items + arr->elements);
     l->n = arr->elements;
     l->has_meta = withmeta;
     l->cursor = cur->str;
@@ -301,6 +326,16 @@ static int conv_list(conv_ctx *x, redisReply *r, int withmeta, int keep, int *ke
             it->created = map_ll(e, "created", 0);
             it->updated = map_ll(e, "updated", 0);
             it->ttl = map_ll(e, "ttl", -1);
+            const redisReply *m = map_get(e, "meta");
+            if (m) {
+                if (meta_fields(m, fields) < 0) {
+                    free(l);
+                    return protocol(x, "an SP.LIST WITHMETA entry's meta is not a map of strings");
+                }
+                it->meta = fields;
+                it->nmeta = m->elements / 2;
+                fields += it->nmeta;
+            }
         } else {
             if (!is_str(e)) {
                 free(l);
@@ -407,6 +442,241 @@ static int conv_offload(conv_ctx *x, redisReply *r, int keep, int *kept)
     return SP_OK;
 }
 
+/* An array reply whose every element is an array of `width` elements: 0, or -1. */
+static int is_rows(const redisReply *r, size_t width)
+{
+    if (r->type != REDIS_REPLY_ARRAY)
+        return -1;
+    for (size_t i = 0; i < r->elements; i++)
+        if (r->element[i]->type != REDIS_REPLY_ARRAY || r->element[i]->elements != width)
+            return -1;
+    return 0;
+}
+
+static int is_int(const redisReply *r)
+{
+    return r && r->type == REDIS_REPLY_INTEGER;
+}
+
+/* An integer, or 0 for nil (the diff's absent side). */
+static long long int_or_nil(const redisReply *r)
+{
+    return is_int(r) ? r->integer : 0;
+}
+
+/* A result object of `head` bytes followed by n items of `item` bytes; *items is set to the first. */
+static void *alloc_rows(conv_ctx *x, size_t head, size_t n, size_t item, void **items)
+{
+    char *p = calloc(1, head + n * item);
+    if (!p) {
+        set_status(x, SP_ERR_OOM, "out of memory");
+        return NULL;
+    }
+    *items = p + head;
+    return p;
+}
+
+static int conv_lease(conv_ctx *x, const redisReply *r)
+{
+    if (r->type == REDIS_REPLY_NIL)
+        return set_status(x, SP_ERR_LEASED, "LEASED still held by another holder when the wait ended");
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !is_int(r->element[0]) || !is_int(r->element[1]))
+        return protocol(x, "SP.LEASE should reply [token, expires-at]");
+    x->res->lease.token = (uint64_t)r->element[0]->integer;
+    x->res->lease.expires_at = r->element[1]->integer;
+    return SP_OK;
+}
+
+static int conv_leases(conv_ctx *x, redisReply *r, int keep, int *kept)
+{
+    spc_leases *l;
+    void *items;
+    if (is_rows(r, 4) < 0)
+        return protocol(x, "SP.LEASES should reply an array of [resource, holder, token, ms-left]");
+    if (!(l = alloc_rows(x, sizeof(*l), r->elements, sizeof(spc_lease_item), &items)))
+        return x->res->status;
+    l->items = items;
+    l->n = r->elements;
+    for (size_t i = 0; i < r->elements; i++) {
+        redisReply **e = r->element[i]->element;
+        if (!is_str(e[0]) || !is_str(e[1]) || !is_int(e[2]) || !is_int(e[3])) {
+            free(l);
+            return protocol(x, "an SP.LEASES row is not [resource, holder, token, ms-left]");
+        }
+        l->items[i] = (spc_lease_item){e[0]->str,    e[0]->len, e[1]->str, e[1]->len, (uint64_t)e[2]->integer,
+                                       e[3]->integer};
+    }
+    if (keep) {
+        l->priv = r;
+        *kept = 1;
+    }
+    x->res->leases = l;
+    return SP_OK;
+}
+
+static int conv_changes(conv_ctx *x, redisReply *r, int keep, int *kept)
+{
+    const redisReply *ch = NULL;
+    spc_changes *c;
+    void *items;
+    size_t n = 0;
+    if (r->type != REDIS_REPLY_NIL) {
+        ch = is_map(r) ? map_get(r, "changes") : NULL;
+        if (!ch || is_rows(ch, 7) < 0)
+            return protocol(x, "SP.CHANGES should reply a map with the changes as rows of 7");
+        n = ch->elements;
+    }
+    if (!(c = alloc_rows(x, sizeof(*c), n, sizeof(spc_change), &items)))
+        return x->res->status;
+    c->items = items;
+    c->n = n;
+    c->timed_out = r->type == REDIS_REPLY_NIL;
+    if (!c->timed_out) {
+        c->first = (uint64_t)map_ll(r, "first", 0);
+        c->last = (uint64_t)map_ll(r, "last", 0);
+        c->gap = map_ll(r, "gap", 0) != 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        redisReply **e = ch->element[i]->element;
+        if (!is_int(e[0]) || !is_int(e[1]) || !is_str(e[2]) || !is_str(e[3]) || !is_int(e[4]) || !is_int(e[5]) ||
+            !is_str(e[6])) {
+            free(c);
+            return protocol(x, "an SP.CHANGES change is not [seq, time, op, name, version, size, client]");
+        }
+        c->items[i] = (spc_change){(uint64_t)e[0]->integer, e[1]->integer,         e[2]->str, e[3]->str, e[3]->len,
+                                   (uint64_t)e[4]->integer, nonneg(e[5]->integer), e[6]->str, e[6]->len};
+    }
+    if (keep) {
+        c->priv = r;
+        *kept = 1;
+    }
+    x->res->changes = c;
+    return SP_OK;
+}
+
+static int conv_meta(conv_ctx *x, redisReply *r, int keep, int *kept)
+{
+    const redisReply *m;
+    spc_meta *out;
+    void *items;
+    if (r->type == REDIS_REPLY_NIL)
+        return not_found(x);
+    if (!is_map(r))
+        return protocol(x, "SP.STAT should reply a map");
+    m = map_get(r, "meta");
+    if (m && !is_map(m))
+        return protocol(x, "SP.STAT's meta is not a map");
+    if (!(out = alloc_rows(x, sizeof(*out), m ? m->elements / 2 : 0, sizeof(spc_meta_field), &items)))
+        return x->res->status;
+    out->fields = items;
+    out->n = m ? m->elements / 2 : 0;
+    if (m && meta_fields(m, out->fields) < 0) {
+        free(out);
+        return protocol(x, "SP.STAT's meta is not a map of strings");
+    }
+    if (keep) {
+        out->priv = r;
+        *kept = 1;
+    }
+    x->res->meta = out;
+    return SP_OK;
+}
+
+static int conv_snapshots(conv_ctx *x, redisReply *r, int keep, int *kept)
+{
+    spc_snapshots *s;
+    void *items;
+    if (is_rows(r, 4) < 0)
+        return protocol(x, "SP.SNAPSHOTS should reply an array of [label, time, entries, bytes]");
+    if (!(s = alloc_rows(x, sizeof(*s), r->elements, sizeof(spc_snapshot_item), &items)))
+        return x->res->status;
+    s->items = items;
+    s->n = r->elements;
+    for (size_t i = 0; i < r->elements; i++) {
+        redisReply **e = r->element[i]->element;
+        if (!is_str(e[0]) || !is_int(e[1]) || !is_int(e[2]) || !is_int(e[3])) {
+            free(s);
+            return protocol(x, "an SP.SNAPSHOTS row is not [label, time, entries, bytes]");
+        }
+        s->items[i] = (spc_snapshot_item){e[0]->str, e[0]->len, e[1]->integer, nonneg(e[2]->integer),
+                                          nonneg(e[3]->integer)};
+    }
+    if (keep) {
+        s->priv = r;
+        *kept = 1;
+    }
+    x->res->snapshots = s;
+    return SP_OK;
+}
+
+static int conv_diff(conv_ctx *x, redisReply *r, int keep, int *kept)
+{
+    spc_diff *d;
+    void *items;
+    if (is_rows(r, 6) < 0)
+        return protocol(x, "SP.DIFF should reply an array of [status, name, old-version, new-version, old-size, "
+                           "new-size]");
+    if (!(d = alloc_rows(x, sizeof(*d), r->elements, sizeof(spc_diff_item), &items)))
+        return x->res->status;
+    d->items = items;
+    d->n = r->elements;
+    for (size_t i = 0; i < r->elements; i++) {
+        redisReply **e = r->element[i]->element;
+        spc_diff_status st = 0;
+        if (is_str(e[0]))
+            st = strcmp(e[0]->str, "added") == 0     ? SPC_DIFF_ADDED
+                 : strcmp(e[0]->str, "removed") == 0 ? SPC_DIFF_REMOVED
+                 : strcmp(e[0]->str, "changed") == 0 ? SPC_DIFF_CHANGED
+                                                     : 0;
+        if (!st || !is_str(e[1])) {
+            free(d);
+            return protocol(x, "an SP.DIFF row has an unknown status or no name");
+        }
+        d->items[i] = (spc_diff_item){st,
+                                      e[1]->str,
+                                      e[1]->len,
+                                      (uint64_t)int_or_nil(e[2]),
+                                      (uint64_t)int_or_nil(e[3]),
+                                      nonneg(int_or_nil(e[4])),
+                                      nonneg(int_or_nil(e[5]))};
+    }
+    if (keep) {
+        d->priv = r;
+        *kept = 1;
+    }
+    x->res->diff = d;
+    return SP_OK;
+}
+
+static int conv_history(conv_ctx *x, redisReply *r, int keep, int *kept)
+{
+    spc_history *h;
+    void *items;
+    if (r->type == REDIS_REPLY_NIL)
+        return not_found(x);
+    if (is_rows(r, 5) < 0)
+        return protocol(x, "SP.HISTORY should reply an array of [version, time, op, size, client]");
+    if (!(h = alloc_rows(x, sizeof(*h), r->elements, sizeof(spc_history_item), &items)))
+        return x->res->status;
+    h->items = items;
+    h->n = r->elements;
+    for (size_t i = 0; i < r->elements; i++) {
+        redisReply **e = r->element[i]->element;
+        if (!is_int(e[0]) || !is_int(e[1]) || !is_str(e[2]) || !is_int(e[3]) || !is_str(e[4])) {
+            free(h);
+            return protocol(x, "an SP.HISTORY row is not [version, time, op, size, client]");
+        }
+        h->items[i] = (spc_history_item){(uint64_t)e[0]->integer, e[1]->integer, e[2]->str,
+                                         nonneg(e[3]->integer),   e[4]->str,     e[4]->len};
+    }
+    if (keep) {
+        h->priv = r;
+        *kept = 1;
+    }
+    x->res->history = h;
+    return SP_OK;
+}
+
 static int conv_int(conv_ctx *x, const redisReply *r, long long *v)
 {
     if (r->type != REDIS_REPLY_INTEGER)
@@ -467,7 +737,7 @@ int spc_convert(redisReply *r, spc_conv conv, int withmeta, int keep, spc_result
     case SPC_CV_EDIT:
         if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || r->element[0]->type != REDIS_REPLY_INTEGER ||
             r->element[1]->type != REDIS_REPLY_INTEGER)
-            return protocol(&x, "SP.EDIT should reply [count, version]");
+            return protocol(&x, "SP.EDIT / SP.META should reply [count, version]");
         res->count = nonneg(r->element[0]->integer);
         res->version = (uint64_t)r->element[1]->integer;
         return SP_OK;
@@ -477,6 +747,20 @@ int spc_convert(redisReply *r, spc_conv conv, int withmeta, int keep, spc_result
         return conv_info(&x, r);
     case SPC_CV_OFFLOAD:
         return conv_offload(&x, r, keep, kept);
+    case SPC_CV_LEASE:
+        return conv_lease(&x, r);
+    case SPC_CV_LEASES:
+        return conv_leases(&x, r, keep, kept);
+    case SPC_CV_CHANGES:
+        return conv_changes(&x, r, keep, kept);
+    case SPC_CV_META:
+        return conv_meta(&x, r, keep, kept);
+    case SPC_CV_SNAPSHOTS:
+        return conv_snapshots(&x, r, keep, kept);
+    case SPC_CV_DIFF:
+        return conv_diff(&x, r, keep, kept);
+    case SPC_CV_HISTORY:
+        return conv_history(&x, r, keep, kept);
     }
     return protocol(&x, "unknown conversion");
 }
@@ -519,16 +803,45 @@ void spc_offload_free(spc_offload *o)
     free(o);
 }
 
+/* The new results all end in the same way: a reply kept in priv, one allocation. */
+#define DEFINE_FREE(fn, type)         \
+    void fn(type *p)                  \
+    {                                 \
+        if (!p)                       \
+            return;                   \
+        if (p->priv)                  \
+            freeReplyObject(p->priv); \
+        free(p);                      \
+    }
+DEFINE_FREE(spc_leases_free, spc_leases)
+DEFINE_FREE(spc_changes_free, spc_changes)
+DEFINE_FREE(spc_meta_free, spc_meta)
+DEFINE_FREE(spc_snapshots_free, spc_snapshots)
+DEFINE_FREE(spc_diff_free, spc_diff)
+DEFINE_FREE(spc_history_free, spc_history)
+
 void spc_result_release(spc_result *res)
 {
     spc_content_free(res->content);
     spc_grep_free(res->grep);
     spc_list_free(res->list);
     spc_offload_free(res->offload);
+    spc_leases_free(res->leases);
+    spc_changes_free(res->changes);
+    spc_meta_free(res->meta);
+    spc_snapshots_free(res->snapshots);
+    spc_diff_free(res->diff);
+    spc_history_free(res->history);
     res->content = NULL;
     res->grep = NULL;
     res->list = NULL;
     res->offload = NULL;
+    res->leases = NULL;
+    res->changes = NULL;
+    res->meta = NULL;
+    res->snapshots = NULL;
+    res->diff = NULL;
+    res->history = NULL;
 }
 
 const char *spc_status_name(int status)
@@ -537,7 +850,7 @@ const char *spc_status_name(int status)
         "SP_OK",         "SP_ERR_NOTFOUND", "SP_ERR_CONDITION", "SP_ERR_VERSION", "SP_ERR_WRONGTYPE",
         "SP_ERR_NAME",   "SP_ERR_NOMATCH",  "SP_ERR_AMBIGUOUS", "SP_ERR_AUTH",    "SP_ERR_SERVER",
         "SP_ERR_ARG",    "SP_ERR_PROTOCOL", "SP_ERR_IO",        "SP_ERR_TIMEOUT", "SP_ERR_OOM",
-        "SP_ERR_NOPERM",
+        "SP_ERR_NOPERM", "SP_ERR_LEASED",   "SP_ERR_FENCED",
     };
     if (status < 0 || (size_t)status >= sizeof(names) / sizeof(names[0]))
         return "SP_ERR_UNKNOWN";

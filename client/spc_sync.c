@@ -205,6 +205,24 @@ static void deliver(spc_conv conv, spc_result *res, void *out, void *out2)
         else
             spc_offload_free(res->offload);
         break;
+    case SPC_CV_LEASE:
+        if (out)
+            *(spc_lease *)out = res->lease;
+        break;
+#define DELIVER_PTR(cv, type, field, freefn) \
+    case cv:                                 \
+        if (out)                             \
+            *(type **)out = res->field;      \
+        else                                 \
+            freefn(res->field);              \
+        break;
+        DELIVER_PTR(SPC_CV_LEASES, spc_leases, leases, spc_leases_free)
+        DELIVER_PTR(SPC_CV_CHANGES, spc_changes, changes, spc_changes_free)
+        DELIVER_PTR(SPC_CV_META, spc_meta, meta, spc_meta_free)
+        DELIVER_PTR(SPC_CV_SNAPSHOTS, spc_snapshots, snapshots, spc_snapshots_free)
+        DELIVER_PTR(SPC_CV_DIFF, spc_diff, diff, spc_diff_free)
+        DELIVER_PTR(SPC_CV_HISTORY, spc_history, history, spc_history_free)
+#undef DELIVER_PTR
     }
 }
 
@@ -685,6 +703,135 @@ int sp_info(spc_ctx *ctx, const char *ns, spc_info *out)
     spc_cmd c;
     spc_build_info(&c, ns);
     return run(ctx, &c, out, NULL);
+}
+
+int sp_lease(spc_ctx *ctx, const char *ns, const char *resource, const char *holder, long long ttl_ms,
+             long long wait_ms, spc_lease *out)
+{
+    spc_cmd c;
+    spc_build_lease(&c, ns, resource, holder, ttl_ms, wait_ms);
+    return run(ctx, &c, out, NULL);
+}
+
+int sp_release(spc_ctx *ctx, const char *ns, const char *resource, const char *holder, uint64_t token, int *released)
+{
+    spc_cmd c;
+    spc_build_release(&c, ns, resource, holder, token);
+    return run(ctx, &c, released, NULL);
+}
+
+int sp_leases(spc_ctx *ctx, const char *ns, spc_leases **out)
+{
+    spc_cmd c;
+    spc_build_ns_cmd(&c, "SP.LEASES", SPC_CV_LEASES, ns);
+    return run(ctx, &c, out, NULL);
+}
+
+int sp_changes(spc_ctx *ctx, const char *ns, const spc_changes_opts *o, spc_changes **out)
+{
+    spc_cmd c;
+    spc_build_changes(&c, ns, o);
+    return run(ctx, &c, out, NULL);
+}
+
+int sp_meta_get(spc_ctx *ctx, const char *ns, const char *name, spc_meta **out)
+{
+    spc_cmd c;
+    spc_build_entry_cmd(&c, "SP.STAT", SPC_CV_META, ns, name);
+    return run(ctx, &c, out, NULL);
+}
+
+int sp_meta_set(spc_ctx *ctx, const char *ns, const char *name, const spc_meta_field *fields, size_t n,
+                const spc_fence *fence, uint64_t *version)
+{
+    spc_cmd c;
+    spc_build_meta(&c, ns, name, 'S', fields, NULL, n, fence);
+    return run(ctx, &c, version, NULL);
+}
+
+int sp_meta_del(spc_ctx *ctx, const char *ns, const char *name, const char *const *fields, size_t n,
+                const spc_fence *fence, size_t *removed, uint64_t *version)
+{
+    spc_cmd c;
+    spc_build_meta(&c, ns, name, 'D', NULL, fields, n, fence);
+    return run(ctx, &c, removed, version);
+}
+
+int sp_meta_clear(spc_ctx *ctx, const char *ns, const char *name, const spc_fence *fence, size_t *removed,
+                  uint64_t *version)
+{
+    spc_cmd c;
+    spc_build_meta(&c, ns, name, 'C', NULL, NULL, 0, fence);
+    return run(ctx, &c, removed, version);
+}
+
+int sp_snapshot(spc_ctx *ctx, const char *ns, const char *label, const spc_fence *fence, size_t *entries)
+{
+    spc_cmd c;
+    spc_build_label_cmd(&c, "SP.SNAPSHOT", SPC_CV_COUNT, ns, label, fence);
+    return run(ctx, &c, entries, NULL);
+}
+
+int sp_snapshots(spc_ctx *ctx, const char *ns, spc_snapshots **out)
+{
+    spc_cmd c;
+    spc_build_ns_cmd(&c, "SP.SNAPSHOTS", SPC_CV_SNAPSHOTS, ns);
+    return run(ctx, &c, out, NULL);
+}
+
+int sp_restore(spc_ctx *ctx, const char *ns, const char *label, const spc_fence *fence, size_t *changed)
+{
+    spc_cmd c;
+    spc_build_label_cmd(&c, "SP.RESTORE", SPC_CV_COUNT, ns, label, fence);
+    return run(ctx, &c, changed, NULL);
+}
+
+int sp_dropsnapshot(spc_ctx *ctx, const char *ns, const char *label, const spc_fence *fence, int *dropped)
+{
+    spc_cmd c;
+    spc_build_label_cmd(&c, "SP.DROPSNAPSHOT", SPC_CV_PERSIST, ns, label, fence);
+    return run(ctx, &c, dropped, NULL);
+}
+
+int sp_diff(spc_ctx *ctx, const char *ns, const char *from, const char *to, spc_diff **out)
+{
+    spc_cmd c;
+    spc_build_diff(&c, ns, from, to, NULL);
+    return run(ctx, &c, out, NULL);
+}
+
+int sp_diff_entry(spc_ctx *ctx, const char *ns, const char *from, const char *to, const char *name, spc_content **out)
+{
+    spc_cmd c;
+    if (!name && out)
+        *out = NULL;
+    if (!name)
+        return ctx ? set_err(ctx, SP_ERR_ARG, "the entry name is NULL") : SP_ERR_ARG;
+    spc_build_diff(&c, ns, from, to, name);
+    return run(ctx, &c, out, NULL);
+}
+
+int sp_fork(spc_ctx *ctx, const char *src, const char *dst, const char *from_label, const spc_fence *fence,
+            size_t *entries)
+{
+    spc_cmd c;
+    spc_build_fork(&c, src, dst, from_label, fence);
+    return run(ctx, &c, entries, NULL);
+}
+
+int sp_history(spc_ctx *ctx, const char *ns, const char *name, spc_history **out)
+{
+    spc_cmd c;
+    spc_build_entry_cmd(&c, "SP.HISTORY", SPC_CV_HISTORY, ns, name);
+    return run(ctx, &c, out, NULL);
+}
+
+int sp_revert(spc_ctx *ctx, const char *ns, const char *name, uint64_t version, const spc_fence *fence,
+              uint64_t *new_version)
+{
+    spc_cmd c;
+    spc_build_revert(&c, ns, name, version, fence);
+    return run(ctx, &c, new_version, NULL);
 }
 
 /* ---- the listing iterator ---- */

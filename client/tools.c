@@ -22,6 +22,20 @@
  * ".." segment (the length is maxLength). ECMA, POSIX ERE and Python alike. */
 #define SEG "([A-Za-z0-9_:-][A-Za-z0-9_.:-]*|[.][A-Za-z0-9_:-][A-Za-z0-9_.:-]*|[.][.][A-Za-z0-9_.:-]+)"
 #define NAME_PATTERN "^" SEG "(/" SEG ")*$"
+/* A snapshot label: an entry name other than NOW in any case (SP.DIFF's word for the live entries).
+ * Written without look-ahead, so that POSIX ERE (the C checker) reads it too: a name of two or more
+ * segments, or one segment that is not three letters n o w. */
+#define SEG1_C "[A-Za-z0-9_:-]"
+#define SEG1_D "[A-Za-z0-9_.:-]"
+#define SEG_NOT_NOW                                                                                     \
+    "(" SEG1_C "|" SEG1_C SEG1_D "|" SEG1_C SEG1_D SEG1_D SEG1_D "+|[A-MO-Za-mo-z0-9_:-]" SEG1_D SEG1_D \
+    "|[Nn][A-NP-Za-np-z0-9_.:-]" SEG1_D "|[Nn][Oo][A-VX-Za-vx-z0-9_.:-]|[.]" SEG1_C SEG1_D "*|[.][.]" SEG1_D "+)"
+#define LABEL_PATTERN "^(" SEG "(/" SEG ")+|" SEG_NOT_NOW ")$"
+#define LABEL_RULE                                                                                            \
+    "labels follow the rule of entry names (1 to 255 characters of A-Z a-z 0-9 _ - . : / with no empty, '.' " \
+    "or '..' path segment), and NOW is reserved"
+#define FIELD_PATTERN "^[A-Za-z0-9_.:/-]{1,64}$" /* a metadata field name */
+#define FIELD_RULE "field names are 1 to 64 characters of A-Z a-z 0-9 _ - . : /"
 #define TOKEN_PATTERN "^[!-~]+$"  /* resources and holders: printable ASCII, no space */
 #define MAXINT 9007199254740991LL /* 2^53 - 1: exact in every JSON reader */
 
@@ -49,6 +63,17 @@
         .description = "With fence_resource: the token scratchpad_lease gave you."                          \
     }
 #define FENCE_T " [FENCE {fence_resource} {fence_token}]"
+#define ARG_LABEL(d)                                                                                    \
+    {                                                                                                   \
+        .name = "label", .type = SPT_STRING, .required = 1, .description = d, .pattern = LABEL_PATTERN, \
+        .rule = LABEL_RULE, .min_len = 1, .max_len = 255                                                \
+    }
+#define ARG_VERSION(d)                                                                                     \
+    {                                                                                                      \
+        .name = "version", .type = SPT_INTEGER, .has_bounds = 1, .min = 1, .max = MAXINT, .description = d \
+    }
+#define METADATA_BOUNDS \
+    .type = SPT_OBJECT, .pattern = FIELD_PATTERN, .rule = FIELD_RULE, .min_len = 1, .max_len = 32, .max_bytes = 4096
 #define END_ARGS     \
     {                \
         .name = NULL \
@@ -66,17 +91,28 @@ static const spt_arg list_args[] = {
         "Only entry names matching this glob (* ? [abc]), e.g. \"findings/*\". Omit to list everything."},
     {.name = "cursor", .type = SPT_STRING, .min_len = 1, .description =
         "The cursor a previous call returned, for the next page. Omit for the first page."},
+    {.name = "where", METADATA_BOUNDS, .description =
+        "Only entries whose metadata has these exact field values, e.g. {\"tool\": \"read_file\"} (every "
+        "field given must match)."},
+    {.name = "with_metadata", .type = SPT_BOOLEAN, .description =
+        "Also show each entry's metadata fields (as JSON)."},
     END_ARGS};
 static const spt_variant list_v[] = {
-    {.argv = "SP.LIST {ns} WITHMETA [MATCH {match}] [CURSOR {cursor}] COUNT 200", .result = "list"},
+    {.argv = "SP.LIST {ns} WITHMETA [MATCH {match}] [WHERE {where}]* [CURSOR {cursor}] COUNT 200",
+     .result = "list"},
     END_VARIANTS};
 
 static const spt_arg write_args[] = {
     ARG_NAME("Entry name: 1-255 characters of A-Z a-z 0-9 _ - . : / (e.g. \"plan\", \"findings/api-limits\")."),
     {.name = "content", .type = SPT_STRING, .required = 1, .description = "The full text to store."},
+    {.name = "metadata", METADATA_BOUNDS, .description =
+        "Fields to keep beside the content, e.g. {\"source\": \"src/db.py\", \"step\": \"4\"}: at most 32 "
+        "fields, names of A-Z a-z 0-9 _ - . : /, 4096 bytes in all. Replaces the entry's metadata; omitted, an "
+        "overwrite keeps it. Shown by scratchpad_stat, filtered on by scratchpad_list's where."},
     ARG_IFVERSION, ARG_FENCE, END_ARGS};
 static const spt_variant write_v[] = {
-    {.argv = "SP.WRITE {ns} {name} {content} [IFVERSION {if_version}]" FENCE_T, .result = "version"},
+    {.argv = "SP.WRITE {ns} {name} {content} [META {metadata}]* [IFVERSION {if_version}]" FENCE_T,
+     .result = "version"},
     END_VARIANTS};
 
 static const spt_arg append_args[] = {
@@ -98,10 +134,13 @@ static const spt_arg read_args[] = {
         "\"<line number>:<text>\" (offset and limit are then not used)."},
     {.name = "base64", .type = SPT_BOOLEAN, .description =
         "For a binary entry: return the window's bytes in base64 instead of a description."},
+    ARG_VERSION("Read this earlier version instead of the current one (scratchpad_history lists those kept; "
+                "not with regex)."),
     END_ARGS};
 static const spt_variant read_v[] = {
-    {.when = "regex", .argv = "SP.GREP {ns} {name} {regex} MAX 100 WITHMETA", .result = "grep"},
-    {.argv = "SP.READ {ns} {name} OFFSET {offset} LIMIT {limit} WITHMETA", .result = "read"},
+    {.when = "regex", .argv = "SP.GREP {ns} {name} {regex} MAX 100 WITHMETA", .result = "grep",
+     .excludes = "version"},
+    {.argv = "SP.READ {ns} {name} OFFSET {offset} LIMIT {limit} [VERSION {version}] WITHMETA", .result = "read"},
     END_VARIANTS};
 
 static const spt_arg view_args[] = {
@@ -117,11 +156,14 @@ static const spt_arg view_args[] = {
      .description = "lines: the last line, inclusive (default -1: the last line)."},
     {.name = "base64", .type = SPT_BOOLEAN, .description =
         "For a binary entry: return the window's bytes in base64 instead of a description."},
+    ARG_VERSION("View this earlier version instead of the current one (scratchpad_history lists those kept)."),
     END_ARGS};
 static const spt_variant view_v[] = {
-    {.when = "mode=head", .argv = "SP.READ {ns} {name} HEAD {count} WITHMETA", .result = "read"},
-    {.when = "mode=tail", .argv = "SP.READ {ns} {name} TAIL {count} WITHMETA", .result = "read"},
-    {.argv = "SP.READ {ns} {name} LINES {start} {end} WITHMETA", .result = "lines"},
+    {.when = "mode=head", .argv = "SP.READ {ns} {name} HEAD {count} [VERSION {version}] WITHMETA",
+     .result = "read"},
+    {.when = "mode=tail", .argv = "SP.READ {ns} {name} TAIL {count} [VERSION {version}] WITHMETA",
+     .result = "read"},
+    {.argv = "SP.READ {ns} {name} LINES {start} {end} [VERSION {version}] WITHMETA", .result = "lines"},
     END_VARIANTS};
 
 static const spt_arg peek_args[] = {
@@ -234,12 +276,82 @@ static const spt_variant changes_v[] = {
     {.argv = "SP.CHANGES {ns} [SINCE {since}] COUNT {count} [BLOCK {wait_ms}]", .result = "changes"},
     END_VARIANTS};
 
+static const spt_arg snapshot_args[] = {
+    ARG_LABEL("A name for this moment, e.g. \"before-refactor\" or \"cycle-3\" (the rule of entry names; not "
+              "NOW)."),
+    ARG_FENCE, END_ARGS};
+static const spt_variant snapshot_v[] = {
+    {.argv = "SP.SNAPSHOT {ns} {label}" FENCE_T, .result = "snapshot"},
+    END_VARIANTS};
+
+static const spt_arg snapshots_args[] = {END_ARGS};
+static const spt_variant snapshots_v[] = {
+    {.argv = "SP.SNAPSHOTS {ns}", .result = "snapshots"},
+    END_VARIANTS};
+
+static const spt_arg diff_args[] = {
+    {.name = "from", .type = SPT_STRING, .required = 1, .pattern = NAME_PATTERN, .min_len = 1, .max_len = 255,
+     .rule = "from and to are snapshot labels or NOW", .description =
+        "The snapshot label to compare from (or NOW, the current state)."},
+    {.name = "to", .type = SPT_STRING, .def = "NOW", .pattern = NAME_PATTERN, .min_len = 1, .max_len = 255,
+     .rule = "from and to are snapshot labels or NOW", .description =
+        "The snapshot label to compare to (default NOW, the current state)."},
+    {.name = "name", .type = SPT_STRING, .pattern = NAME_PATTERN, .min_len = 1, .max_len = 255, .description =
+        "One entry: show its line diff (unified, as diff -u) instead of the list of entries that differ."},
+    END_ARGS};
+static const spt_variant diff_v[] = {
+    {.when = "name", .argv = "SP.DIFF {ns} {from} {to} {name}", .result = "diff_entry"},
+    {.argv = "SP.DIFF {ns} {from} {to}", .result = "diff"},
+    END_VARIANTS};
+
+static const spt_arg restore_args[] = {
+    ARG_LABEL("The snapshot to go back to."), ARG_FENCE, END_ARGS};
+static const spt_variant restore_v[] = {
+    {.argv = "SP.RESTORE {ns} {label}" FENCE_T, .result = "restored"},
+    END_VARIANTS};
+
+static const spt_arg drop_snapshot_args[] = {
+    ARG_LABEL("The snapshot to drop."), ARG_FENCE, END_ARGS};
+static const spt_variant drop_snapshot_v[] = {
+    {.argv = "SP.DROPSNAPSHOT {ns} {label}" FENCE_T, .result = "dropped"},
+    END_VARIANTS};
+
+static const spt_arg history_args[] = {ARG_NAME("Entry name."), END_ARGS};
+static const spt_variant history_v[] = {
+    {.argv = "SP.HISTORY {ns} {name}", .result = "history"},
+    END_VARIANTS};
+
+static const spt_arg revert_args[] = {
+    ARG_NAME("Entry name."),
+    {.name = "version", .type = SPT_INTEGER, .required = 1, .has_bounds = 1, .min = 1, .max = MAXINT,
+     .description = "The earlier version whose content comes back (one scratchpad_history lists)."},
+    ARG_FENCE, END_ARGS};
+static const spt_variant revert_v[] = {
+    {.argv = "SP.REVERT {ns} {name} {version}" FENCE_T, .result = "reverted"},
+    END_VARIANTS};
+
+static const spt_arg metadata_args[] = {
+    ARG_NAME("Entry name."),
+    {.name = "set", METADATA_BOUNDS, .description =
+        "Fields to set (others are kept), e.g. {\"status\": \"checked\"}: at most 32 fields in all, names of "
+        "A-Z a-z 0-9 _ - . : /, 4096 bytes in all."},
+    {.name = "remove", .type = SPT_ARRAY, .pattern = FIELD_PATTERN, .rule = FIELD_RULE, .min_len = 1,
+     .max_len = 32, .description = "Instead of set: the names of fields to remove."},
+    {.name = "clear", .type = SPT_BOOLEAN, .description = "Instead of set: remove every field."},
+    ARG_FENCE, END_ARGS};
+static const spt_variant metadata_v[] = {
+    {.when = "clear", .argv = "SP.META {ns} {name} CLEAR" FENCE_T, .result = "meta", .excludes = "set remove"},
+    {.when = "remove", .argv = "SP.META {ns} {name} DEL {remove}" FENCE_T, .result = "meta", .excludes = "set"},
+    {.argv = "SP.META {ns} {name} SET {set}" FENCE_T, .result = "meta"},
+    END_VARIANTS};
+
 const spt_tool spt_tools[] = {
     {.name = "scratchpad_list", .args = list_args, .variants = list_v, .description =
         "List the entries of your scratchpad: your durable working memory, which outlives your context window. "
         "Call this FIRST at the start of every session or task, to see what you (or an earlier turn) already "
         "saved: plans, findings, constraints, decisions, stored tool outputs. Shows each entry's name, kind, "
-        "length, version and last update, 200 a page."},
+        "length, version and last update (and its metadata with with_metadata), 200 a page; `where` filters "
+        "on metadata fields."},
     {.name = "scratchpad_write", .args = write_args, .variants = write_v, .description =
         "Save something you will need later into your scratchpad, under a name. Reach for this whenever you "
         "would otherwise have to remember or redo work: your PLAN (before a multi-step task, one step per line "
@@ -277,8 +389,8 @@ const spt_tool spt_tools[] = {
     {.name = "scratchpad_delete", .args = delete_args, .variants = delete_v, .description =
         "Delete an entry you no longer need (a finished plan, an outdated finding)."},
     {.name = "scratchpad_stat", .args = stat_args, .variants = stat_v, .description =
-        "An entry's metadata without its content: kind, size in bytes, length in characters, lines, version, "
-        "created/updated times, time to live, storage, sha256."},
+        "An entry's properties without its content: kind, size in bytes, length in characters, lines, version, "
+        "created/updated times, time to live, storage, sha256, and its metadata fields (as JSON)."},
     {.name = "scratchpad_lease", .args = lease_args, .variants = lease_v, .description =
         "When several agents share this scratchpad: take your turn on a resource (by convention the entry you "
         "will change) for ttl_ms milliseconds, or renew the lease you hold. Returns a token: pass it as "
@@ -290,6 +402,32 @@ const spt_tool spt_tools[] = {
         "What changed in the scratchpad since you last looked (when several agents share it): each change's "
         "sequence number, time, operation, entry, version, size and the writer. Pass the last sequence number "
         "you saw as `since` next time."},
+    {.name = "scratchpad_snapshot", .args = snapshot_args, .variants = snapshot_v, .description =
+        "Freeze the whole scratchpad under a label before a risky or multi-step piece of work (a refactor, a "
+        "cycle of edits), so that you can see afterwards what changed (scratchpad_diff) and go back if it went "
+        "wrong (scratchpad_restore). Cheap: contents are shared, not copied."},
+    {.name = "scratchpad_snapshots", .args = snapshots_args, .variants = snapshots_v, .description =
+        "List the snapshots of the scratchpad: label, when it was taken, entries and bytes."},
+    {.name = "scratchpad_diff", .args = diff_args, .variants = diff_v, .description =
+        "What changed between a snapshot and now (or two snapshots): the entries added, removed and changed, "
+        "with versions and sizes; with `name`, that entry's line diff (unified, as diff -u). Use it to review "
+        "a cycle of work before you report it."},
+    {.name = "scratchpad_restore", .args = restore_args, .variants = restore_v, .description =
+        "Put the whole scratchpad back as it was in a snapshot: entries added since are deleted, changed ones "
+        "come back (each at a new version). The snapshot stays. For one entry, scratchpad_revert is finer."},
+    {.name = "scratchpad_drop_snapshot", .args = drop_snapshot_args, .variants = drop_snapshot_v,
+     .description = "Drop a snapshot you no longer need (a scratchpad keeps at most 1000)."},
+    {.name = "scratchpad_history", .args = history_args, .variants = history_v, .description =
+        "The versions of an entry the server keeps (the current one and the last before it, by default): "
+        "version, time, operation, size and writer. Read one with scratchpad_read version=N, bring one back "
+        "with scratchpad_revert."},
+    {.name = "scratchpad_revert", .args = revert_args, .variants = revert_v, .description =
+        "Undo changes to one entry: write an earlier version's content (and metadata) back as a new version. "
+        "scratchpad_history lists the versions kept."},
+    {.name = "scratchpad_metadata", .args = metadata_args, .variants = metadata_v, .description =
+        "Change an entry's metadata (fields beside its content: its source, the tool that produced it, the "
+        "step, a status) without rewriting the content: `set` fields, `remove` some, or `clear` all. "
+        "scratchpad_stat shows them; scratchpad_list where={...} finds entries by them."},
     {.name = NULL}};
 /* clang-format on */
 
@@ -305,10 +443,23 @@ const spt_tool *spt_find(const char *name)
 
 static json_t *arg_schema(const spt_arg *a)
 {
-    static const char *const types[] = {"string", "integer", "boolean"};
+    static const char *const types[] = {"string", "integer", "boolean", "object", "array"};
     json_t *s = json_object();
     json_object_set_new(s, "type", json_string(types[a->type]));
     json_object_set_new(s, "description", json_string(a->description));
+    if (a->type == SPT_OBJECT) { /* fields named by the pattern, string values */
+        json_object_set_new(s, "patternProperties", json_pack("{s:{s:s}}", a->pattern, "type", "string"));
+        json_object_set_new(s, "additionalProperties", json_false());
+        json_object_set_new(s, "minProperties", json_integer(a->min_len));
+        json_object_set_new(s, "maxProperties", json_integer(a->max_len));
+        return s;
+    }
+    if (a->type == SPT_ARRAY) {
+        json_object_set_new(s, "items", json_pack("{s:s,s:s}", "type", "string", "pattern", a->pattern));
+        json_object_set_new(s, "minItems", json_integer(a->min_len));
+        json_object_set_new(s, "maxItems", json_integer(a->max_len));
+        return s;
+    }
     if (a->enumv) {
         json_t *e = json_array();
         for (const char *const *v = a->enumv; *v; v++)
@@ -362,12 +513,20 @@ json_t *spt_definitions(const char *form)
         json_object_set_new(d, "description", json_string(t->description));
         json_object_set_new(d, openai ? "parameters" : mcp ? "inputSchema" : "input_schema", input_schema(t));
         if (table) {
-            json_t *vs = json_array();
+            json_t *vs = json_array(), *rules = json_object(), *max_bytes = json_object();
             for (const spt_variant *v = t->variants; v->argv; v++)
-                json_array_append_new(vs,
-                                      json_pack("{s:o,s:s,s:s}", "when", v->when ? json_string(v->when) : json_null(),
-                                                "argv", v->argv, "result", v->result));
-            json_object_set_new(d, "x-scratchpad", json_pack("{s:o}", "variants", vs));
+                json_array_append_new(vs, json_pack("{s:o,s:s,s:s,s:o}", "when",
+                                                    v->when ? json_string(v->when) : json_null(), "argv", v->argv,
+                                                    "result", v->result, "excludes",
+                                                    v->excludes ? json_string(v->excludes) : json_null()));
+            for (const spt_arg *a = t->args; a->name; a++) {
+                if (a->rule)
+                    json_object_set_new(rules, a->name, json_string(a->rule));
+                if (a->max_bytes)
+                    json_object_set_new(max_bytes, a->name, json_integer(a->max_bytes));
+            }
+            json_object_set_new(d, "x-scratchpad",
+                                json_pack("{s:o,s:o,s:o}", "variants", vs, "rules", rules, "max_bytes", max_bytes));
         }
         if (openai)
             d = json_pack("{s:s,s:o}", "type", "function", "function", d);

@@ -14,10 +14,16 @@
  * (an integer in decimal; "{ns}" the namespace the harness chose); "[" ... "]"
  * is a group sent only when every argument in it is given (a boolean argument
  * counts as given when true, and sends nothing itself). A group with some but
- * not all of its arguments given is a tool error. A tool has one variant or
- * several, each with a condition ("arg": the argument is given; "arg=value":
- * it has that value); the first variant whose condition holds is used, and the
- * last has none. Absent arguments with a default take it before expansion.
+ * not all of its arguments given is a tool error. An object argument (a map of
+ * string fields, such as metadata) sends its fields as "field value" pairs and
+ * an array argument its items, in place; a group followed by "*" ("[META
+ * {metadata}]*") holds one such argument and is sent once per field or item.
+ * A tool has one variant or several, each with a condition ("arg": the
+ * argument is given; "arg=value": it has that value); the first variant whose
+ * condition holds is used, and the last has none. A variant may name arguments
+ * that must not be given with it (`excludes`: "version" with a regex read),
+ * which is then a tool error rather than an argument silently unused. Absent
+ * arguments with a default take it before expansion.
  *
  * Errors: functions return 0 / -1 (or a pointer / NULL) as each says. A tool
  * call never aborts: everything that goes wrong is a tool error with a message.
@@ -29,7 +35,9 @@
 
 #include "scratchpad.h"
 
-typedef enum spt_type { SPT_STRING, SPT_INTEGER, SPT_BOOLEAN } spt_type;
+/* SPT_OBJECT: a JSON object of string values (fields -> values, e.g.
+ * metadata); SPT_ARRAY: a JSON array of strings. */
+typedef enum spt_type { SPT_STRING, SPT_INTEGER, SPT_BOOLEAN, SPT_OBJECT, SPT_ARRAY } spt_type;
 
 /* One argument of a tool. */
 typedef struct spt_arg {
@@ -38,10 +46,16 @@ typedef struct spt_arg {
     int required;
     const char *description;
     const char *def;     /* the default, as sent (decimal for an integer); NULL: none */
-    const char *pattern; /* strings: a regular expression the value must match, or NULL */
+    const char *pattern; /* strings: a regular expression the value must match; objects: each field
+                            name; arrays: each item; or NULL */
+    const char *rule;    /* what pattern means, in words, for the error message; NULL: the entry-name
+                            rule for "name", "printable characters without spaces" otherwise */
     long long min, max;  /* integers: bounds, inclusive (when has_bounds) */
     int has_bounds;
-    long long min_len, max_len; /* strings: length bounds in characters (max 0: none) */
+    long long min_len, max_len; /* strings: length bounds in characters; objects: fields; arrays:
+                                   items (max 0: none) */
+    long long max_bytes;        /* objects: field names and values together at most this many
+                                   bytes (0: no bound) */
     const char *const *enumv;   /* strings: the allowed values, NULL-terminated, or NULL */
 } spt_arg;
 
@@ -50,6 +64,7 @@ typedef struct spt_variant {
     const char *when;   /* "arg" or "arg=value"; NULL: always */
     const char *argv;   /* the template */
     const char *result; /* the result format's name (see tools.c) */
+    const char *excludes; /* arguments (space-separated) that must not be given with this variant, or NULL */
 } spt_variant;
 
 typedef struct spt_tool {

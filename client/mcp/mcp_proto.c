@@ -201,6 +201,9 @@ static void read_resource(mcp_session *s, json_t *id, json_t *params)
     "- Save the user's constraints and your decisions with their reasons.\n"                                   \
     "- Large outputs are stored for you as <tool>_<n>: read them by windows (scratchpad_read offset/limit, "   \
     "scratchpad_view, scratchpad_grep), never whole.\n"                                                        \
+    "- Before a risky change or a cycle of edits, take a scratchpad_snapshot; afterwards scratchpad_diff "     \
+    "shows what you changed, and scratchpad_revert (one entry) or scratchpad_restore (everything) undoes "     \
+    "it.\n"                                                                                                    \
     "- Keep entries small and named like paths: plan, findings/<topic>, decisions/<topic>, constraints."
 
 static void list_prompts(mcp_session *s, json_t *id)

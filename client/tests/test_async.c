@@ -40,6 +40,11 @@ typedef struct rec {
     int off_stored;
     char off_name[64];
     size_t off_content_len;
+    spc_lease lease;
+    size_t leases_n, changes_n, meta_n, snapshots_n, diff_n, history_n;
+    char meta_first[64], op_last[32];
+    int diff_first_status;
+    uint64_t history_last;
     spc_async *ac;
 } rec;
 
@@ -74,6 +79,30 @@ static void on_res(spc_async *ac, const spc_result *r, void *priv)
     }
     x->stat = r->stat;
     x->info = r->info;
+    x->lease = r->lease;
+    if (r->leases)
+        x->leases_n = r->leases->n;
+    if (r->changes) {
+        x->changes_n = r->changes->n;
+        if (r->changes->n)
+            snprintf(x->op_last, sizeof(x->op_last), "%s", r->changes->items[r->changes->n - 1].op);
+    }
+    if (r->meta) {
+        x->meta_n = r->meta->n;
+        if (r->meta->n)
+            snprintf(x->meta_first, sizeof(x->meta_first), "%s=%.*s", r->meta->fields[0].field,
+                     (int)r->meta->fields[0].value_len, r->meta->fields[0].value);
+    }
+    if (r->snapshots)
+        x->snapshots_n = r->snapshots->n;
+    if (r->diff) {
+        x->diff_n = r->diff->n;
+        x->diff_first_status = r->diff->n ? (int)r->diff->items[0].status : 0;
+    }
+    if (r->history) {
+        x->history_n = r->history->n;
+        x->history_last = r->history->n ? r->history->items[r->history->n - 1].version : 0;
+    }
     if (r->offload) {
         x->off_stored = r->offload->stored;
         if (r->offload->name)
@@ -246,6 +275,68 @@ static void t_every_command(void)
     CHECK(r[20].ttl == -2);
     RSTATUS(r[21], SP_ERR_NOTFOUND);
     CHECK(!r[21].has_content);
+    spc_async_disconnect(ac);
+    CHECK(wait_for(&cs.disconnected, 1, 5000));
+}
+
+static void t_coordination(void)
+{
+    conn_state cs;
+    rec r[22];
+    spc_async *ac = open_async(srv.port, NULL, &cs);
+    spc_write_opts wo;
+    spc_changes_opts co;
+    spc_meta_field f[1] = {{"tool", "grep", 4}};
+    const char *del[] = {"tool"};
+    spc_fence stale = {"plan", 1};
+    int i;
+
+    memset(r, 0, sizeof(r));
+    memset(&wo, 0, sizeof(wo));
+    wo.meta = f;
+    wo.nmeta = 1;
+    memset(&co, 0, sizeof(co));
+    CHECK(sp_async_write(ac, "aco", "plan", "one\n", 4, &wo, on_res, &r[0]) == SP_OK);
+    CHECK(sp_async_snapshot(ac, "aco", "before", NULL, on_res, &r[1]) == SP_OK);
+    CHECK(sp_async_write(ac, "aco", "plan", "two\n", 4, NULL, on_res, &r[2]) == SP_OK);
+    CHECK(sp_async_diff(ac, "aco", "before", SPC_NOW, on_res, &r[3]) == SP_OK);
+    CHECK(sp_async_diff_entry(ac, "aco", "before", SPC_NOW, "plan", on_res, &r[4]) == SP_OK);
+    CHECK(sp_async_history(ac, "aco", "plan", on_res, &r[5]) == SP_OK);
+    CHECK(sp_async_revert(ac, "aco", "plan", 1, NULL, on_res, &r[6]) == SP_OK);
+    CHECK(sp_async_meta_get(ac, "aco", "plan", on_res, &r[7]) == SP_OK);
+    CHECK(sp_async_meta_set(ac, "aco", "plan", f, 1, NULL, on_res, &r[8]) == SP_OK);
+    CHECK(sp_async_meta_del(ac, "aco", "plan", del, 1, NULL, on_res, &r[9]) == SP_OK);
+    CHECK(sp_async_meta_clear(ac, "aco", "plan", NULL, on_res, &r[10]) == SP_OK);
+    CHECK(sp_async_snapshots(ac, "aco", on_res, &r[11]) == SP_OK);
+    CHECK(sp_async_lease(ac, "aco", "plan", "a", 60000, 0, on_res, &r[12]) == SP_OK);
+    CHECK(sp_async_lease(ac, "aco", "plan", "b", 60000, 0, on_res, &r[13]) == SP_OK);
+    CHECK(sp_async_leases(ac, "aco", on_res, &r[14]) == SP_OK);
+    CHECK(sp_async_revert(ac, "aco", "plan", 2, &stale, on_res, &r[15]) == SP_OK);
+    CHECK(sp_async_changes(ac, "aco", &co, on_res, &r[16]) == SP_OK);
+    CHECK(sp_async_fork(ac, "aco", "aco-fork", "before", NULL, on_res, &r[17]) == SP_OK);
+    CHECK(sp_async_restore(ac, "aco", "before", NULL, on_res, &r[18]) == SP_OK);
+    CHECK(sp_async_dropsnapshot(ac, "aco", "before", NULL, on_res, &r[19]) == SP_OK);
+    CHECK(sp_async_history(ac, "aco", "nope", on_res, &r[20]) == SP_OK);
+    CHECK(sp_async_diff_entry(ac, "aco", "before", SPC_NOW, NULL, on_res, &r[21]) == SP_ERR_ARG);
+    WAIT(r[20]);
+    for (i = 0; i < 13; i++)
+        RSTATUS(r[i], SP_OK);
+    RSTATUS(r[13], SP_ERR_LEASED);
+    RSTATUS(r[14], SP_OK);
+    RSTATUS(r[15], SP_ERR_FENCED);
+    for (i = 16; i < 20; i++)
+        RSTATUS(r[i], SP_OK);
+    RSTATUS(r[20], SP_ERR_NOTFOUND);
+    CHECK(r[1].count == 1 && r[2].version == 2);
+    CHECK(r[3].diff_n == 1 && r[3].diff_first_status == SPC_DIFF_CHANGED);
+    CHECK(r[4].has_content && strstr(r[4].content, "-one\n+two\n") != NULL);
+    CHECK(r[5].history_n == 2 && r[5].history_last == 2);
+    CHECK(r[6].version == 3 && r[7].meta_n == 1 && strcmp(r[7].meta_first, "tool=grep") == 0);
+    CHECK(r[8].version == 4 && r[9].count == 1 && r[9].version == 5 && r[10].count == 0 && r[10].version == 5);
+    CHECK(r[11].snapshots_n == 1 && r[12].lease.token > 0 && r[14].leases_n == 1);
+    CHECK(r[16].changes_n == 5 && strcmp(r[16].op_last, "meta") == 0);
+    CHECK(r[17].count == 1 && r[18].count == 1 && r[19].count == 1 && !r[21].called);
+    CHECK(strstr(r[13].errstr, "LEASED held by a") != NULL);
     spc_async_disconnect(ac);
     CHECK(wait_for(&cs.disconnected, 1, 5000));
 }
@@ -550,6 +641,9 @@ int main(void)
     RUN(t_connect_and_write, "an async connection reports ready, sends commands issued before it was up, and "
                              "spc_async_disconnect reports SP_OK after the replies");
     RUN(t_every_command, "every async command gives its callback the typed result the sync API returns");
+    RUN(t_coordination, "the async snapshot, diff, history, revert, metadata, lease, leases, changes, fork, "
+                        "restore and dropsnapshot commands give their callbacks typed results, LEASED and FENCED "
+                        "as codes");
     RUN(t_errors, "async errors arrive as codes with the server's message: wrong type, bad name, version "
                   "conflict, no match, bad pattern; invalid arguments are refused without a callback");
     RUN(t_many_in_order, "a thousand async writes and reads in flight get their callbacks once each, in order, "

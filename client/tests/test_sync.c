@@ -2,11 +2,14 @@
  * scratchpad-server: every function, its options, its results, and the errors
  * a caller meets (wrong type, bad name, version conflict, NX/XX, edit
  * conflicts, missing entries, connection refused, a server that goes away,
- * AUTH, Unix sockets).
+ * AUTH, Unix sockets), and the coordination commands: leases and fenced
+ * writes, the change feed, metadata, snapshots, diffs, forks, entry history.
  *
  * The server is started by tests/integration/itest.h on a free port in a
  * temporary directory and stopped by PID. Each case uses its own scratchpad
  * (namespace) so the cases do not depend on each other. */
+#include <hiredis/hiredis.h>
+
 #include "itest.h"
 #include "scratchpad.h"
 
@@ -974,12 +977,340 @@ static void t_batch_large(void)
     CHECK(ok);
 }
 
+static int str_is(const char *p, size_t len, const char *s)
+{
+    return p && len == strlen(s) && memcmp(p, s, len) == 0;
+}
+
+static void t_leases(void)
+{
+    spc_lease l1, l2, l3;
+    spc_leases *ls = NULL;
+    spc_write_opts wo;
+    spc_append_opts ao;
+    spc_edit_opts eo;
+    spc_insert_opts io;
+    spc_offload_opts oo;
+    spc_offload *off = NULL;
+    uint64_t v = 0;
+    size_t len = 0;
+    int released = -1;
+
+    ST(sp_lease(C, "lz", "plan", "agent-a", 60000, 0, &l1), SP_OK);
+    CHECK(l1.token > 0 && l1.expires_at > 0);
+    ST(sp_lease(C, "lz", "plan", "agent-a", 90000, 0, &l2), SP_OK);
+    CHECK(l2.token == l1.token && l2.expires_at > l1.expires_at);
+    ST(sp_lease(C, "lz", "plan", "agent-b", 1000, 0, &l3), SP_ERR_LEASED);
+    CHECKF(strstr(spc_errstr(C), "LEASED held by agent-a") != NULL, "message: %s", spc_errstr(C));
+    CHECK(l3.token == 0);
+    ST(sp_lease(C, "lz", "plan", "agent-b", 1000, 50, &l3), SP_ERR_LEASED); /* the wait ends */
+    ST(sp_lease(C, "lz", "plan", "agent-b", 1000, -2, &l3), SP_ERR_ARG);
+    ST(sp_leases(C, "lz", &ls), SP_OK);
+    CHECK(ls && ls->n == 1 && str_is(ls->items[0].resource, ls->items[0].resource_len, "plan") &&
+          str_is(ls->items[0].holder, ls->items[0].holder_len, "agent-a") && ls->items[0].token == l1.token &&
+          ls->items[0].ms_left > 0);
+    spc_leases_free(ls);
+
+    memset(&wo, 0, sizeof(wo));
+    wo.fence.resource = "plan";
+    wo.fence.token = l1.token;
+    ST(sp_write(C, "lz", "plan", "mine", 4, &wo, &v), SP_OK);
+    CHECK(v == 1);
+    wo.fence.token = l1.token + 1;
+    ST(sp_write(C, "lz", "plan", "stale", 5, &wo, &v), SP_ERR_FENCED);
+    CHECKF(strstr(spc_errstr(C), "FENCED") != NULL, "message: %s", spc_errstr(C));
+    memset(&ao, 0, sizeof(ao));
+    ao.fence = wo.fence;
+    ST(sp_append(C, "lz", "plan", "x", 1, &ao, &len), SP_ERR_FENCED);
+    memset(&eo, 0, sizeof(eo));
+    eo.fence = wo.fence;
+    ST(sp_edit(C, "lz", "plan", "mine", 4, "x", 1, &eo, NULL, NULL), SP_ERR_FENCED);
+    memset(&io, 0, sizeof(io));
+    io.fence = wo.fence;
+    ST(sp_insert(C, "lz", "plan", 0, "x", 1, &io, NULL), SP_ERR_FENCED);
+    memset(&oo, 0, sizeof(oo));
+    oo.fence = wo.fence;
+    ST(sp_offload(C, "lz", "x", 1, &oo, &off), SP_ERR_FENCED);
+    CHECK(off == NULL);
+    ao.fence.token = l1.token;
+    ST(sp_append(C, "lz", "plan", "!", 1, &ao, &len), SP_OK);
+    CHECK(len == 5);
+    wo.fence.token = 0;
+    ST(sp_write(C, "lz", "plan", "x", 1, &wo, &v), SP_ERR_ARG); /* a token is positive */
+
+    ST(sp_release(C, "lz", "plan", "agent-b", l1.token, &released), SP_OK);
+    CHECK(released == 0);
+    ST(sp_release(C, "lz", "plan", "agent-a", l1.token, &released), SP_OK);
+    CHECK(released == 1);
+    ST(sp_leases(C, "lz", &ls), SP_OK);
+    CHECK(ls && ls->n == 0);
+    spc_leases_free(ls);
+    ST(sp_lease(C, "lz", "plan", "agent-b", 1000, 0, &l3), SP_OK);
+    CHECK(l3.token > l1.token);
+}
+
+static void t_changes(void)
+{
+    spc_changes *ch = NULL;
+    spc_changes_opts o;
+    const char *names[] = {"b"};
+    redisReply *r = redisCommand(spc_redis(C), "CLIENT SETNAME feed-writer");
+
+    CHECK(r && r->type == REDIS_REPLY_STATUS);
+    freeReplyObject(r);
+    ST(sp_write(C, "chg", "a", "one", 3, NULL, NULL), SP_OK);
+    ST(sp_write(C, "chg", "b", "two", 3, NULL, NULL), SP_OK);
+    ST(sp_append(C, "chg", "a", "!", 1, NULL, NULL), SP_OK);
+    ST(sp_del(C, "chg", names, 1, NULL), SP_OK);
+    ST(sp_changes(C, "chg", NULL, &ch), SP_OK);
+    CHECK(ch && ch->n == 4 && !ch->gap && !ch->timed_out && ch->first == ch->items[0].seq &&
+          ch->last == ch->items[3].seq);
+    if (ch && ch->n == 4) {
+        CHECK(strcmp(ch->items[0].op, "write") == 0 && str_is(ch->items[0].name, ch->items[0].name_len, "a") &&
+              ch->items[0].version == 1 && ch->items[0].size == 3 &&
+              str_is(ch->items[0].client, ch->items[0].client_len, "feed-writer"));
+        CHECK(strcmp(ch->items[2].op, "append") == 0 && ch->items[2].version == 2 && ch->items[2].size == 4);
+        CHECK(strcmp(ch->items[3].op, "del") == 0 && ch->items[3].version == 0);
+        CHECK(ch->items[1].seq == ch->items[0].seq + 1);
+    }
+    memset(&o, 0, sizeof(o));
+    o.since = ch ? ch->items[0].seq : 0;
+    o.count = 2;
+    spc_changes_free(ch);
+    ch = NULL;
+    ST(sp_changes(C, "chg", &o, &ch), SP_OK);
+    CHECK(ch && ch->n == 2 && ch->items[0].seq == o.since + 1);
+    o.since = ch ? ch->last : 0;
+    spc_changes_free(ch);
+    ch = NULL;
+    o.block_ms = 50;
+    ST(sp_changes(C, "chg", &o, &ch), SP_OK);
+    CHECK(ch && ch->timed_out && ch->n == 0);
+    spc_changes_free(ch);
+    ch = NULL;
+    o.block_ms = 0;
+    o.since = 1;
+    ST(sp_changes(C, "chg", &o, &ch), SP_OK);
+    CHECK(ch && ch->gap && ch->n == 0 && ch->last > 0);
+    spc_changes_free(ch);
+    o.block_ms = -5;
+    ST(sp_changes(C, "chg", &o, &ch), SP_ERR_ARG);
+    CHECK(ch == NULL);
+    r = redisCommand(spc_redis(C), "CLIENT SETNAME %s", "");
+    freeReplyObject(r);
+}
+
+static void t_metadata(void)
+{
+    spc_meta_field f[2] = {{"source", "src/a.c", 7}, {"raw", "a\0b", 3}};
+    spc_meta_field set[1] = {{"step", "4", 1}};
+    spc_meta_field where[1] = {{"source", "src/a.c", 7}};
+    spc_meta_field bad[1] = {{"bad field", "x", 1}};
+    const char *del[] = {"step", "nope"};
+    spc_write_opts wo;
+    spc_list_opts lo;
+    spc_offload_opts oo;
+    spc_offload *off = NULL;
+    spc_list *l = NULL;
+    spc_meta *m = NULL;
+    uint64_t v = 0;
+    size_t removed = 9;
+
+    memset(&wo, 0, sizeof(wo));
+    wo.meta = f;
+    wo.nmeta = 2;
+    ST(sp_write(C, "md", "obs-1", "int main() {}", 13, &wo, &v), SP_OK);
+    ST(sp_write(C, "md", "obs-2", "other", 5, NULL, &v), SP_OK);
+    ST(sp_meta_get(C, "md", "obs-1", &m), SP_OK);
+    CHECK(m && m->n == 2 && strcmp(m->fields[0].field, "raw") == 0 && m->fields[0].value_len == 3 &&
+          memcmp(m->fields[0].value, "a\0b", 3) == 0 && strcmp(m->fields[1].field, "source") == 0 &&
+          str_is(m->fields[1].value, m->fields[1].value_len, "src/a.c"));
+    spc_meta_free(m);
+    ST(sp_meta_get(C, "md", "obs-2", &m), SP_OK);
+    CHECK(m && m->n == 0);
+    spc_meta_free(m);
+    ST(sp_meta_get(C, "md", "nope", &m), SP_ERR_NOTFOUND);
+    CHECK(m == NULL);
+    ST(sp_meta_set(C, "md", "obs-1", set, 1, NULL, &v), SP_OK);
+    CHECK(v == 2);
+    ST(sp_meta_set(C, "md", "obs-1", bad, 1, NULL, &v), SP_ERR_SERVER);
+    CHECKF(strstr(spc_errstr(C), "invalid metadata field name") != NULL, "message: %s", spc_errstr(C));
+    ST(sp_meta_set(C, "md", "nope", set, 1, NULL, &v), SP_ERR_NOTFOUND);
+    ST(sp_meta_set(C, "md", "obs-1", NULL, 0, NULL, &v), SP_ERR_ARG);
+
+    memset(&lo, 0, sizeof(lo));
+    lo.withmeta = 1;
+    lo.where = where;
+    lo.nwhere = 1;
+    ST(sp_list(C, "md", &lo, &l), SP_OK);
+    CHECK(l && l->n == 1 && str_is(l->items[0].name, l->items[0].name_len, "obs-1") && l->items[0].nmeta == 3 &&
+          strcmp(l->items[0].meta[2].field, "step") == 0);
+    spc_list_free(l);
+    lo.where = NULL;
+    lo.nwhere = 0;
+    ST(sp_list(C, "md", &lo, &l), SP_OK);
+    CHECK(l && l->n == 2 && l->items[1].nmeta == 0 && l->items[1].meta == NULL);
+    spc_list_free(l);
+
+    ST(sp_meta_del(C, "md", "obs-1", del, 2, NULL, &removed, &v), SP_OK);
+    CHECK(removed == 1 && v == 3);
+    ST(sp_meta_clear(C, "md", "obs-1", NULL, &removed, &v), SP_OK);
+    CHECK(removed == 2 && v == 4);
+    ST(sp_meta_clear(C, "md", "obs-1", NULL, &removed, &v), SP_OK);
+    CHECK(removed == 0 && v == 4);
+
+    memset(&oo, 0, sizeof(oo));
+    oo.threshold = SPC_OFFLOAD_ALWAYS;
+    oo.meta = set;
+    oo.nmeta = 1;
+    ST(sp_offload(C, "md", "output", 6, &oo, &off), SP_OK);
+    CHECK(off && off->stored);
+    if (off && off->stored) {
+        ST(sp_meta_get(C, "md", off->name, &m), SP_OK);
+        CHECK(m && m->n == 1 && strcmp(m->fields[0].field, "step") == 0);
+        spc_meta_free(m);
+    }
+    spc_offload_free(off);
+}
+
+static void t_snapshots(void)
+{
+    spc_snapshots *ss = NULL;
+    spc_diff *d = NULL;
+    spc_content *txt = NULL;
+    spc_read_opts ro;
+    const char *names[] = {"notes"};
+    size_t n = 0;
+    int dropped = -1, status[3];
+    uint64_t v = 0;
+
+    ST(sp_snapshot(C, "snap", "before", NULL, &n), SP_ERR_SERVER); /* no such scratchpad */
+    ST(sp_write(C, "snap", "plan", "1. read\n2. code\n3. test\n", 24, NULL, NULL), SP_OK);
+    ST(sp_write(C, "snap", "notes", "a\nb\n", 4, NULL, NULL), SP_OK);
+    ST(sp_snapshot(C, "snap", "before", NULL, &n), SP_OK);
+    CHECK(n == 2);
+    ST(sp_snapshot(C, "snap", "NOW", NULL, &n), SP_ERR_SERVER);
+    CHECKF(strstr(spc_errstr(C), "NOW is reserved") != NULL, "message: %s", spc_errstr(C));
+    ST(sp_snapshots(C, "snap", &ss), SP_OK);
+    CHECK(ss && ss->n == 1 && str_is(ss->items[0].label, ss->items[0].label_len, "before") &&
+          ss->items[0].entries == 2 && ss->items[0].bytes == 28 && ss->items[0].time > 0);
+    spc_snapshots_free(ss);
+
+    ST(sp_edit(C, "snap", "plan", "code", 4, "fix", 3, NULL, NULL, NULL), SP_OK);
+    ST(sp_del(C, "snap", names, 1, NULL), SP_OK);
+    ST(sp_write(C, "snap", "result", "42", 2, NULL, NULL), SP_OK);
+    ST(sp_diff(C, "snap", "before", SPC_NOW, &d), SP_OK);
+    CHECK(d && d->n == 3);
+    if (d && d->n == 3) {
+        CHECK(d->items[0].status == SPC_DIFF_REMOVED && str_is(d->items[0].name, d->items[0].name_len, "notes") &&
+              d->items[0].old_version == 1 && d->items[0].new_version == 0 && d->items[0].old_size == 4);
+        CHECK(d->items[1].status == SPC_DIFF_CHANGED && d->items[1].old_version == 1 && d->items[1].new_version == 2 &&
+              d->items[1].old_size == 24 && d->items[1].new_size == 23);
+        CHECK(d->items[2].status == SPC_DIFF_ADDED && d->items[2].new_version == 1 && d->items[2].new_size == 2);
+    }
+    spc_diff_free(d);
+    ST(sp_diff_entry(C, "snap", "before", SPC_NOW, "plan", &txt), SP_OK);
+    CONTENT(txt, "--- plan@before\n+++ plan@NOW\n@@ -1,3 +1,3 @@\n 1. read\n-2. code\n+2. fix\n 3. test\n");
+    spc_content_free(txt);
+    ST(sp_diff_entry(C, "snap", "before", "before", "plan", &txt), SP_OK);
+    CONTENT(txt, "");
+    spc_content_free(txt);
+    ST(sp_diff_entry(C, "snap", "before", SPC_NOW, "nope", &txt), SP_ERR_NOTFOUND);
+    CHECK(txt == NULL);
+    ST(sp_diff(C, "snap", "nosuch", SPC_NOW, &d), SP_ERR_SERVER);
+    CHECK(d == NULL && strstr(spc_errstr(C), "no such snapshot") != NULL);
+
+    ST(sp_fork(C, "snap", "snap-fork", "before", NULL, &n), SP_OK);
+    CHECK(n == 2);
+    memset(&ro, 0, sizeof(ro));
+    ST(sp_read(C, "snap-fork", "notes", &ro, &txt), SP_OK);
+    CONTENT(txt, "a\nb\n");
+    spc_content_free(txt);
+    ST(sp_fork(C, "snap", "snap-fork", NULL, NULL, &n), SP_ERR_SERVER); /* the target exists */
+
+    ST(sp_restore(C, "snap", "before", NULL, &n), SP_OK);
+    CHECK(n == 3);
+    ST(sp_read(C, "snap", "notes", NULL, &txt), SP_OK);
+    CONTENT(txt, "a\nb\n");
+    spc_content_free(txt);
+
+    /* in a batch, the new commands fill their outputs as the direct calls do */
+    ST(spc_batch_begin(C), SP_OK);
+    sp_snapshot(C, "snap", "after", NULL, &n);
+    sp_snapshots(C, "snap", &ss);
+    sp_revert(C, "snap", "plan", 1, NULL, &v);
+    ST(spc_batch_exec(C, status, 3), SP_ERR_SERVER); /* the revert: version 1 is no longer kept */
+    CHECK(status[0] == SP_OK && status[1] == SP_OK && status[2] == SP_ERR_SERVER && n == 2 && ss && ss->n == 2);
+    spc_snapshots_free(ss);
+
+    ST(sp_dropsnapshot(C, "snap", "before", NULL, &dropped), SP_OK);
+    CHECK(dropped == 1);
+    ST(sp_dropsnapshot(C, "snap", "before", NULL, &dropped), SP_OK);
+    CHECK(dropped == 0);
+}
+
+static void t_history(void)
+{
+    spc_history *h = NULL;
+    spc_content *txt = NULL;
+    spc_read_opts ro;
+    spc_lease l;
+    spc_fence fence;
+    uint64_t v = 0;
+    redisReply *r = redisCommand(spc_redis(C), "CLIENT SETNAME historian");
+
+    freeReplyObject(r);
+    ST(sp_write(C, "hist", "plan", "1. read\n2. code\n", 16, NULL, NULL), SP_OK);
+    ST(sp_edit(C, "hist", "plan", "code", 4, "fix", 3, NULL, NULL, NULL), SP_OK);
+    ST(sp_history(C, "hist", "plan", &h), SP_OK);
+    CHECK(h && h->n == 2);
+    if (h && h->n == 2) {
+        CHECK(h->items[0].version == 1 && strcmp(h->items[0].op, "write") == 0 && h->items[0].size == 16 &&
+              str_is(h->items[0].client, h->items[0].client_len, "historian") && h->items[0].time > 0);
+        CHECK(h->items[1].version == 2 && strcmp(h->items[1].op, "edit") == 0 && h->items[1].size == 15);
+    }
+    spc_history_free(h);
+    ST(sp_history(C, "hist", "nope", &h), SP_ERR_NOTFOUND);
+    CHECK(h == NULL);
+
+    memset(&ro, 0, sizeof(ro));
+    ro.window = SPC_LINES;
+    ro.from = 2;
+    ro.to = 2;
+    ro.withmeta = 1;
+    ro.version = 1;
+    ST(sp_read(C, "hist", "plan", &ro, &txt), SP_OK);
+    CONTENT(txt, "2. code\n");
+    CHECK(txt && txt->has_meta && txt->meta.version == 1);
+    spc_content_free(txt);
+    ro.version = 9;
+    ST(sp_read(C, "hist", "plan", &ro, &txt), SP_ERR_SERVER);
+    CHECK(txt == NULL && strstr(spc_errstr(C), "no version 9") != NULL);
+
+    ST(sp_lease(C, "hist", "plan", "me", 60000, 0, &l), SP_OK);
+    fence.resource = "plan";
+    fence.token = l.token + 1;
+    ST(sp_revert(C, "hist", "plan", 1, &fence, &v), SP_ERR_FENCED);
+    fence.token = l.token;
+    ST(sp_revert(C, "hist", "plan", 1, &fence, &v), SP_OK);
+    CHECK(v == 3);
+    ST(sp_read(C, "hist", "plan", NULL, &txt), SP_OK);
+    CONTENT(txt, "1. read\n2. code\n");
+    spc_content_free(txt);
+    ST(sp_revert(C, "hist", "nope", 1, NULL, &v), SP_ERR_NOTFOUND);
+    CHECK(v == 0);
+    r = redisCommand(spc_redis(C), "CLIENT SETNAME %s", "");
+    freeReplyObject(r);
+}
+
 static void t_status_names(void)
 {
     CHECK(strcmp(spc_status_name(SP_OK), "SP_OK") == 0);
     CHECK(strcmp(spc_status_name(SP_ERR_IO), "SP_ERR_IO") == 0);
     CHECK(strcmp(spc_status_name(SP_ERR_OOM), "SP_ERR_OOM") == 0);
     CHECK(strcmp(spc_status_name(SP_ERR_AMBIGUOUS), "SP_ERR_AMBIGUOUS") == 0);
+    CHECK(strcmp(spc_status_name(SP_ERR_LEASED), "SP_ERR_LEASED") == 0);
+    CHECK(strcmp(spc_status_name(SP_ERR_FENCED), "SP_ERR_FENCED") == 0);
     CHECK(strcmp(spc_status_name(-1), "SP_ERR_UNKNOWN") == 0);
     CHECK(strcmp(spc_status_name(99), "SP_ERR_UNKNOWN") == 0);
     CHECK(spc_err(NULL) == SP_ERR_OOM && spc_errstr(NULL)[0]);
@@ -1185,6 +1516,18 @@ int main(void)
     RUN(t_batch, "a batch queues commands, fills every output and per-command status in one round trip, "
                  "returns the first failure, and can be empty or discarded");
     RUN(t_batch_large, "a batch of 2000 commands returns every result in order");
+    RUN(t_leases, "sp_lease grants, renews with the same token, is SP_ERR_LEASED for another holder (also when a "
+                  "wait ends); sp_leases lists it; a fence with a stale token is SP_ERR_FENCED on every write; "
+                  "sp_release releases only the holder's lease");
+    RUN(t_changes, "sp_changes gives each change's number, time, op, entry, version, size and writer, pages with "
+                   "SINCE and COUNT, reports a BLOCK that timed out and a gap");
+    RUN(t_metadata, "metadata: written by sp_write and sp_offload (binary-safe values), read by sp_meta_get and "
+                    "listed by sp_list WITHMETA, filtered by WHERE, changed by sp_meta_set, sp_meta_del and "
+                    "sp_meta_clear");
+    RUN(t_snapshots, "sp_snapshot, sp_snapshots, sp_diff (entries) and sp_diff_entry (a unified diff), sp_fork "
+                     "from a snapshot, sp_restore and sp_dropsnapshot, also in a batch, with the server's errors");
+    RUN(t_history, "sp_history lists the versions kept with op and writer, sp_read reads an earlier version by "
+                   "window, sp_revert writes it back (fenced), and missing entries are SP_ERR_NOTFOUND");
     RUN(t_status_names, "status codes have names, and a NULL context is refused without crashing");
     RUN(t_unix_socket, "the library connects over a Unix socket, and a missing socket path gives SP_ERR_IO");
     RUN(t_acl_user, "an ACL user (username and password) reaches its own scratchpads; another agent's are "

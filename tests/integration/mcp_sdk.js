@@ -5,7 +5,9 @@
  * launches build/scratchpad-mcp as a harness does) and Streamable HTTP
  * (scratchpad-mcp --http on a free port). Over each: initialize, the tools
  * listed equal to the generated table, every tool called (good calls, and an
- * error of each kind as an isError result), resources (list, templates,
+ * error of each kind as an isError result; an agent's cycle: snapshot, write
+ * with metadata, diff, history, an earlier version read and reverted, restore),
+ * resources (list, templates,
  * read), the guidance prompt, ping, and an unknown tool refused; over HTTP two
  * SDK clients at once that cannot see each other's namespace, and a session
  * ended by the client. Over each transport also: a lease call waiting
@@ -56,6 +58,19 @@ const GOOD = [
     ['scratchpad_stat', {name: 'plan'}, 'lines: 4'],
     ['scratchpad_lease', {resource: 'plan', holder: 'sdk', ttl_ms: 60000}, 'with token'],
     ['scratchpad_changes', {since: 0}, "insert 'plan' version 4"],
+    ['scratchpad_snapshot', {label: 'before'}, "Snapshot 'before' taken: 1 entry."],
+    ['scratchpad_write', {name: 'found', content: 'a\n', metadata: {tool: 'grep'}}, "'found' is at version 1"],
+    ['scratchpad_edit', {name: 'plan', old_string: '# plan', new_string: '# the plan'}, 'version 5'],
+    ['scratchpad_diff', {from: 'before'}, "2 entries differ from 'before' to 'NOW':\nadded 'found' (version 1, 2 bytes)"],
+    ['scratchpad_diff', {from: 'before', name: 'plan'}, '-# plan\n+# the plan\n'],
+    ['scratchpad_history', {name: 'plan'}, 'version 5 (current)'],
+    ['scratchpad_read', {name: 'plan', version: 4, limit: 6}, 'continue with offset=6, version=4'],
+    ['scratchpad_revert', {name: 'plan', version: 4}, 'has the content of version 4 again, as version 6'],
+    ['scratchpad_metadata', {name: 'found', set: {status: 'ok'}}, 'now at version 2'],
+    ['scratchpad_list', {where: {tool: 'grep'}, with_metadata: true}, '{"status":"ok","tool":"grep"}'],
+    ['scratchpad_snapshots', {}, "'before': taken "],
+    ['scratchpad_restore', {label: 'before'}, "Restored snapshot 'before': 2 entries changed"],
+    ['scratchpad_drop_snapshot', {label: 'before'}, "Dropped snapshot 'before'."],
     ['scratchpad_write', {name: 'tmp', content: 'x'}, 'version 1'],
     ['scratchpad_delete', {name: 'tmp'}, "Deleted 'tmp'."],
 ];
@@ -67,6 +82,18 @@ const BAD = [
     ['scratchpad_write', {name: 'plan', content: 'x', if_version: 1}, 'VERSION'],
     ['scratchpad_lease', {resource: 'plan', holder: 'other', ttl_ms: 1000}, 'LEASED'],
     ['scratchpad_release', {resource: 'plan', holder: 'other', token: 1}, 'not released'],
+    ['scratchpad_snapshot', {label: 'NOW'}, 'NOW is reserved'],
+    ['scratchpad_diff', {from: 'nosuch'}, "no such snapshot 'nosuch'"],
+    ['scratchpad_diff', {from: 'NOW', name: 'nope'}, "no entry 'nope' in 'NOW' or in 'NOW'"],
+    ['scratchpad_restore', {label: 'nosuch'}, "no such snapshot 'nosuch'"],
+    ['scratchpad_drop_snapshot', {label: 'nosuch'}, "no snapshot 'nosuch' to drop"],
+    ['scratchpad_history', {name: 'nope'}, "no entry 'nope'"],
+    ['scratchpad_read', {name: 'plan', version: 1}, "no version 1 of entry 'plan'"],
+    ['scratchpad_read', {name: 'plan', version: 1, regex: 'x'}, "argument 'version' does not go with 'regex'"],
+    ['scratchpad_revert', {name: 'plan', version: 1}, "no version 1 of entry 'plan'"],
+    ['scratchpad_metadata', {name: 'plan', set: {'bad field': 'x'}}, "invalid field name 'bad field'"],
+    ['scratchpad_metadata', {name: 'plan', set: {a: 'x'.repeat(4096)}}, 'at most 4096 bytes'],
+    ['scratchpad_metadata', {name: 'plan', clear: true, set: {a: 'b'}}, "argument 'set' does not go with 'clear'"],
 ];
 
 async function wholeSession(c, uriPrefix) {

@@ -4,8 +4,10 @@ Drives build/scratchpad-mcp as a harness does (JSON-RPC 2.0, one message a
 line): initialize with version negotiation, notifications/initialized, ping,
 tools/list (equal to the generated client/tools.json), every tool called with
 good arguments and with bad ones (errors are isError results with the reason),
-every integer bound and name edge of every schema sent to the server (a schema
-admits only calls the server accepts), JSON-RPC errors (-32700, -32600,
+an agent's cycle (snapshot, write with metadata, diff, history, read of an
+earlier version, revert, restore), every integer bound and name edge of every
+schema sent to the server, snapshot labels and metadata at their bounds (a
+schema admits only calls the server accepts), JSON-RPC errors (-32700, -32600,
 -32601, -32602) with the session going on, the namespace fixed by the harness,
 the Python package rendering the same texts as the C dispatcher, and the
 server stopped and started again underneath (a tool error, then service again).
@@ -116,6 +118,37 @@ SESSION = [
     ("scratchpad_stat", {"name": "plan"}, "lines: 4"),
     ("scratchpad_lease", {"resource": "plan", "holder": "agent-a", "ttl_ms": 60000}, "with token"),
     ("scratchpad_changes", {"since": 0, "count": 2}, "write 'plan' version 1"),
+    # a cycle: snapshot before, work, review what changed, undo part of it, go back
+    ("scratchpad_snapshot", {"label": "before"}, "Snapshot 'before' taken: 2 entries."),
+    ("scratchpad_write", {"name": "found", "content": "a\nb\n", "metadata": {"tool": "grep", "source": "src/a.c"}},
+     "'found' is at version 1"),
+    ("scratchpad_edit", {"name": "plan", "old_string": "# plan", "new_string": "# the plan"}, "version 5"),
+    ("scratchpad_diff", {"from": "before"}, "2 entries differ from 'before' to 'NOW':\nadded 'found' (version 1, "
+     "4 bytes)\nchanged 'plan' (version 4 -> 5, 39 -> 43 bytes)"),
+    ("scratchpad_diff", {"from": "before", "to": "NOW", "name": "plan"},
+     "--- plan@before\n+++ plan@NOW\n@@ -1,4 +1,4 @@\n-# plan\n+# the plan\n"),
+    ("scratchpad_diff", {"from": "before", "name": "log"}, "'log' is the same in 'before' and 'NOW'."),
+    ("scratchpad_history", {"name": "plan"}, "Versions of 'plan' kept, oldest first:\nversion 4: "),
+    ("scratchpad_history", {"name": "plan"}, ", edit, 43 bytes, by (unnamed)"),
+    ("scratchpad_read", {"name": "plan", "version": 4, "limit": 6}, "# plan\n[truncated: 33 more characters after "
+     "this; continue with offset=6, version=4]"),
+    ("scratchpad_view", {"name": "plan", "mode": "lines", "start": 1, "end": 1, "version": 4},
+     "# plan\n\n[3 more lines after this; continue with start=2, version=4]"),
+    ("scratchpad_revert", {"name": "plan", "version": 4}, "OK: 'plan' has the content of version 4 again, as version 6."),
+    ("scratchpad_metadata", {"name": "found", "set": {"status": "checked"}}, "set 1 metadata field of 'found', "
+     "now at version 2"),
+    ("scratchpad_list", {"where": {"tool": "grep"}, "with_metadata": True},
+     ') {"source":"src/a.c","status":"checked","tool":"grep"}'),
+    ("scratchpad_list", {"where": {"tool": "grep", "status": "open"}}, "No entries."),
+    ("scratchpad_stat", {"name": "found"}, 'meta: {"source":"src/a.c","status":"checked","tool":"grep"}'),
+    ("scratchpad_metadata", {"name": "found", "remove": ["status", "nope"]}, "removed 1 metadata field of 'found', "
+     "now at version 3"),
+    ("scratchpad_metadata", {"name": "found", "clear": True}, "removed 2 metadata fields of 'found', now at version 4"),
+    ("scratchpad_snapshots", {}, ", 2 entries, 49 bytes"),
+    ("scratchpad_restore", {"label": "before"}, "Restored snapshot 'before': 2 entries changed, each at a new version."),
+    ("scratchpad_read", {"name": "plan", "limit": 6}, "# plan\n[truncated"),
+    ("scratchpad_drop_snapshot", {"label": "before"}, "Dropped snapshot 'before'."),
+    ("scratchpad_snapshots", {}, "No snapshots."),
     ("scratchpad_list", {"match": "p*"}, "plan (text, "),
     ("scratchpad_delete", {"name": "log"}, "Deleted 'log'."),
     ("scratchpad_delete", {"name": "log"}, "nothing deleted"),
@@ -145,7 +178,36 @@ BAD = [
     ("scratchpad_release", {"resource": "plan", "holder": "agent-b", "token": 1}, "not released"),
     ("scratchpad_grep", {"name": "plan", "pattern": "x", "max": 1001}, "between 1 and 1000"),
     ("scratchpad_grep", {"pattern": "x"}, "missing argument 'name'"),
+    ("scratchpad_snapshot", {"label": "now"}, "invalid label 'now': labels follow the rule of entry names"),
+    ("scratchpad_snapshot", {"label": "a//b"}, "invalid label 'a//b'"),
+    ("scratchpad_snapshot", {"label": "s", "fence_resource": "plan", "fence_token": 1}, "FENCED"),
+    ("scratchpad_diff", {"from": "nosuch"}, "no such snapshot 'nosuch'"),
+    ("scratchpad_diff", {"from": "NOW", "name": "nope"}, "no entry 'nope' in 'NOW' or in 'NOW'"),
+    ("scratchpad_diff", {"to": "NOW"}, "missing required argument 'from'"),
+    ("scratchpad_restore", {"label": "nosuch"}, "no such snapshot 'nosuch'"),
+    ("scratchpad_drop_snapshot", {"label": "nosuch"}, "no snapshot 'nosuch' to drop"),
+    ("scratchpad_history", {"name": "nope"}, "no entry 'nope' in the scratchpad"),
+    ("scratchpad_read", {"name": "plan", "version": 1}, "no version 1 of entry 'plan' in its history"),
+    ("scratchpad_read", {"name": "plan", "version": 1, "regex": "x"}, "argument 'version' does not go with 'regex'"),
+    ("scratchpad_revert", {"name": "plan", "version": 1}, "no version 1 of entry 'plan' in its history"),
+    ("scratchpad_revert", {"name": "nope", "version": 1}, "no such entry 'nope'"),
+    ("scratchpad_revert", {"name": "plan", "version": 0}, "between 1 and"),
+    ("scratchpad_metadata", {"name": "plan", "set": {"bad field": "x"}}, "invalid field name 'bad field': field "
+     "names are 1 to 64 characters"),
+    ("scratchpad_metadata", {"name": "plan", "set": {"a": "x" * 4096}}, "at most 4096 bytes of field names and "
+     "values together (got 4097)"),
+    ("scratchpad_metadata", {"name": "plan", "set": {"f%d" % i: "x" for i in range(33)}}, "1 to 32 fields (got 33)"),
+    ("scratchpad_metadata", {"name": "plan", "set": {"a": 1}}, "the value of 'a' must be a string"),
+    ("scratchpad_metadata", {"name": "plan", "remove": ["a"], "set": {"a": "b"}}, "argument 'set' does not go with "
+     "'remove'"),
+    ("scratchpad_metadata", {"name": "plan", "remove": ["a b"]}, "invalid item 'a b'"),
+    ("scratchpad_metadata", {"name": "nope", "clear": True}, "no such entry 'nope'"),
+    ("scratchpad_write", {"name": "plan", "content": "x", "metadata": {}}, "1 to 32 fields (got 0)"),
+    ("scratchpad_list", {"where": "tool=grep"}, "argument 'where' must be an object"),
 ]
+
+LABEL_EDGES = ["a", "x" * 255, "NOWX", "NO", "N", "NOW/a", "a/now", ".now", "now.", "nOx", "Now1", "..now", "Kow"]
+LABEL_BAD = ["NOW", "now", "NoW", "nOW", "", "x" * 256, "a//b", ".", "..", "my label", "a/"]
 
 NAME_EDGES = ["a", "x" * 255, ".a", "..a", "a.", "a..b", "a/.b/..c", "A-Z_0:9", "a/b/c"]
 NAME_BAD = ["", "x" * 256, ".", "..", "a/", "/a", "a//b", "a/./b", "a/../b", "my notes", "é"]
@@ -197,7 +259,11 @@ def main():
             assert scratchpad.as_tools("openai") == generated("openai")
             names = {t["name"] for t in tools}
             assert {"scratchpad_write", "scratchpad_read", "scratchpad_edit", "scratchpad_list",
-                    "scratchpad_delete", "scratchpad_lease", "scratchpad_release", "scratchpad_changes"} <= names
+                    "scratchpad_delete", "scratchpad_lease", "scratchpad_release", "scratchpad_changes",
+                    "scratchpad_snapshot", "scratchpad_snapshots", "scratchpad_diff", "scratchpad_restore",
+                    "scratchpad_drop_snapshot", "scratchpad_history", "scratchpad_revert",
+                    "scratchpad_metadata"} <= names
+            assert not any("fork" in n for n in names), names  # a fork's destination is another namespace
             props = {t["name"]: t["inputSchema"]["properties"] for t in tools}
             assert set(props["scratchpad_read"]) >= {"name", "offset", "limit", "regex"}
             assert props["scratchpad_read"]["limit"]["default"] == 30000
@@ -248,7 +314,8 @@ def main():
             for t in generated("mcp"):
                 props = t["inputSchema"]["properties"]
                 base = {"name": "e", "content": "x", "pattern": "0", "mode": "lines", "line": 1,
-                        "resource": "r-" + t["name"], "holder": "h", "ttl_ms": 1000, "token": 1}
+                        "resource": "r-" + t["name"], "holder": "h", "ttl_ms": 1000, "token": 1,
+                        "label": "edge", "from": "NOW", "version": 1}
                 base = {k: v for k, v in base.items() if k in props}
                 for arg, p in props.items():
                     if p["type"] != "integer":
@@ -267,6 +334,43 @@ def main():
             assert sent > 40, sent
         r.case("every schema's edge values (integer bounds, names of 1 and 255 characters, dots) are accepted "
                "by the server, and the names the schema refuses the server refuses too", edges)
+
+        def labels_and_metadata():
+            c = redis.Redis(port=srv.port)
+            for label in LABEL_EDGES:
+                text, err = s.call("scratchpad_snapshot", {"label": label})
+                assert not err, (label, text)
+                text, err = s.call("scratchpad_drop_snapshot", {"label": label})
+                assert not err, (label, text)
+            for label in LABEL_BAD:
+                text, err = s.call("scratchpad_snapshot", {"label": label})
+                assert err and ("invalid label" in text or "characters long" in text), (label, text)
+                try:
+                    c.execute_command("SP.SNAPSHOT", NS, label)
+                    raise AssertionError("the server accepted label %r" % label)
+                except redis.ResponseError as e:
+                    assert "invalid snapshot label" in str(e), (label, e)
+            full = {"f%02d" % i: "v" for i in range(31)}
+            full["x" * 64] = "y" * (4096 - 31 * 4 - 64)  # 32 fields, 4096 bytes, the longest field name
+            text, err = s.call("scratchpad_write", {"name": "meta-edge", "content": "x", "metadata": full})
+            assert not err, text
+            stat = c.execute_command("SP.STAT", NS, "meta-edge")
+            assert len(stat[stat.index(b"meta") + 1]) == 64, stat
+            for bad, why in (({"x" * 65: "v"}, "invalid field name"), (dict(full, extra="v"), "1 to 32 fields"),
+                             (dict(full, f00="vv"), "at most 4096 bytes")):
+                text, err = s.call("scratchpad_write", {"name": "meta-edge", "content": "x", "metadata": bad})
+                assert err and why in text, text
+                argv = [a for k, v in bad.items() for a in ("META", k, v)]
+                try:
+                    c.execute_command("SP.WRITE", NS, "meta-edge", "x", *argv)
+                    raise AssertionError("the server accepted %s" % why)
+                except redis.ResponseError as e:
+                    assert "metadata" in str(e) or "META" in str(e), e
+            text, err = s.call("scratchpad_metadata", {"name": "meta-edge", "remove": list(full)})
+            assert not err and "removed 32 metadata fields" in text, text
+        r.case("snapshot labels and metadata at their bounds (NOW reserved in any case, 32 fields, 4096 bytes, "
+               "64-character field names) are accepted by the schema exactly when the server accepts them",
+               labels_and_metadata)
 
         def same_texts():
             c = redis.Redis(port=srv.port)
@@ -307,6 +411,7 @@ def main():
             assert s.request("prompts/list")["result"]["prompts"][0]["name"] == "scratchpad_guidance"
             msg = s.request("prompts/get", {"name": "scratchpad_guidance"})["result"]["messages"][0]
             assert msg["role"] == "user" and "scratchpad_list" in msg["content"]["text"]
+            assert "scratchpad_snapshot" in msg["content"]["text"] and "scratchpad_diff" in msg["content"]["text"]
             assert s.request("prompts/get", {"name": "nope"})["error"]["code"] == -32602
         r.case("entries are resources scratchpad://<ns>/<name> (list, read, template) of this namespace only; "
                "the guidance prompt", resources)

@@ -33,7 +33,15 @@ def check_schema(s):
     assert s["type"] == "object" and s["additionalProperties"] is False, s
     for name, p in s["properties"].items():
         assert re.fullmatch(r"[a-z_0-9]+", name), name
-        assert p["type"] in ("string", "integer", "boolean") and len(p["description"]) > 10, (name, p)
+        assert p["type"] in ("string", "integer", "boolean", "object", "array") and len(p["description"]) > 10, (name, p)
+        if p["type"] == "object":  # metadata: named string fields, bounded
+            (pat, sub), = p["patternProperties"].items()
+            re.compile(pat)
+            assert sub == {"type": "string"} and p["additionalProperties"] is False, (name, p)
+            assert 1 <= p["minProperties"] <= p["maxProperties"], (name, p)
+        if p["type"] == "array":
+            assert p["items"]["type"] == "string" and 1 <= p["minItems"] <= p["maxItems"], (name, p)
+            re.compile(p["items"]["pattern"])
         if "minimum" in p:
             assert p["minimum"] <= p.get("default", p["minimum"]) <= p["maximum"], (name, p)
         if "pattern" in p:
@@ -61,6 +69,20 @@ SAMPLES = [
     ("scratchpad_insert", {"name": "notes/a", "line": 0, "content": "top", "if_version": 4}),
     ("scratchpad_stat", {"name": "notes/a"}),
     ("scratchpad_changes", {"since": 0, "count": 10, "wait_ms": 10}),
+    ("scratchpad_write", {"name": "notes/b", "content": "b\n", "metadata": {"tool": "t", "step": "1"}}),
+    ("scratchpad_list", {"where": {"tool": "t"}, "with_metadata": True}),
+    ("scratchpad_snapshot", {"label": "s1"}),
+    ("scratchpad_metadata", {"name": "notes/b", "set": {"step": "2"}}),
+    ("scratchpad_metadata", {"name": "notes/b", "remove": ["step"]}),
+    ("scratchpad_metadata", {"name": "notes/b", "clear": True}),
+    ("scratchpad_snapshots", {}),
+    ("scratchpad_diff", {"from": "s1", "to": "NOW", "name": "notes/b"}),
+    ("scratchpad_history", {"name": "notes/b"}),
+    ("scratchpad_read", {"name": "notes/b", "version": 3}),
+    ("scratchpad_view", {"name": "notes/b", "mode": "head", "version": 3}),
+    ("scratchpad_revert", {"name": "notes/b", "version": 3}),
+    ("scratchpad_restore", {"label": "s1"}),
+    ("scratchpad_drop_snapshot", {"label": "s1"}),
     ("scratchpad_delete", {"name": "notes/a"}),
 ]
 

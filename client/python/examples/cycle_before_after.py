@@ -2,14 +2,15 @@
 
 The flow of seed document 003 as the issue describes it (the seed document
 itself is not in the repository): before a cycle the harness takes the
-scratchpad's "before" (every entry with its version, and the change feed's
-latest sequence number); the model works through tool calls; after the
-cycle the harness takes the "after" and reports what the cycle did: the
-entries added, changed (version before -> after) and deleted, from the two
-listings, and the same from the change feed (SP.CHANGES since the "before"
-number), which is what the model is shown with scratchpad_changes. There is
-no SP.SNAPSHOT yet: the listing and the feed are the snapshot. The "model"
-is a fixed list of tool calls, so the example runs anywhere a server does:
+scratchpad's "before": a snapshot (SP.SNAPSHOT), and for comparison every
+entry with its version and the change feed's latest sequence number; the
+model works through tool calls; after the cycle the harness reports what the
+cycle did: the entries added, changed and deleted, from SP.DIFF against the
+snapshot (what the model is shown with scratchpad_diff, with the plan's line
+diff), from the two listings, and from the change feed (SP.CHANGES since the
+"before" number, what scratchpad_changes shows). The three must agree. The
+"model" is a fixed list of tool calls, so the example runs anywhere a server
+does:
 
     /usr/bin/python3 client/python/examples/cycle_before_after.py --port 6379
 
@@ -47,6 +48,7 @@ sp.call("scratchpad_write", {"name": "findings/repro", "content": "fails on empt
 
 before, since = before_after()
 print("before the cycle:", ", ".join("%s v%d" % kv for kv in sorted(before.items())), "| feed at", since)
+print(sp.call("scratchpad_snapshot", {"label": "before"}))
 
 # The cycle: the model's tool calls.
 for name, args in [
@@ -79,7 +81,16 @@ feed_deleted = sorted(n for n, ops in touched.items() if ops[-1] == "del")
 feed_changed = sorted(n for n in touched if n in before and n in after)
 print("from the feed: %d changes; added %s; changed %s; deleted %s" % (len(feed), feed_added, feed_changed,
                                                                         feed_deleted))
-ok = (added, changed, deleted) == (feed_added, feed_changed, feed_deleted) == (
+
+# The same from the snapshot: what the model is shown with scratchpad_diff, and the typed diff.
+print("what the model is shown (scratchpad_diff from=before):\n%s" % sp.call("scratchpad_diff", {"from": "before"}))
+print("and for the plan:\n%s" % sp.call("scratchpad_diff", {"from": "before", "name": "plan"}))
+diff = sp.diff("before")
+snap = tuple(sorted(d.name for d in diff if d.status == status) for status in ("added", "changed", "removed"))
+print("from the snapshot: added %s; changed %s; deleted %s" % snap)
+ok = (added, changed, deleted) == (feed_added, feed_changed, feed_deleted) == snap == (
     ["decisions/fix"], ["findings/repro", "plan"], ["scratch/tmp"])
-print("the listing and the feed agree:", "yes" if ok else "NO")
+ok = ok and "+- [x] find the cause" in sp.diff_entry("plan", "before")
+sp.drop_snapshot("before")
+print("the listing, the feed and the snapshot agree:", "yes" if ok else "NO")
 sys.exit(0 if ok else 1)

@@ -6,8 +6,9 @@
     text = sp.call("scratchpad_read", {"name": "plan"})   # what a model's tool call gets
 
 Scratchpad(client, namespace) wraps one scratchpad (one namespace, chosen by
-the harness, never by the model) with a method per SP command, typed results
-(dataclasses) and exceptions per error code (VersionConflict for -VERSION,
+the harness, never by the model) with a method per SP command (entries and
+their metadata, windows, search, leases, the change feed, snapshots, diffs,
+forks, entry history), typed results (dataclasses) and exceptions per error code (VersionConflict for -VERSION,
 Fenced for -FENCED, Leased for -LEASED, NotFound for a missing entry).
 as_tools(format) and call(tool, args) are generated from client/tools.c's table
 (tools_table.json); offload_result() is the large-tool-output rule a harness
@@ -28,8 +29,8 @@ from . import _tools
 from ._tools import ToolError
 
 __all__ = ["Scratchpad", "ScratchpadError", "VersionConflict", "Fenced", "Leased", "NotFound", "PermissionDenied", "ToolError",
-           "Stat", "Entry", "ListPage", "ReadResult", "GrepResult", "OffloadResult", "Lease", "Change",
-           "as_tools", "offload_result"]
+           "Stat", "Entry", "ListPage", "ReadResult", "GrepResult", "GrepEntriesResult", "OffloadResult", "Lease",
+           "HeldLease", "Change", "Snapshot", "DiffItem", "HistoryItem", "as_tools", "offload_result"]
 
 
 class ScratchpadError(Exception):
@@ -72,6 +73,22 @@ def _content(data, kind):
     return data.decode("utf-8") if kind == "text" and isinstance(data, bytes) else data
 
 
+def _meta(reply):
+    """A metadata map: field -> value (str, or bytes for a value that is not UTF-8); {} for none."""
+    out = {}
+    for k, v in (_tools._map(reply) if reply else {}).items():
+        try:
+            out[k] = v.decode("utf-8") if isinstance(v, bytes) else v
+        except UnicodeDecodeError:
+            out[k] = v
+    return out
+
+
+def _meta_args(keyword, fields):
+    """keyword field value ... for a dict of metadata fields (META for writes, WHERE for lists)."""
+    return [x for k, v in (fields or {}).items() for x in (keyword, k, v)]
+
+
 @dataclasses.dataclass
 class Stat:
     kind: str
@@ -86,6 +103,7 @@ class Stat:
     stored: int
     chunks: int
     sha256: str
+    meta: dict = dataclasses.field(default_factory=dict)  # metadata fields
 
 
 @dataclasses.dataclass
@@ -98,6 +116,7 @@ class Entry:
     created: int
     updated: int
     ttl: int
+    meta: dict = dataclasses.field(default_factory=dict)  # metadata fields
 
 
 @dataclasses.dataclass
@@ -128,6 +147,15 @@ class GrepResult:
 
 
 @dataclasses.dataclass
+class GrepEntriesResult:
+    lines: List[str]  # "<entry>:<n>:<text>" (a match) or "<entry>-<n>-<text>" (context), as the server sends
+    matched: int
+    shown: int
+    truncated: bool
+    entries: int  # entries searched
+
+
+@dataclasses.dataclass
 class OffloadResult:
     stored: bool
     name: Optional[str] = None
@@ -144,6 +172,41 @@ class Lease:
     holder: str
     token: int
     expires_at: int  # ms since the epoch
+
+
+@dataclasses.dataclass
+class HeldLease:
+    resource: str
+    holder: str
+    token: int
+    ms_left: int
+
+
+@dataclasses.dataclass
+class Snapshot:
+    label: str
+    time: int  # ms since the epoch
+    entries: int
+    bytes: int  # the entries' logical size
+
+
+@dataclasses.dataclass
+class DiffItem:
+    status: str  # "added", "removed" or "changed"
+    name: str
+    old_version: Optional[int]  # None when added
+    new_version: Optional[int]  # None when removed
+    old_size: Optional[int]
+    new_size: Optional[int]
+
+
+@dataclasses.dataclass
+class HistoryItem:
+    version: int
+    time: int  # ms since the epoch
+    op: str  # as in the change feed: write, append, edit, insert, meta, revert, restore, ...
+    size: int
+    client: str  # the writer's CLIENT SETNAME name, "" when none
 
 
 @dataclasses.dataclass
@@ -204,6 +267,7 @@ def _parse_stat(reply):
     if reply is None:
         return None
     m = _strs(reply)
+    m["meta"] = _meta(m.get("meta"))
     return Stat(**{f.name: m.get(f.name) for f in dataclasses.fields(Stat)})
 
 
@@ -212,8 +276,33 @@ def _parse_list(reply):
     entries = []
     for it in items:
         m = _strs(it)
+        m["meta"] = _meta(m.get("meta"))
         entries.append(Entry(**{f.name: m.get(f.name) for f in dataclasses.fields(Entry)}))
     return ListPage(entries=entries, cursor=_tools._s(cur))
+
+
+def _parse_grep_entries(reply):
+    m = _tools._map(reply[1])
+    return GrepEntriesResult(lines=[_tools._s(x) for x in reply[0]], matched=m["matched"], shown=m["shown"],
+                             truncated=bool(m["truncated"]), entries=m["entries"])
+
+
+def _parse_snapshots(reply):
+    return [Snapshot(_tools._s(s[0]), s[1], s[2], s[3]) for s in reply]
+
+
+def _parse_diff(reply):
+    return [DiffItem(_tools._s(d[0]), _tools._s(d[1]), *d[2:6]) for d in reply]
+
+
+def _parse_history(reply):
+    if reply is None:
+        return None
+    return [HistoryItem(h[0], h[1], _tools._s(h[2]), h[3], _tools._s(h[4])) for h in reply]
+
+
+def _parse_diff_text(reply):
+    return None if reply is None else _tools._s(reply)
 
 
 def _changes_page(reply, since):
@@ -246,9 +335,10 @@ class _Commands:
 
     # -- writes: fence=(resource, token) from leased() or a Lease
     def write(self, name, content, *, ex=None, px=None, keepttl=False, kind=None, nx=False, xx=False,
-              ifversion=None, fence=None):
-        """SP.WRITE: the new version; None when nx/xx stopped it."""
-        args = ["SP.WRITE", self.ns, name, content]
+              ifversion=None, meta=None, fence=None):
+        """SP.WRITE: the new version; None when nx/xx stopped it. meta: a dict of metadata fields that
+        becomes the entry's metadata (at most 32 fields, 4096 bytes); None keeps what an overwritten entry has."""
+        args = ["SP.WRITE", self.ns, name, content] + _meta_args("META", meta)
         args += ["EX", ex] if ex is not None else []
         args += ["PX", px] if px is not None else []
         args += ["KEEPTTL"] if keepttl else []
@@ -275,7 +365,7 @@ class _Commands:
         return self._run(_same, "SP.DEL", self.ns, *names, *self._opts(None, fence))
 
     def offload(self, content, *, threshold=None, chars=False, prefix=None, separator=None, ex=None, kind=None,
-                fence=None):
+                meta=None, fence=None):
         """SP.OFFLOAD: an OffloadResult (stored under <prefix>-<n>, or <prefix>_<n> with separator="_", when
         over the threshold)."""
         args = ["SP.OFFLOAD", self.ns, content]
@@ -285,6 +375,7 @@ class _Commands:
         args += ["SEPARATOR", separator] if separator else []
         args += ["EX", ex] if ex is not None else []
         args += ["KIND", kind] if kind else []
+        args += _meta_args("META", meta)
         return self._run(_parse_offload, *args, *self._opts(None, fence))
 
     def expire(self, name, seconds, *, fence=None):
@@ -297,10 +388,10 @@ class _Commands:
         return self._run(_same, "SP.TTL", self.ns, name)
 
     # -- reads
-    def read(self, name, *, offset=None, limit=None, head=None, tail=None, lines=None, bytes=False):
-        """SP.READ ... WITHMETA with at most one window: offset/limit, head, tail or lines=(from, to).
-        A ReadResult; None when the entry does not exist."""
-        args = ["SP.READ", self.ns, name]
+    def read(self, name, *, offset=None, limit=None, head=None, tail=None, lines=None, bytes=False, version=None):
+        """SP.READ ... WITHMETA with at most one window: offset/limit, head, tail or lines=(from, to); with
+        version, that earlier version (one history() lists). A ReadResult; None when the entry does not exist."""
+        args = ["SP.READ", self.ns, name] + (["VERSION", version] if version is not None else [])
         args += ["OFFSET", offset] if offset is not None else []
         args += ["LIMIT", limit] if limit is not None else []
         args += ["HEAD", head] if head is not None else []
@@ -332,12 +423,24 @@ class _Commands:
         args += ["LITERAL"] if literal else []
         return self._run(_parse_grep, *args, "WITHMETA")
 
+    def grep_entries(self, pattern, *globs, max=None, context=None, nocase=False, literal=False):
+        """SP.GREP ... ENTRIES glob ... WITHMETA: the lines of every entry whose name matches a glob ("*" when
+        none is given), as a GrepEntriesResult."""
+        args = ["SP.GREP", self.ns, pattern, "ENTRIES", *(globs or ("*",))]
+        args += ["MAX", max] if max is not None else []
+        args += ["CONTEXT", context] if context is not None else []
+        args += ["NOCASE"] if nocase else []
+        args += ["LITERAL"] if literal else []
+        return self._run(_parse_grep_entries, *args, "WITHMETA")
+
     def stat(self, name):
+        """SP.STAT: a Stat (its meta: the metadata fields); None when the entry does not exist."""
         return self._run(_parse_stat, "SP.STAT", self.ns, name)
 
-    def list(self, *, match=None, cursor="0", count=None):
-        """One page of SP.LIST ... WITHMETA: a ListPage."""
-        args = ["SP.LIST", self.ns, "WITHMETA", "CURSOR", cursor]
+    def list(self, *, match=None, where=None, cursor="0", count=None):
+        """One page of SP.LIST ... WITHMETA: a ListPage. where: a dict of metadata fields every entry listed
+        has with exactly these values."""
+        args = ["SP.LIST", self.ns, "WITHMETA", "CURSOR", cursor] + _meta_args("WHERE", where)
         args += ["MATCH", match] if match else []
         args += ["COUNT", count] if count else []
         return self._run(_parse_list, *args)
@@ -353,6 +456,68 @@ class _Commands:
 
     def release(self, lease: Lease):
         return self._run(bool, "SP.RELEASE", self.ns, lease.resource, lease.holder, lease.token)
+
+    def leases(self):
+        """SP.LEASES: the live leases, a list of HeldLease by resource."""
+        return self._run(lambda r: [HeldLease(_tools._s(x[0]), _tools._s(x[1]), x[2], x[3]) for x in r],
+                         "SP.LEASES", self.ns)
+
+    # -- metadata
+    def meta_set(self, name, fields, *, fence=None):
+        """SP.META ... SET: set the fields of a dict (others are kept); the new version."""
+        args = [x for k, v in fields.items() for x in (k, v)]
+        return self._run(_same, "SP.META", self.ns, name, "SET", *args, *self._opts(None, fence))
+
+    def meta_del(self, name, *fields, fence=None):
+        """SP.META ... DEL: (fields removed, version); the version is unchanged when none was."""
+        return self._run(tuple, "SP.META", self.ns, name, "DEL", *fields, *self._opts(None, fence))
+
+    def meta_clear(self, name, *, fence=None):
+        """SP.META ... CLEAR: (fields removed, version)."""
+        return self._run(tuple, "SP.META", self.ns, name, "CLEAR", *self._opts(None, fence))
+
+    # -- snapshots, diffs, forks, history
+    def snapshot(self, label, *, fence=None):
+        """SP.SNAPSHOT: freeze the scratchpad under label; the number of entries."""
+        return self._run(_same, "SP.SNAPSHOT", self.ns, label, *self._opts(None, fence))
+
+    def snapshots(self):
+        """SP.SNAPSHOTS: a list of Snapshot, oldest first."""
+        return self._run(_parse_snapshots, "SP.SNAPSHOTS", self.ns)
+
+    def restore(self, label, *, fence=None):
+        """SP.RESTORE: the live entries become the snapshot's (each changed one at a new version); how many
+        entries changed."""
+        return self._run(_same, "SP.RESTORE", self.ns, label, *self._opts(None, fence))
+
+    def drop_snapshot(self, label, *, fence=None):
+        """SP.DROPSNAPSHOT: True if there was one."""
+        return self._run(bool, "SP.DROPSNAPSHOT", self.ns, label, *self._opts(None, fence))
+
+    def diff(self, frm, to="NOW"):
+        """SP.DIFF from to (labels or "NOW"): the entries that differ, a list of DiffItem in name order."""
+        return self._run(_parse_diff, "SP.DIFF", self.ns, frm, to)
+
+    def diff_entry(self, name, frm, to="NOW"):
+        """SP.DIFF from to name: the entry's unified line diff (str, "" when equal); None when it is in
+        neither state."""
+        return self._run(_parse_diff_text, "SP.DIFF", self.ns, frm, to, name)
+
+    def fork(self, dst, *, from_label=None, fence=None):
+        """SP.FORK: the scratchpad `dst` (a key that must not exist) becomes a copy of this one (or of its
+        snapshot from_label), sharing contents until either side changes; the number of entries. Scratchpad(
+        client, dst) then works in the fork."""
+        args = ["SP.FORK", self.ns, dst] + (["FROM", from_label] if from_label is not None else [])
+        return self._run(_same, *args, *self._opts(None, fence))
+
+    def history(self, name):
+        """SP.HISTORY: the versions kept, a list of HistoryItem oldest first (the last is the current one);
+        None when the entry does not exist."""
+        return self._run(_parse_history, "SP.HISTORY", self.ns, name)
+
+    def revert(self, name, version, *, fence=None):
+        """SP.REVERT: write version's content, kind and metadata back as a new version; the new version."""
+        return self._run(_same, "SP.REVERT", self.ns, name, version, *self._opts(None, fence))
 
     def _changes_args(self, since, count, block_ms):
         args = ["SP.CHANGES", self.ns, "SINCE", since]
@@ -376,11 +541,11 @@ class Scratchpad(_Commands):
             _raise(e)
         return parse(reply)
 
-    def entries(self, *, match=None, count=None) -> Iterator[Entry]:
+    def entries(self, *, match=None, where=None, count=None) -> Iterator[Entry]:
         """Every entry, through all pages."""
         cursor = "0"
         while True:
-            page = self.list(match=match, cursor=cursor, count=count)
+            page = self.list(match=match, where=where, cursor=cursor, count=count)
             yield from page.entries
             cursor = page.cursor
             if cursor == "0":
@@ -416,18 +581,20 @@ class Scratchpad(_Commands):
 
     call_tool = call
 
-    def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None) -> str:
+    def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None,
+                       meta=None) -> str:
         """See offload_result()."""
         return offload_result(self, tool_name, text, threshold_chars=threshold_chars,
-                              threshold_bytes=threshold_bytes, ex=ex)
+                              threshold_bytes=threshold_bytes, ex=ex, meta=meta)
 
 
-def _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex):
+def _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex, meta=None):
     """The SP.OFFLOAD options of offload_result: <tool>_<n> names (a tool name's characters that no entry
-    name may hold become "_"), the threshold in characters or bytes, and bytes that are not UTF-8 always
-    stored as binary, so that they are described and never shown with replacement characters."""
+    name may hold become "_"), the metadata (tool: the tool's name, then the harness's fields), the
+    threshold in characters or bytes, and bytes that are not UTF-8 always stored as binary, so that they
+    are described and never shown with replacement characters."""
     prefix = re.sub(r"[^A-Za-z0-9_.:-]", "_", tool_name)[:200].strip(".") or "tool"
-    kw = dict(prefix=prefix, separator="_", ex=ex)
+    kw = dict(prefix=prefix, separator="_", ex=ex, meta=dict({"tool": tool_name}, **(meta or {})))
     if isinstance(text, (bytes, bytearray, memoryview)):
         text = bytes(text)
         try:
@@ -452,7 +619,7 @@ def _offload_note(tool_name, r):
 
 
 def offload_result(sp: Scratchpad, tool_name: str, text: Union[str, bytes], *, threshold_chars=30000,
-                   threshold_bytes=None, ex=None) -> str:
+                   threshold_bytes=None, ex=None, meta=None) -> str:
     """The large-output rule a harness applies to every tool result before it
     enters the context: a result of more than threshold_chars characters, or
     of more than threshold_bytes bytes when that is given, is stored in the
@@ -460,6 +627,8 @@ def offload_result(sp: Scratchpad, tool_name: str, text: Union[str, bytes], *, t
     in seconds) and replaced by a note with its name, length and a head+tail
     preview (the first and last 500 characters); a smaller one is returned as
     it is. Bytes that are not valid UTF-8, however few, are binary: always
-    stored, and described by their size and SHA-256, never passed through."""
-    text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex)
+    stored, and described by their size and SHA-256, never passed through. A stored output's metadata
+    is {"tool": tool_name} and the fields of meta (its source path, the step: what the harness keeps
+    beside each observation), so that sp.list(where={"tool": ...}) finds a tool's outputs."""
+    text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex, meta)
     return _offload_note(tool_name, sp.offload(text, **kw))

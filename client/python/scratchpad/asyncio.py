@@ -28,10 +28,10 @@ class Scratchpad(_Commands):
             _raise(e)
         return parse(reply)
 
-    async def entries(self, *, match=None, count=None) -> AsyncIterator[Entry]:
+    async def entries(self, *, match=None, where=None, count=None) -> AsyncIterator[Entry]:
         cursor = "0"
         while True:
-            page = await self.list(match=match, cursor=cursor, count=count)
+            page = await self.list(match=match, where=where, cursor=cursor, count=count)
             for e in page.entries:
                 yield e
             cursor = page.cursor
@@ -63,6 +63,7 @@ class Scratchpad(_Commands):
 
     call_tool = call
 
-    async def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None) -> str:
-        text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex)
+    async def offload_result(self, tool_name, text, *, threshold_chars=30000, threshold_bytes=None, ex=None,
+                             meta=None) -> str:
+        text, kw = _offload_args(tool_name, text, threshold_chars, threshold_bytes, ex, meta)
         return _offload_note(tool_name, await self.offload(text, **kw))

@@ -21,11 +21,12 @@ def run(srv, name):
 
 
 def test_cycle_before_after(srv):
-    """examples/cycle_before_after.py: an agent cycle's before/after from the listing and from the change feed agree (an entry added, two changed, one deleted)"""
+    """examples/cycle_before_after.py: an agent cycle's before/after from a snapshot and its diff, from the listing and from the change feed agree (an entry added, two changed, one deleted)"""
     out = run(srv, "cycle_before_after.py")
     assert ("after the cycle: added ['decisions/fix']; changed ['findings/repro v1->v2', 'plan v1->v3']; "
             "deleted ['scratch/tmp']") in out, out
-    assert "from the feed: 5 changes;" in out and "the listing and the feed agree: yes" in out, out
+    assert "from the feed: 5 changes;" in out and "the listing, the feed and the snapshot agree: yes" in out, out
+    assert "4 entries differ from 'before' to 'NOW':\nadded 'decisions/fix' (version 1, " in out, out
 
 
 def test_offload_flow(srv):
