@@ -87,8 +87,9 @@ size_t lzf_bound(size_t n);
  * block's size, or 0 if it would not save at least 1/8 of n (the block is then
  * to be stored raw; out holds garbage). The same bytes, dictionary and
  * acceleration always give the same block. With a dictionary, LZ4's hash of it
- * is made once per dictionary held (id, size) and copied for each block: a run
- * of blocks of one value pays for it once. */
+ * is made for a lone block, then once more and kept for the following blocks
+ * with the same dictionary (id, size), each of which starts from a copy: a run
+ * of blocks of one value pays for it twice, not once per block. */
 size_t lzf_encode(const char *raw, size_t n, char *out, char *pre, size_t dn, int accel);
 
 /* Decode the LZ4 block src[0..size), whose raw bytes are full bytes long, into
@@ -119,7 +120,8 @@ char *lzf_prefix_get(uint64_t id, size_t dn);
 char *lzf_prefix_load(uint64_t id, const char *dict, size_t dn);
 
 /* How many times the thread has hashed a dictionary for lzf_encode (for the
- * tests: once per dictionary held in the prefix buffer, not once per block). */
+ * tests: at most twice per dictionary held in the prefix buffer, not once per
+ * block). */
 uint64_t lzf_dict_loads_count(void);
 
 /* ---- checking a frame ---- */
