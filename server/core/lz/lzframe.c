@@ -38,8 +38,8 @@
  * and pre_id names the bytes at its start (0: none); the dictionary stream,
  * when dstream_id is nonzero, is LZ4_loadDict of the dstream_dn bytes at the
  * prefix buffer's start while pre_id == dstream_id (a new allocation of the
- * buffer zeroes dstream_id and once_id); the header table below holds the checksums of the
- * eight headers this module writes. */
+ * buffer zeroes dstream_id and once_id); the header table below holds the
+ * checksums of the eight headers this module writes. */
 #include "lz/lzframe.h"
 
 #include <lz4.h>
