@@ -12,6 +12,7 @@
 #include "test.h"
 
 #define LZ4F_STATIC_LINKING_ONLY /* LZ4F_decompress_usingDict */
+#include <lz4.h>
 #include <lz4frame.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -413,6 +414,70 @@ static void test_prefix_buffer(void)
     CHECK(memcmp(p, b, BLK) == 0 && lzf_prefix_get(900, BLK) == NULL);
 }
 
+/* The LZ4 block LZ4_loadDict + LZ4_compress_fast_continue make for blk[0..n)
+ * with the dictionary dict[0..dn), the two contiguous in a buffer of the test's
+ * own (the way lzframe encoded every block before it kept the loaded
+ * dictionary): its size, the block in out. */
+static size_t encode_loaded(const char *dict, size_t dn, const char *blk, size_t n, char *out)
+{
+    LZ4_stream_t *st = LZ4_createStream();
+    char *buf = malloc(dn + n);
+    int m;
+
+    memcpy(buf, dict, dn);
+    memcpy(buf + dn, blk, n);
+    LZ4_loadDict(st, buf, (int)dn);
+    m = LZ4_compress_fast_continue(st, buf + dn, out, (int)n, LZ4_compressBound((int)n), 1);
+    LZ4_freeStream(st);
+    free(buf);
+    return m > 0 ? (size_t)m : 0;
+}
+
+/* Blocks of values a, b (dictionary: each one's first BLK bytes), encoded in
+ * turn, the buffer grown in between, each against encode_loaded. */
+static void test_dict_loaded_once(void)
+{
+    size_t vn = 6 * BLK, j, m, r, loads;
+    char *a = malloc(vn), *b = malloc(2 * vn), *out = malloc(lzf_bound(2 * BLK)), *ref = malloc(lzf_bound(2 * BLK)),
+         *pre;
+    int same = 1;
+
+    rng_seed(9);
+    gen(a, vn, 1);
+    gen(b, 2 * vn, 1);
+    loads = lzf_dict_loads_count();
+    pre = lzf_prefix_load(1001, a, BLK);
+    for (j = 1; j < 6; j++) {
+        m = lzf_encode(a + j * BLK, j < 5 ? BLK : 1000, out, pre, BLK, 1);
+        r = encode_loaded(a, BLK, a + j * BLK, j < 5 ? BLK : 1000, ref);
+        same &= m > 0 && m == r && memcmp(out, ref, m) == 0;
+    }
+    CHECK(same);
+    CHECK(lzf_dict_loads_count() == loads + 2); /* the first block alone, then kept */
+    pre = lzf_prefix_load(1002, b, BLK);
+    m = lzf_encode(b + BLK, BLK, out, pre, BLK, 1);
+    r = encode_loaded(b, BLK, b + BLK, BLK, ref);
+    CHECK(m > 0 && m == r && memcmp(out, ref, m) == 0);
+    pre = lzf_prefix_load(1001, a, BLK); /* back to a, at the same address */
+    m = lzf_encode(a + BLK, BLK, out, pre, BLK, 1);
+    r = encode_loaded(a, BLK, a + BLK, BLK, ref);
+    CHECK(m > 0 && m == r && memcmp(out, ref, m) == 0);
+    CHECK(lzf_dict_loads_count() == loads + 3); /* a was still held */
+    pre = lzf_prefix_load(1003, b, 2 * BLK);    /* the buffer grows: loaded again */
+    m = lzf_encode(b + 2 * BLK, 2 * BLK, out, pre, 2 * BLK, 1);
+    r = encode_loaded(b, 2 * BLK, b + 2 * BLK, 2 * BLK, ref);
+    CHECK(m > 0 && m == r && memcmp(out, ref, m) == 0);
+    pre = lzf_prefix_load(1003, b, BLK); /* the same id, a shorter dictionary */
+    m = lzf_encode(b + BLK, BLK, out, pre, BLK, 1);
+    r = encode_loaded(b, BLK, b + BLK, BLK, ref);
+    CHECK(m > 0 && m == r && memcmp(out, ref, m) == 0);
+    CHECK(lzf_dict_loads_count() == loads + 5);
+    free(ref);
+    free(out);
+    free(b);
+    free(a);
+}
+
 int main(void)
 {
     RUN(test_bd, "the BD id is the smallest block maximum that holds the block size");
@@ -427,5 +492,7 @@ int main(void)
     RUN(test_check_refuses_offset_zero,
         "lzf_check refuses an LZ4 block with a match at offset 0, which liblz4 decodes differently whole and in part");
     RUN(test_prefix_buffer, "the prefix buffer copies a dictionary once per id and forgets it for another");
+    RUN(test_dict_loaded_once,
+        "a dictionary is hashed once per dictionary held, and every block encoded with it is byte for byte what LZ4_loadDict before each block gives");
     return TEST_DONE();
 }

@@ -17,16 +17,29 @@
  * The dictionary: blocks of 8 KB compressed on their own lose what the text
  * repeats from one block to the next; with a dictionary (lzval uses the value's
  * first block) each block may copy from it while staying independent of the
- * others (LZ4_loadDict + LZ4_compress_fast_continue to encode, the
- * *_safe_usingDict decoders to decode). Both go through the thread's prefix
- * buffer, the dictionary and then one block, contiguous, since LZ4 works faster
- * with the dictionary right before the data: ~20 % when encoding, about twice as
- * fast when decoding. The buffer is keyed by the id the dictionary's owner gives
- * it, so a run of blocks of one value copies the dictionary in once.
+ * others (LZ4_compress_fast_continue on a stream holding the dictionary to
+ * encode, the *_safe_usingDict decoders to decode). Both go through the
+ * thread's prefix buffer, the dictionary and then one block, contiguous, since
+ * LZ4 works faster with the dictionary right before the data: ~20 % when
+ * encoding, about twice as fast when decoding. The buffer is keyed by the id the
+ * dictionary's owner gives it, so a run of blocks of one value copies the
+ * dictionary in once.
+ *
+ * The loaded dictionary: LZ4_loadDict clears LZ4's 16 KB table and hashes the
+ * whole dictionary, a third of the cost of encoding an 8 KB block after it. So
+ * from a dictionary's second block on (a value being re-encoded, not a lone
+ * block appended) it is loaded once into the dictionary stream and each block
+ * starts from a copy of that stream (the way lz4.h describes besides the
+ * static-only LZ4_attach_dictionary, which Debian's shared liblz4 1.9.4 does
+ * not export): the copy is the stream LZ4_loadDict would have made, so the
+ * blocks are byte for byte the same.
  *
  * Invariants: the prefix buffer holds 2 * its dictionary's size bytes at least,
- * and pre_id names the bytes at its start (0: none); the header table below
- * holds the checksums of the eight headers this module writes. */
+ * and pre_id names the bytes at its start (0: none); the dictionary stream,
+ * when dstream_id is nonzero, is LZ4_loadDict of the dstream_dn bytes at the
+ * prefix buffer's start while pre_id == dstream_id (a new allocation of the
+ * buffer zeroes dstream_id and once_id); the header table below holds the
+ * checksums of the eight headers this module writes. */
 #include "lz/lzframe.h"
 
 #include <lz4.h>
@@ -41,7 +54,13 @@
 static _Thread_local char *lzf_pre;          /* the prefix buffer */
 static _Thread_local size_t lzf_pre_cap;     /* bytes allocated in lzf_pre */
 static _Thread_local uint64_t lzf_pre_id;    /* id of the dictionary in lzf_pre; 0: none */
-static _Thread_local LZ4_stream_t *lzf_stream; /* encoding with a dictionary */
+static _Thread_local LZ4_stream_t *lzf_stream;  /* encoding with a dictionary: one block */
+static _Thread_local LZ4_stream_t *lzf_dstream; /* the prefix buffer's dictionary, loaded */
+static _Thread_local uint64_t lzf_dstream_id;   /* pre_id it was loaded for; 0: none */
+static _Thread_local size_t lzf_dstream_dn;     /* bytes of dictionary it was loaded with */
+static _Thread_local uint64_t lzf_once_id;      /* pre_id of the last block loaded alone */
+static _Thread_local size_t lzf_once_dn;        /* its bytes of dictionary */
+static _Thread_local uint64_t lzf_dict_loads;   /* LZ4_loadDict calls, for the tests */
 
 static void lzf_oom(const char *what)
 {
@@ -134,6 +153,38 @@ size_t lzf_bound(size_t n)
     return (size_t)LZ4_compressBound((int)n);
 }
 
+/* Whether the stream loaded for (id, dn) holds the dictionary pre[0..dn). */
+static int lzf_holds(uint64_t id, size_t loaded_dn, const char *pre, size_t dn)
+{
+    return id != 0 && id == lzf_pre_id && loaded_dn == dn && pre == lzf_pre;
+}
+
+/* Make lzf_stream ready to encode one block right after the dictionary
+ * pre[0..dn) (the prefix buffer's): the first block of a dictionary gets it
+ * loaded into lzf_stream itself, as a lone block (an append to a value) needs;
+ * the second loads it into lzf_dstream, kept; from then on each block starts
+ * from a copy of lzf_dstream. */
+static void lzf_dict_stream(const char *pre, size_t dn)
+{
+    if (!lzf_stream && (!(lzf_stream = LZ4_createStream()) || !(lzf_dstream = LZ4_createStream())))
+        lzf_oom("an LZ4 stream");
+    if (lzf_holds(lzf_dstream_id, lzf_dstream_dn, pre, dn)) {
+        memcpy(lzf_stream, lzf_dstream, sizeof *lzf_stream);
+        return;
+    }
+    lzf_dict_loads++;
+    if (lzf_holds(lzf_once_id, lzf_once_dn, pre, dn)) {
+        LZ4_loadDict(lzf_dstream, pre, (int)dn);
+        lzf_dstream_id = lzf_pre_id;
+        lzf_dstream_dn = dn;
+        memcpy(lzf_stream, lzf_dstream, sizeof *lzf_stream);
+        return;
+    }
+    LZ4_loadDict(lzf_stream, pre, (int)dn);
+    lzf_once_id = pre == lzf_pre ? lzf_pre_id : 0;
+    lzf_once_dn = dn;
+}
+
 size_t lzf_encode(const char *raw, size_t n, char *out, char *pre, size_t dn, int accel)
 {
     int bound = LZ4_compressBound((int)n), m;
@@ -142,10 +193,8 @@ size_t lzf_encode(const char *raw, size_t n, char *out, char *pre, size_t dn, in
         m = accel > 1 ? LZ4_compress_fast(raw, out, (int)n, bound, accel)
                       : LZ4_compress_default(raw, out, (int)n, bound);
     } else {
-        if (!lzf_stream && !(lzf_stream = LZ4_createStream()))
-            lzf_oom("an LZ4 stream");
         memcpy(pre + dn, raw, n);
-        LZ4_loadDict(lzf_stream, pre, (int)dn);
+        lzf_dict_stream(pre, dn);
         m = LZ4_compress_fast_continue(lzf_stream, pre + dn, out, (int)n, bound, 1);
     }
     return m > 0 && (size_t)m <= n - n / 8 ? (size_t)m : 0;
@@ -191,12 +240,19 @@ char *lzf_prefix_load(uint64_t id, const char *dict, size_t dn)
             lzf_oom("the prefix buffer");
         lzf_pre_cap = 2 * dn;
         lzf_pre_id = 0;
+        lzf_dstream_id = 0;
+        lzf_once_id = 0;
     }
     if (lzf_pre_id != id) {
         memcpy(lzf_pre, dict, dn);
         lzf_pre_id = id;
     }
     return lzf_pre;
+}
+
+uint64_t lzf_dict_loads_count(void)
+{
+    return lzf_dict_loads;
 }
 
 /* ---- checking a frame ---- */

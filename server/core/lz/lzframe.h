@@ -22,7 +22,9 @@
  * counted by mem.h, kept for the thread's life, grown to the largest size met):
  *  - the prefix buffer (lzf_prefix_load): one dictionary followed by room for one
  *    block of the same size, keyed by the id its owner gives it;
- *  - an LZ4 stream (16 KB), for encoding with a dictionary.
+ *  - two LZ4 streams (16 KB each), for encoding with a dictionary: the prefix
+ *    buffer's dictionary loaded once, and the copy of it each block is encoded
+ *    on.
  * Allocation failure aborts. Functions returning int give 0, or -1 when the bytes
  * are not what they should be; no function reads or writes outside the buffers
  * its contract names. */
@@ -84,7 +86,10 @@ size_t lzf_bound(size_t n);
  * faster and compresses less; only without a dictionary). Returns the LZ4
  * block's size, or 0 if it would not save at least 1/8 of n (the block is then
  * to be stored raw; out holds garbage). The same bytes, dictionary and
- * acceleration always give the same block. */
+ * acceleration always give the same block. With a dictionary, LZ4's hash of it
+ * is made for a lone block, then once more and kept for the following blocks
+ * with the same dictionary (id, size), each of which starts from a copy: a run
+ * of blocks of one value pays for it twice, not once per block. */
 size_t lzf_encode(const char *raw, size_t n, char *out, char *pre, size_t dn, int accel);
 
 /* Decode the LZ4 block src[0..size), whose raw bytes are full bytes long, into
@@ -113,6 +118,11 @@ char *lzf_prefix_get(uint64_t id, size_t dn);
  * right after the dictionary (LZ4's prefix mode) runs ~20 % faster than with the
  * dictionary elsewhere (encoding) and about twice as fast (decoding). */
 char *lzf_prefix_load(uint64_t id, const char *dict, size_t dn);
+
+/* How many times the thread has hashed a dictionary for lzf_encode (for the
+ * tests: at most twice per dictionary held in the prefix buffer, not once per
+ * block). */
+uint64_t lzf_dict_loads_count(void);
 
 /* ---- checking a frame ---- */
 

@@ -134,7 +134,7 @@
  * LZ4 output), the build area (a whole chunk written at once is built there and
  * then copied into a block of its exact size), and the buffer lzval_chunk
  * returns when called without a cache (in lzread.c; lzframe keeps the prefix
- * buffer and an LZ4 stream the same way). They are
+ * buffer and two LZ4 streams the same way). They are
  * working memory, like the stack, not dataset memory: they come from plain
  * malloc so that creating and freeing a value always brings mem_used() back to
  * where it was. Everything a value or a cache holds comes from mem.h.
