@@ -35,6 +35,7 @@ typedef struct arena_page {
     uint32_t bump;            /* bytes from page start to the first never-used object */
     uint32_t live;            /* count of objects handed out and not freed */
     uint32_t cls;             /* index of the size class */
+    uint32_t size;            /* bytes per object (the class's size, for arena_small_size) */
 } arena_page;
 
 _Static_assert(sizeof(arena_page) <= ARENA_HDR_SIZE, "page header too large");
@@ -173,6 +174,7 @@ static arena_page *arena_class_refill(arena *a, unsigned idx)
         pg->bump = ARENA_HDR_SIZE;
         pg->live = 0;
         pg->cls = idx;
+        pg->size = c->size;
         a->pages++;
     }
     arena_list_push(&c->avail, pg);
@@ -273,6 +275,13 @@ void arena_free(arena *a, void *p, size_t size)
             xfree(pg);
         }
     }
+}
+
+size_t arena_small_size(const void *p)
+{
+    const arena_page *pg = (const arena_page *)((uintptr_t)p & ~(uintptr_t)(ARENA_PAGE_SIZE - 1));
+
+    return pg->size;
 }
 
 void arena_trim(arena *a)

@@ -52,6 +52,10 @@ void arena_free(arena *a, void *p, size_t size);
  * objects, size itself (rounded to 8) for large ones. Callers may use the slack. */
 size_t arena_class_size(size_t size);
 
+/* The class size of p, an object of at most ARENA_SMALL_MAX bytes from
+ * arena_alloc (read from its page's header: the caller need not remember it). */
+size_t arena_small_size(const void *p);
+
 /* Fill st with the arena's current figures. */
 void arena_get_stats(const arena *a, arena_stats *st);
 
