@@ -117,6 +117,29 @@ int ht_rehash_step(ht *h, int n);
  * steps done. */
 int ht_rehash_ms(ht *h, int ms);
 
+/* ht_find for compact nodes with the caller's eq (normally a constant, so that
+ * the compiler inlines it and a lookup makes no call per node): the same steps
+ * as ht_find (one rehash step if rehashing, then both arrays). */
+static inline __attribute__((always_inline)) ht_node *ht_find_eq(ht *h, const char *key, uint32_t klen, uint32_t hash,
+                                                                 ht_eqfn eq)
+{
+    ht_node *n;
+
+    if (h->rehash_idx != -1)
+        ht_rehash_step(h, 1);
+    if (h->used[0] + h->used[1] == 0)
+        return NULL;
+    for (n = h->tab[0][hash & (h->size[0] - 1)]; n; n = n->next)
+        if (eq(n, key, klen, hash))
+            return n;
+    if (h->rehash_idx == -1)
+        return NULL;
+    for (n = h->tab[1][hash & (h->size[1] - 1)]; n; n = n->next)
+        if (eq(n, key, klen, hash))
+            return n;
+    return NULL;
+}
+
 /* One SCAN step: call fn(ctx, node) for each node of the bucket(s) the cursor
  * names (in both arrays while rehashing) and return the next cursor, 0 when the
  * iteration is complete. Start with cursor 0. fn must not modify the table. */

@@ -44,7 +44,7 @@ static uint32_t dbent_hashof(const ht_node *n, uint64_t seed)
     return (uint32_t)ht_hash(dbent_key(e), dbent_klen(e), seed);
 }
 
-static int dbent_eq(const ht_node *n, const char *key, uint32_t klen, uint32_t hash)
+static inline int dbent_eq(const ht_node *n, const char *key, uint32_t klen, uint32_t hash)
 {
     const dbent *e = (const dbent *)n;
     return e->tag == hash_tag(hash) && dbent_klen(e) == klen && memcmp(dbent_key(e), key, klen) == 0;
@@ -274,7 +274,7 @@ size_t db_value_stored(const dbent *e)
 
 dbent *db_find_raw(db *d, const char *key, size_t klen)
 {
-    return (dbent *)ht_find(&d->keys, key, (uint32_t)klen, db_hash(d, key, klen));
+    return (dbent *)ht_find_eq(&d->keys, key, (uint32_t)klen, db_hash(d, key, klen), dbent_eq);
 }
 
 static void db_expire_entry(db *d, dbent *e)
