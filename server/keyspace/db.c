@@ -396,10 +396,10 @@ dbent *db_lookup(db *d, const char *key, size_t klen)
     return e;
 }
 
-dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
+static dbent *add_entry(db *d, const char *key, size_t klen, int type, size_t room, int wide)
 {
     uint32_t hash = db_hash(d, key, klen);
-    dbent *e = dbent_alloc(d, key, klen, room, 0);
+    dbent *e = dbent_alloc(d, key, klen, room, wide);
     e->tag = hash_tag(hash);
     e->type = (uint8_t)type;
     e->lru = clock_init();
@@ -408,6 +408,16 @@ dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
     if (db_on_new)
         db_on_new(d, key, klen);
     return e;
+}
+
+dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
+{
+    return add_entry(d, key, klen, type, room, 0);
+}
+
+dbent *db_add_wide(db *d, const char *key, size_t klen, int type, size_t room)
+{
+    return add_entry(d, key, klen, type, room, 1);
 }
 
 dbent *db_set_entry(db *d, const char *key, size_t klen, int type, size_t room)

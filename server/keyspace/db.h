@@ -239,6 +239,8 @@ dbent *db_find_raw(db *d, const char *key, size_t klen);
 /* Create and link a new entry for key (which must not exist) of the given type
  * with at least room bytes of room after the key; e->vlen is 0, enc INLINE. */
 dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room);
+/* As db_add, in the wide layout (dbent): for a key about to get a TTL. */
+dbent *db_add_wide(db *d, const char *key, size_t klen, int type, size_t room);
 /* Give key a new value of type, as Redis's setKey: a missing key is added
  * (db_add, so the "new" event), an existing one keeps its entry and loses its
  * value and TTL. Returns the entry (type set, ENC_INLINE, vlen 0) with at

@@ -141,7 +141,8 @@ static void set_generic(client *c, const sarg *key, const sarg *val, int flags, 
         return;
     }
     db_touch_off++; /* the lookup above was this command's access */
-    e = sv_set(c->db, key->p, key->len, val->p, val->len, flags & SET_KEEPTTL);
+    e = sv_set(c->db, key->p, key->len, val->p, val->len,
+               ((flags & SET_KEEPTTL) ? SV_KEEPTTL : 0) | ((flags & SET_EXPIRE) ? SV_TTL : 0));
     db_touch_off--;
     if (flags & SET_EXPIRE)
         e = db_set_expire(c->db, e, when);

@@ -258,15 +258,16 @@ dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
     return store_fresh(d, e, p, n);
 }
 
-dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int keepttl)
+dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int flags)
 {
     dbent *e = db_lookup_write(d, key, klen);
 
     if (!e) {
-        e = db_add(d, key, klen, OBJ_STRING, n <= SV_INLINE_MAX ? n : sizeof(void *));
+        size_t room = n <= SV_INLINE_MAX ? n : sizeof(void *);
+        e = (flags & SV_TTL) ? db_add_wide(d, key, klen, OBJ_STRING, room) : db_add(d, key, klen, OBJ_STRING, room);
         return store_fresh(d, e, p, n);
     }
-    if (!keepttl)
+    if (!(flags & SV_KEEPTTL))
         db_persist(d, e);
     if (e->type != OBJ_STRING) {
         db_free_value(d, e);
@@ -560,7 +561,7 @@ static int apply_setstr(effect_replay *r, db *d, int dbid, const effect_arg *a, 
         }
         e = sv_set_lzval(d, a[1].p, a[1].len, v);
     } else {
-        e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, 0);
+        e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, expire >= 0 ? SV_TTL : 0);
     }
     if (expire >= 0)
         e = db_set_expire(d, e, expire);
