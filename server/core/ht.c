@@ -27,7 +27,6 @@
 
 #include <string.h>
 #include <time.h>
-#define XXH_INLINE_ALL /* XXH3 compiled in: no call into libxxhash per hash */
 #include <xxhash.h>
 
 #define HT_MAX_SIZE ((uint64_t)1 << 32)

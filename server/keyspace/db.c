@@ -33,6 +33,29 @@ static uint32_t db_hash(const db *d, const char *key, size_t klen)
     return (uint32_t)ht_hash(key, klen, d->keys.seed);
 }
 
+/* The entry db_find_raw returned last, and its key's hash: unlinking an entry
+ * needs the hash, and the entry unlinked is nearly always the one just looked
+ * up (DEL, a lazy expiry, a key overwritten by another type), so the key is not
+ * hashed a second time. Reset whenever an entry is freed (entry_free), so that
+ * it never names an address reused by another key. */
+static const dbent *last_found;
+static uint32_t last_hash;
+
+/* The hash of e's key in d. */
+static uint32_t entry_hash(const db *d, const dbent *e)
+{
+    if (e == last_found)
+        return last_hash;
+    return db_hash(d, dbent_key(e), dbent_klen(e));
+}
+
+static void entry_free(db *d, dbent *e)
+{
+    if (e == last_found)
+        last_found = NULL;
+    arena_free(d->arena, e, dbent_size(e));
+}
+
 static inline uint8_t hash_tag(uint32_t hash)
 {
     return (uint8_t)(hash >> 24);
@@ -192,7 +215,8 @@ int64_t db_get_expire(const db *d, const dbent *e)
 
 dbent *db_set_expire(db *d, dbent *e, int64_t when)
 {
-    e = db_wide_entry(d, e);
+    if (!e->wide)
+        e = db_wide_entry(d, e);
     heap_put(heap_of(d, 0), e, when);
     return e;
 }
@@ -274,7 +298,12 @@ size_t db_value_stored(const dbent *e)
 
 dbent *db_find_raw(db *d, const char *key, size_t klen)
 {
-    return (dbent *)ht_find_eq(&d->keys, key, (uint32_t)klen, db_hash(d, key, klen), dbent_eq);
+    uint32_t hash = db_hash(d, key, klen);
+    dbent *e = (dbent *)ht_find_eq(&d->keys, key, (uint32_t)klen, hash, dbent_eq);
+
+    last_found = e;
+    last_hash = hash;
+    return e;
 }
 
 static void db_expire_entry(db *d, dbent *e)
@@ -455,7 +484,7 @@ static dbent *relocate(db *d, dbent *e, size_t room, size_t keep, int wide)
         d->heap[xidx].e = n;
     if (has_subexpiry(n) && *idx_of(n, 1) != DB_NOEXPIRE)
         d->sheap[*idx_of(n, 1)].e = n;
-    arena_free(d->arena, e, dbent_size(e));
+    entry_free(d, e);
     return n;
 }
 
@@ -491,13 +520,10 @@ dbent *db_shrink_entry(db *d, dbent *e, size_t room)
 
 void db_delete_entry(db *d, dbent *e)
 {
-    const char *key = dbent_key(e);
-    uint32_t klen = dbent_klen(e);
-
-    ht_remove(&d->keys, key, klen, db_hash(d, key, klen));
+    ht_remove(&d->keys, dbent_key(e), dbent_klen(e), entry_hash(d, e));
     heap_remove(d, e);
     db_free_value(d, e);
-    arena_free(d->arena, e, dbent_size(e));
+    entry_free(d, e);
 }
 
 int db_delete(db *d, const char *key, size_t klen)
@@ -527,9 +553,9 @@ dbent *db_move_entry(db *d, dbent *e, db *dst, const char *newkey, size_t nklen)
     n->enc = e->enc;
     dbent_set_vlen(n, dbent_vlen(e));
     memcpy(dbent_room(n), dbent_room(e), room);
-    ht_remove(&d->keys, dbent_key(e), dbent_klen(e), db_hash(d, dbent_key(e), dbent_klen(e)));
+    ht_remove(&d->keys, dbent_key(e), dbent_klen(e), entry_hash(d, e));
     heap_remove(d, e);
-    arena_free(d->arena, e, dbent_size(e));
+    entry_free(d, e);
     if (when >= 0)
         n = db_set_expire(dst, n, when);
     if (swhen >= 0)
@@ -544,7 +570,7 @@ static void db_free_node(void *ctx, ht_node *n)
     db *d = ctx;
     dbent *e = (dbent *)n;
     db_free_value(d, e);
-    arena_free(d->arena, e, dbent_size(e));
+    entry_free(d, e);
 }
 
 long long db_flush(db *d)

@@ -51,8 +51,8 @@ static int holds(const dbent *e, const char *k, size_t klen, const char *v, size
 {
     char buf[2048];
 
-    if (!e || dbent_klen(e) != klen || memcmp(dbent_key(e), k, klen) != 0 || sv_len(e) != vlen ||
-        vlen > sizeof(buf) || sv_read(e, 0, vlen, buf) != 0)
+    if (!e || dbent_klen(e) != klen || memcmp(dbent_key(e), k, klen) != 0 || sv_len(e) != vlen || vlen > sizeof(buf) ||
+        sv_read(e, 0, vlen, buf) != 0)
         return 0;
     return memcmp(buf, v, vlen) == 0;
 }

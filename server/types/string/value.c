@@ -234,10 +234,18 @@ static dbent *store_fresh(db *d, dbent *e, const char *p, size_t n)
 
 dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
 {
-    if (e->enc == ENC_INLINE && e->type == OBJ_STRING && n <= dbent_icap(e) && n <= SV_INLINE_MAX) {
-        memmove(dbent_room(e), p, n);
-        dbent_set_vlen(e, n);
-        return e;
+    if (e->enc == ENC_INLINE && e->type == OBJ_STRING && n <= SV_INLINE_MAX) {
+        if (!e->wide && n <= arena_small_size(e) - sizeof(dbent) - e->klen8) {
+            memmove(e->data + e->klen8, p, n); /* narrow: dbent_room and dbent_set_vlen, unrolled */
+            e->vlen8 = (uint8_t)n;
+            return e;
+        }
+        if (e->wide && n <= dbent_ext_of(e)->icap) {
+            dbent_ext *x = dbent_ext_of(e);
+            memmove((char *)(x + 1) + x->klen, p, n);
+            x->vlen = (uint32_t)n;
+            return e;
+        }
     }
     if (e->enc == ENC_RAW && n > SV_INLINE_MAX) {
         char *buf = dbent_ptr(e);
