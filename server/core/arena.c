@@ -39,6 +39,7 @@ typedef struct arena_page {
 } arena_page;
 
 _Static_assert(sizeof(arena_page) <= ARENA_HDR_SIZE, "page header too large");
+_Static_assert(offsetof(arena_page, size) == ARENA_SIZE_OFFSET, "arena_small_size reads the size here");
 _Static_assert((ARENA_PAGE_SIZE & (ARENA_PAGE_SIZE - 1)) == 0, "page size not a power of two");
 
 typedef struct arena_large {
@@ -275,13 +276,6 @@ void arena_free(arena *a, void *p, size_t size)
             xfree(pg);
         }
     }
-}
-
-size_t arena_small_size(const void *p)
-{
-    const arena_page *pg = (const arena_page *)((uintptr_t)p & ~(uintptr_t)(ARENA_PAGE_SIZE - 1));
-
-    return pg->size;
 }
 
 void arena_trim(arena *a)

@@ -311,6 +311,25 @@ ht_node *ht_remove(ht *h, const char *key, uint32_t klen, uint32_t hash)
     return n;
 }
 
+void ht_remove_node(ht *h, ht_node *n, uint32_t hash)
+{
+    if (h->rehash_idx != -1)
+        ht_rehash_step(h, 1);
+    for (int t = 0; t < 2 && h->size[t]; t++) {
+        ht_node **pp = &h->tab[t][hash & (h->size[t] - 1)];
+        for (; *pp; pp = &(*pp)->next) {
+            if (*pp == n) {
+                *pp = n->next;
+                n->next = NULL;
+                h->used[t]--;
+                if (h->rehash_idx == -1)
+                    ht_resize_if_needed(h);
+                return;
+            }
+        }
+    }
+}
+
 void ht_replace(ht *h, ht_node *old, ht_node *repl)
 {
     uint32_t hash = ht_node_hash(h, old);

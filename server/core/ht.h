@@ -105,6 +105,10 @@ void ht_insert_hashed(ht *h, ht_node *n, uint32_t hash);
  * is still the caller's. May start a shrink. */
 ht_node *ht_remove(ht *h, const char *key, uint32_t klen, uint32_t hash);
 
+/* Unlink node n, which is linked and whose hash is hash (found by address:
+ * no key comparison). May start a shrink. */
+void ht_remove_node(ht *h, ht_node *n, uint32_t hash);
+
 /* Put node repl (same key, same hash and klen) in the place of node old, which is
  * linked; old is unlinked. For callers that reallocate an object. */
 void ht_replace(ht *h, ht_node *old, ht_node *repl);

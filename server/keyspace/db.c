@@ -70,7 +70,14 @@ static uint32_t dbent_hashof(const ht_node *n, uint64_t seed)
 static inline int dbent_eq(const ht_node *n, const char *key, uint32_t klen, uint32_t hash)
 {
     const dbent *e = (const dbent *)n;
-    return e->tag == hash_tag(hash) && dbent_klen(e) == klen && memcmp(dbent_key(e), key, klen) == 0;
+    const dbent_ext *x;
+
+    if (e->tag != hash_tag(hash))
+        return 0;
+    if (!e->wide)
+        return e->klen8 == klen && memcmp(e->data, key, klen) == 0;
+    x = dbent_ext_of(e);
+    return x->klen == klen && memcmp(x + 1, key, klen) == 0;
 }
 
 void db_init(db *d, int id, arena *a, uint64_t seed)
@@ -520,7 +527,7 @@ dbent *db_shrink_entry(db *d, dbent *e, size_t room)
 
 void db_delete_entry(db *d, dbent *e)
 {
-    ht_remove(&d->keys, dbent_key(e), dbent_klen(e), entry_hash(d, e));
+    ht_remove_node(&d->keys, &e->node, entry_hash(d, e));
     heap_remove(d, e);
     db_free_value(d, e);
     entry_free(d, e);
@@ -553,7 +560,7 @@ dbent *db_move_entry(db *d, dbent *e, db *dst, const char *newkey, size_t nklen)
     n->enc = e->enc;
     dbent_set_vlen(n, dbent_vlen(e));
     memcpy(dbent_room(n), dbent_room(e), room);
-    ht_remove(&d->keys, dbent_key(e), dbent_klen(e), entry_hash(d, e));
+    ht_remove_node(&d->keys, &e->node, entry_hash(d, e));
     heap_remove(d, e);
     entry_free(d, e);
     if (when >= 0)

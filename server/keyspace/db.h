@@ -128,7 +128,9 @@ static inline const char *dbent_key(const dbent *e)
 }
 static inline char *dbent_room(dbent *e)
 {
-    return (char *)dbent_key(e) + dbent_klen(e);
+    if (e->wide)
+        return (char *)(dbent_ext_of(e) + 1) + dbent_ext_of(e)->klen;
+    return e->data + e->klen8;
 }
 /* Bytes of an INLINE or RAW value (0 for the other encodings). */
 static inline uint32_t dbent_vlen(const dbent *e)
@@ -165,7 +167,7 @@ static inline size_t dbent_size(const dbent *e)
 static inline void *dbent_ptr(const dbent *e)
 {
     void *p;
-    __builtin_memcpy(&p, dbent_key(e) + dbent_klen(e), sizeof(p));
+    __builtin_memcpy(&p, dbent_room((dbent *)e), sizeof(p));
     return p;
 }
 static inline void dbent_set_ptr(dbent *e, void *p)
