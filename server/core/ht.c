@@ -332,8 +332,11 @@ void ht_remove_node(ht *h, ht_node *n, uint32_t hash)
 
 void ht_replace(ht *h, ht_node *old, ht_node *repl)
 {
-    uint32_t hash = ht_node_hash(h, old);
+    ht_replace_hashed(h, old, repl, ht_node_hash(h, old));
+}
 
+void ht_replace_hashed(ht *h, ht_node *old, ht_node *repl, uint32_t hash)
+{
     for (int t = 0; t < 2 && h->size[t]; t++) {
         ht_node **pp = &h->tab[t][hash & (h->size[t] - 1)];
         for (; *pp; pp = &(*pp)->next) {

@@ -112,6 +112,8 @@ void ht_remove_node(ht *h, ht_node *n, uint32_t hash);
 /* Put node repl (same key, same hash and klen) in the place of node old, which is
  * linked; old is unlinked. For callers that reallocate an object. */
 void ht_replace(ht *h, ht_node *old, ht_node *repl);
+/* As ht_replace, with the node's hash given (compact nodes). */
+void ht_replace_hashed(ht *h, ht_node *old, ht_node *repl, uint32_t hash);
 
 /* Move up to n buckets of the rehash (visiting at most 10*n empty buckets).
  * Returns 1 if rehashing is still in progress, 0 if done. */

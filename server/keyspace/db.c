@@ -486,7 +486,7 @@ static dbent *relocate(db *d, dbent *e, size_t room, size_t keep, int wide)
     if (n->wide)
         dbent_ext_of(n)->xidx = xidx;
     memcpy(dbent_room(n), dbent_room(e), keep);
-    ht_replace(&d->keys, &e->node, &n->node);
+    ht_replace_hashed(&d->keys, &e->node, &n->node, entry_hash(d, e));
     if (xidx != DB_NOEXPIRE)
         d->heap[xidx].e = n;
     if (has_subexpiry(n) && *idx_of(n, 1) != DB_NOEXPIRE)
