@@ -239,7 +239,7 @@ dbent *db_lookup_write(db *d, const char *key, size_t klen);
 dbent *db_find_raw(db *d, const char *key, size_t klen);
 
 /* Create and link a new entry for key (which must not exist) of the given type
- * with at least room bytes of room after the key; e->vlen is 0, enc INLINE. */
+ * with at least room bytes of room after the key; dbent_vlen(e) is 0, enc INLINE. */
 dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room);
 /* As db_add, in the wide layout (dbent): for a key about to get a TTL. */
 dbent *db_add_wide(db *d, const char *key, size_t klen, int type, size_t room);
