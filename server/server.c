@@ -69,7 +69,7 @@ static void ds_visit(void *ctx, ht_node *n)
     if (vc_dict_delay >= 0 && t->visit_lz)
         t->visit_lz(e, ds_adopt_one, NULL);
     ds.logical += t->logical(e);
-    ds.stored += e->enc == ENC_INLINE ? e->vlen : db_value_stored(e);
+    ds.stored += e->enc == ENC_INLINE ? dbent_vlen(e) : db_value_stored(e);
 }
 
 void server_dataset_scan(int64_t budget_us)

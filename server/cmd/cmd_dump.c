@@ -664,7 +664,7 @@ static void cmd_restore(client *c)
     if (t->moved)
         t->moved(c->db, n);
     if (ttl)
-        db_set_expire(c->db, n, ttl);
+        n = db_set_expire(c->db, n, ttl);
     db_set_clock(n, idle, (int)freq);
     signal_key_changed(c->db, key->p, key->len);
     signal_event(c->db, NOTIFY_GENERIC, "restore", key->p, key->len);

@@ -140,15 +140,17 @@ static void note_moved(db *d, dbent *e)
  * by chunk without recompressing it). */
 static dbent *value_copy(const dbent *e, db *dst, const char *key, size_t klen)
 {
-    size_t room = e->enc == ENC_INLINE ? e->vlen : sizeof(void *);
+    size_t room = e->enc == ENC_INLINE ? dbent_vlen(e) : sizeof(void *);
     dbent *n = db_add(dst, key, klen, e->type, room);
 
     if (e->enc == ENC_INLINE)
-        memcpy(dbent_room(n), e->data + dbent_klen(e), e->vlen);
+        memcpy(dbent_room(n), dbent_room((dbent *)e), dbent_vlen(e));
     else
         dbent_set_ptr(n, type_of(e)->dup_value(e));
+    if (dbent_vlen(e) > DBENT_NARROW_MAX)
+        n = db_wide_entry(dst, n);
     n->enc = e->enc;
-    n->vlen = e->vlen;
+    dbent_set_vlen(n, dbent_vlen(e));
     note_moved(dst, n);
     return n;
 }
@@ -314,7 +316,7 @@ static void cmd_copy(client *c)
         db_delete_entry(dst, old);
     n = value_copy(e, dst, dstkey->p, dstkey->len);
     if (when >= 0)
-        db_set_expire(dst, n, when);
+        n = db_set_expire(dst, n, when);
     if (swhen >= 0)
         db_set_subexpire(dst, n, swhen);
     signal_key_changed(dst, dstkey->p, dstkey->len);
@@ -610,7 +612,7 @@ static void expire_generic(client *c, int64_t basetime, int seconds)
     if (when <= db_now && !db_expiry_paused)
         db_delete_entry(c->db, e);
     else
-        db_set_expire(c->db, e, when);
+        e = db_set_expire(c->db, e, when);
     signal_key_changed(c->db, key->p, key->len);
     signal_event(c->db, NOTIFY_GENERIC, when <= db_now && !db_expiry_paused ? "del" : "expire", key->p, key->len);
     if (prop_on) {

@@ -44,8 +44,7 @@
 /* Bytes key e uses: see the file comment. */
 static size_t mem_key_usage(const dbent *e)
 {
-    return arena_class_size(offsetof(dbent, data) + dbent_klen(e) + e->icap) + db_value_stored(e) +
-           MEM_BUCKET_SHARE;
+    return dbent_size(e) + db_value_stored(e) + MEM_BUCKET_SHARE;
 }
 
 static void memory_usage(client *c)

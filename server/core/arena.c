@@ -35,9 +35,11 @@ typedef struct arena_page {
     uint32_t bump;            /* bytes from page start to the first never-used object */
     uint32_t live;            /* count of objects handed out and not freed */
     uint32_t cls;             /* index of the size class */
+    uint32_t size;            /* bytes per object (the class's size, for arena_small_size) */
 } arena_page;
 
 _Static_assert(sizeof(arena_page) <= ARENA_HDR_SIZE, "page header too large");
+_Static_assert(offsetof(arena_page, size) == ARENA_SIZE_OFFSET, "arena_small_size reads the size here");
 _Static_assert((ARENA_PAGE_SIZE & (ARENA_PAGE_SIZE - 1)) == 0, "page size not a power of two");
 
 typedef struct arena_large {
@@ -173,6 +175,7 @@ static arena_page *arena_class_refill(arena *a, unsigned idx)
         pg->bump = ARENA_HDR_SIZE;
         pg->live = 0;
         pg->cls = idx;
+        pg->size = c->size;
         a->pages++;
     }
     arena_list_push(&c->avail, pg);

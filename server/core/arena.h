@@ -18,6 +18,7 @@
 #define SP_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define ARENA_PAGE_SIZE (64 * 1024)
 #define ARENA_SMALL_MAX 1024
@@ -51,6 +52,16 @@ void arena_free(arena *a, void *p, size_t size);
 /* The usable size an allocation of size bytes yields: its class size for small
  * objects, size itself (rounded to 8) for large ones. Callers may use the slack. */
 size_t arena_class_size(size_t size);
+
+/* The class size of p, an object of at most ARENA_SMALL_MAX bytes from
+ * arena_alloc (read from its page's header, at ARENA_SIZE_OFFSET: the caller
+ * need not remember it). */
+#define ARENA_SIZE_OFFSET 36
+static inline size_t arena_small_size(const void *p)
+{
+    const char *page = (const char *)((uintptr_t)p & ~(uintptr_t)(ARENA_PAGE_SIZE - 1));
+    return *(const uint32_t *)(const void *)(page + ARENA_SIZE_OFFSET);
+}
 
 /* Fill st with the arena's current figures. */
 void arena_get_stats(const arena *a, arena_stats *st);

@@ -11,7 +11,9 @@
  *     at (hash & mask1), never both;
  *   - used[i] counts the nodes linked in tab[i];
  *   - a node's bucket depends only on its stored 32-bit hash, so the table
- *     never calls keyof except to confirm a match.
+ *     never calls keyof except to confirm a match (compact nodes: their hash
+ *     is asked of hashof, which recomputes it, only when a node moves to
+ *     another array or is replaced).
  *
  * SCAN uses the reverse-binary cursor: the cursor's bits are read from the top
  * down, so with a mask m the cursor names bucket (cursor & m) and moving to the
@@ -41,14 +43,32 @@ void ht_init(ht *h, ht_keyfn keyof, uint64_t seed)
     h->used[0] = h->used[1] = 0;
     h->rehash_idx = -1;
     h->keyof = keyof;
+    h->hashof = NULL;
+    h->eq = NULL;
     h->seed = seed;
+}
+
+void ht_init_compact(ht *h, ht_hashfn hashof, ht_eqfn eq, uint64_t seed)
+{
+    ht_init(h, NULL, seed);
+    h->hashof = hashof;
+    h->eq = eq;
 }
 
 void ht_release(ht *h)
 {
     xfree(h->tab[0]);
     xfree(h->tab[1]);
-    ht_init(h, h->keyof, h->seed);
+    h->tab[0] = h->tab[1] = NULL;
+    h->size[0] = h->size[1] = 0;
+    h->used[0] = h->used[1] = 0;
+    h->rehash_idx = -1;
+}
+
+/* The node's 32-bit hash: stored, or recomputed for compact nodes. */
+static inline uint32_t ht_node_hash(const ht *h, const ht_node *n)
+{
+    return h->hashof ? h->hashof(n, h->seed) : n->hash;
 }
 
 void ht_clear(ht *h, void (*freefn)(void *ctx, ht_node *n), void *ctx)
@@ -159,7 +179,7 @@ int ht_rehash_step(ht *h, int n)
         e = h->tab[0][h->rehash_idx];
         while (e) {
             ht_node *next = e->next;
-            uint64_t idx = e->hash & mask1;
+            uint64_t idx = ht_node_hash(h, e) & mask1;
             e->next = h->tab[1][idx];
             h->tab[1][idx] = e;
             h->used[0]--;
@@ -206,6 +226,8 @@ int ht_rehash_ms(ht *h, int ms)
 static inline int ht_match(const ht *h, const ht_node *n, const char *key, uint32_t klen,
                            uint32_t hash)
 {
+    if (h->eq)
+        return h->eq(n, key, klen, hash);
     return n->hash == hash && n->klen == klen && memcmp(h->keyof(n), key, klen) == 0;
 }
 
@@ -230,6 +252,11 @@ ht_node *ht_find(ht *h, const char *key, uint32_t klen, uint32_t hash)
 
 void ht_insert(ht *h, ht_node *n)
 {
+    ht_insert_hashed(h, n, ht_node_hash(h, n));
+}
+
+void ht_insert_hashed(ht *h, ht_node *n, uint32_t hash)
+{
     int t;
     uint64_t idx;
 
@@ -240,7 +267,7 @@ void ht_insert(ht *h, ht_node *n)
     else if (h->rehash_idx == -1)
         ht_resize_if_needed(h);
     t = h->rehash_idx != -1;
-    idx = n->hash & (h->size[t] - 1);
+    idx = hash & (h->size[t] - 1);
     n->next = h->tab[t][idx];
     h->tab[t][idx] = n;
     h->used[t]++;
@@ -284,10 +311,34 @@ ht_node *ht_remove(ht *h, const char *key, uint32_t klen, uint32_t hash)
     return n;
 }
 
+void ht_remove_node(ht *h, ht_node *n, uint32_t hash)
+{
+    if (h->rehash_idx != -1)
+        ht_rehash_step(h, 1);
+    for (int t = 0; t < 2 && h->size[t]; t++) {
+        ht_node **pp = &h->tab[t][hash & (h->size[t] - 1)];
+        for (; *pp; pp = &(*pp)->next) {
+            if (*pp == n) {
+                *pp = n->next;
+                n->next = NULL;
+                h->used[t]--;
+                if (h->rehash_idx == -1)
+                    ht_resize_if_needed(h);
+                return;
+            }
+        }
+    }
+}
+
 void ht_replace(ht *h, ht_node *old, ht_node *repl)
 {
+    ht_replace_hashed(h, old, repl, ht_node_hash(h, old));
+}
+
+void ht_replace_hashed(ht *h, ht_node *old, ht_node *repl, uint32_t hash)
+{
     for (int t = 0; t < 2 && h->size[t]; t++) {
-        ht_node **pp = &h->tab[t][old->hash & (h->size[t] - 1)];
+        ht_node **pp = &h->tab[t][hash & (h->size[t] - 1)];
         for (; *pp; pp = &(*pp)->next) {
             if (*pp == old) {
                 repl->next = old->next;

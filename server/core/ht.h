@@ -11,6 +11,12 @@
  * caller keeps them, found through the keyof callback given to ht_init. Keys are
  * binary-safe.
  *
+ * Compact nodes (ht_init_compact): a caller whose objects are too small to
+ * spare the node's hash and klen (the keyspace's entries) uses only node.next
+ * and keeps the rest of the 16 bytes for itself; the table then asks its
+ * callbacks for a node's hash (recomputed on rehash and on ht_replace) and
+ * whether a node holds a key, and never reads node.hash or node.klen.
+ *
  * Resizing: grows (x2) when used >= buckets; shrinks to the smallest power of two
  * >= used when used < buckets/8 (never below HT_MIN_SIZE). Hash values are 32
  * bits, so the bucket count is capped at 2^32.
@@ -36,13 +42,19 @@ typedef struct ht_node {
 
 /* Return a pointer to the node's key bytes (klen of them). */
 typedef const char *(*ht_keyfn)(const ht_node *n);
+/* Compact nodes: the low 32 bits of ht_hash(key of n, seed). */
+typedef uint32_t (*ht_hashfn)(const ht_node *n, uint64_t seed);
+/* Compact nodes: 1 if n holds key[0..klen), whose hash is hash, else 0. */
+typedef int (*ht_eqfn)(const ht_node *n, const char *key, uint32_t klen, uint32_t hash);
 
 typedef struct ht {
     ht_node **tab[2];   /* tab[1] is non-NULL only while rehashing */
     uint64_t size[2];   /* buckets of each array (power of two, 0 if none) */
     uint64_t used[2];   /* nodes in each array */
     int64_t rehash_idx; /* next bucket of tab[0] to move; -1 when not rehashing */
-    ht_keyfn keyof;
+    ht_keyfn keyof;     /* NULL for compact nodes */
+    ht_hashfn hashof;   /* compact nodes only, else NULL */
+    ht_eqfn eq;         /* compact nodes only, else NULL */
     uint64_t seed;      /* hash seed of this table */
 } ht;
 
@@ -51,6 +63,9 @@ uint64_t ht_hash(const void *key, size_t len, uint64_t seed);
 
 /* Initialise an empty table (allocates nothing until the first insert). */
 void ht_init(ht *h, ht_keyfn keyof, uint64_t seed);
+
+/* Initialise an empty table of compact nodes (see the top of the file). */
+void ht_init_compact(ht *h, ht_hashfn hashof, ht_eqfn eq, uint64_t seed);
 
 /* Free the bucket arrays (not the nodes) and make the table empty. Callers that
  * own nodes remove or free them first (see ht_clear). */
@@ -83,14 +98,22 @@ ht_node *ht_find(ht *h, const char *key, uint32_t klen, uint32_t hash);
 /* Link node n, whose hash and klen are set and whose key is not in the table
  * (the caller checked with ht_find). May start a resize. */
 void ht_insert(ht *h, ht_node *n);
+/* As ht_insert, with the node's hash given (compact nodes). */
+void ht_insert_hashed(ht *h, ht_node *n, uint32_t hash);
 
 /* Unlink and return the node with this key, or NULL if absent. The node's memory
  * is still the caller's. May start a shrink. */
 ht_node *ht_remove(ht *h, const char *key, uint32_t klen, uint32_t hash);
 
+/* Unlink node n, which is linked and whose hash is hash (found by address:
+ * no key comparison). May start a shrink. */
+void ht_remove_node(ht *h, ht_node *n, uint32_t hash);
+
 /* Put node repl (same key, same hash and klen) in the place of node old, which is
  * linked; old is unlinked. For callers that reallocate an object. */
 void ht_replace(ht *h, ht_node *old, ht_node *repl);
+/* As ht_replace, with the node's hash given (compact nodes). */
+void ht_replace_hashed(ht *h, ht_node *old, ht_node *repl, uint32_t hash);
 
 /* Move up to n buckets of the rehash (visiting at most 10*n empty buckets).
  * Returns 1 if rehashing is still in progress, 0 if done. */
@@ -99,6 +122,29 @@ int ht_rehash_step(ht *h, int n);
 /* Rehash in steps of 100 buckets for about ms milliseconds. Returns the number of
  * steps done. */
 int ht_rehash_ms(ht *h, int ms);
+
+/* ht_find for compact nodes with the caller's eq (normally a constant, so that
+ * the compiler inlines it and a lookup makes no call per node): the same steps
+ * as ht_find (one rehash step if rehashing, then both arrays). */
+static inline __attribute__((always_inline)) ht_node *ht_find_eq(ht *h, const char *key, uint32_t klen, uint32_t hash,
+                                                                 ht_eqfn eq)
+{
+    ht_node *n;
+
+    if (h->rehash_idx != -1)
+        ht_rehash_step(h, 1);
+    if (h->used[0] + h->used[1] == 0)
+        return NULL;
+    for (n = h->tab[0][hash & (h->size[0] - 1)]; n; n = n->next)
+        if (eq(n, key, klen, hash))
+            return n;
+    if (h->rehash_idx == -1)
+        return NULL;
+    for (n = h->tab[1][hash & (h->size[1] - 1)]; n; n = n->next)
+        if (eq(n, key, klen, hash))
+            return n;
+    return NULL;
+}
 
 /* One SCAN step: call fn(ctx, node) for each node of the bucket(s) the cursor
  * names (in both arrays while rehashing) and return the next cursor, 0 when the

@@ -1,9 +1,14 @@
 /* db.c -- the keyspace (see db.h).
  *
  * Entries are arena objects: header, key, then `icap` bytes of room that hold a
- * small value inline or a pointer to an out-of-line one. The expire heap is an
- * array-backed binary min-heap; each entry stores its heap index so that a TTL
- * can be changed or removed in O(log n). */
+ * small value inline or a pointer to an out-of-line one (narrow and wide
+ * layouts: db.h). The expire heap is an array-backed binary min-heap; each entry
+ * with a TTL stores its heap index (in its dbent_ext) so that a TTL can be
+ * changed or removed in O(log n).
+ *
+ * The table's nodes are compact (ht.h): an entry keeps only 8 bits of its
+ * key's hash (tag), so the hash is computed again from the key when the table
+ * moves the entry to its other bucket array, replaces it, or unlinks it. */
 #include "keyspace/db.h"
 #include "keyspace/lazyfree.h"
 #include "keyspace/type.h"
@@ -15,8 +20,6 @@
 #include "core/mem.h"
 #include "core/util.h"
 
-#define DBENT_HDR offsetof(dbent, data)
-
 int64_t db_now;
 uint8_t db_epoch;
 void (*db_on_expired)(db *d, const char *key, size_t klen);
@@ -25,14 +28,56 @@ void (*db_on_new)(db *d, const char *key, size_t klen);
 void (*db_on_miss)(db *d, const char *key, size_t klen);
 void (*db_on_subexpired)(db *d, const char *key, size_t klen);
 
-static const char *dbent_keyof(const ht_node *n)
-{
-    return ((const dbent *)n)->data;
-}
-
 static uint32_t db_hash(const db *d, const char *key, size_t klen)
 {
     return (uint32_t)ht_hash(key, klen, d->keys.seed);
+}
+
+/* The entry db_find_raw returned last, and its key's hash: unlinking an entry
+ * needs the hash, and the entry unlinked is nearly always the one just looked
+ * up (DEL, a lazy expiry, a key overwritten by another type), so the key is not
+ * hashed a second time. Reset whenever an entry is freed (entry_free), so that
+ * it never names an address reused by another key. */
+static const dbent *last_found;
+static uint32_t last_hash;
+
+/* The hash of e's key in d. */
+static uint32_t entry_hash(const db *d, const dbent *e)
+{
+    if (e == last_found)
+        return last_hash;
+    return db_hash(d, dbent_key(e), dbent_klen(e));
+}
+
+static void entry_free(db *d, dbent *e)
+{
+    if (e == last_found)
+        last_found = NULL;
+    arena_free(d->arena, e, dbent_size(e));
+}
+
+static inline uint8_t hash_tag(uint32_t hash)
+{
+    return (uint8_t)(hash >> 24);
+}
+
+static uint32_t dbent_hashof(const ht_node *n, uint64_t seed)
+{
+    const dbent *e = (const dbent *)n;
+    return (uint32_t)ht_hash(dbent_key(e), dbent_klen(e), seed);
+}
+
+static inline int dbent_eq(const ht_node *n, const char *key, uint32_t klen, uint32_t hash)
+{
+    const dbent *e = (const dbent *)n;
+    const dbent_ext *x;
+
+    if (e->tag != hash_tag(hash))
+        return 0;
+    if (!e->wide)
+        return e->klen8 == klen && memcmp(e->data, key, klen) == 0;
+    x = dbent_ext_of(e);
+    return x->klen == klen && memcmp(x + 1, key, klen) == 0;
 }
 
 void db_init(db *d, int id, arena *a, uint64_t seed)
@@ -40,14 +85,15 @@ void db_init(db *d, int id, arena *a, uint64_t seed)
     memset(d, 0, sizeof(*d));
     d->id = id;
     d->arena = a;
-    ht_init(&d->keys, dbent_keyof, seed);
+    ht_init_compact(&d->keys, dbent_hashof, dbent_eq, seed);
 }
 
 /* ---- expire heaps ----
  *
  * Two heaps share the code below: heap 0 orders keys by their own TTL and keeps
- * the index in the entry (e->xidx); heap 1 orders keys by the earliest expiry of
- * a part of their value and keeps the index inside the value (its type row's subidx). */
+ * the index in the entry (in its dbent_ext: such an entry is wide); heap 1
+ * orders keys by the earliest expiry of a part of their value and keeps the
+ * index inside the value (its type row's subidx). */
 
 typedef struct xheap_ref {
     xitem **a;
@@ -67,7 +113,7 @@ static xheap_ref heap_of(db *d, int sub)
 
 static uint32_t *idx_of(dbent *e, int sub)
 {
-    return sub ? type_of(e)->subidx(dbent_ptr(e)) : &e->xidx;
+    return sub ? type_of(e)->subidx(dbent_ptr(e)) : &dbent_ext_of(e)->xidx;
 }
 
 static void heap_set(xheap_ref h, uint32_t i, xitem it)
@@ -107,7 +153,11 @@ static void heap_down(xheap_ref h, uint32_t i)
 
 static void heap_del(xheap_ref h, dbent *e)
 {
-    uint32_t *pi = idx_of(e, h.sub), i = *pi;
+    uint32_t *pi, i;
+    if (!h.sub && !e->wide)
+        return;
+    pi = idx_of(e, h.sub);
+    i = *pi;
     if (i == DB_NOEXPIRE)
         return;
     *pi = DB_NOEXPIRE;
@@ -166,17 +216,21 @@ void db_set_subexpire(db *d, dbent *e, int64_t when)
 
 int64_t db_get_expire(const db *d, const dbent *e)
 {
-    return e->xidx == DB_NOEXPIRE ? -1 : d->heap[e->xidx].when;
+    uint32_t i = dbent_xidx(e);
+    return i == DB_NOEXPIRE ? -1 : d->heap[i].when;
 }
 
-void db_set_expire(db *d, dbent *e, int64_t when)
+dbent *db_set_expire(db *d, dbent *e, int64_t when)
 {
+    if (!e->wide)
+        e = db_wide_entry(d, e);
     heap_put(heap_of(d, 0), e, when);
+    return e;
 }
 
 int db_persist(db *d, dbent *e)
 {
-    if (e->xidx == DB_NOEXPIRE)
+    if (dbent_xidx(e) == DB_NOEXPIRE)
         return 0;
     heap_remove(d, e);
     return 1;
@@ -187,31 +241,43 @@ int db_expiry_held;
 
 int db_is_expired(const db *d, const dbent *e)
 {
-    return !db_expiry_paused && e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now;
+    uint32_t i = dbent_xidx(e);
+    return !db_expiry_paused && i != DB_NOEXPIRE && d->heap[i].when <= db_now;
 }
 
 /* ---- entries ---- */
 
-static size_t dbent_size(const dbent *e)
+/* A new entry for key with at least room bytes of room: narrow if the key and
+ * the room the arena class gives fit it and wide is 0, else wide. Only the key
+ * and the layout's lengths are set; the rest of the header is zero. */
+static dbent *dbent_alloc(db *d, const char *key, size_t klen, size_t room, int wide)
 {
-    return DBENT_HDR + e->node.klen + e->icap;
-}
-
-static dbent *dbent_alloc(db *d, const char *key, size_t klen, size_t room)
-{
-    size_t want, got;
+    size_t got;
     dbent *e;
+    dbent_ext *x;
 
     if (room < sizeof(void *))
         room = sizeof(void *);
-    want = DBENT_HDR + klen + room;
-    got = arena_class_size(want);
-    e = arena_alloc(d->arena, want);
-    memset(e, 0, DBENT_HDR);
-    e->node.klen = (uint32_t)klen;
-    e->icap = (uint32_t)(got - DBENT_HDR - klen);
-    e->xidx = DB_NOEXPIRE;
-    memcpy(e->data, key, klen);
+    if (!wide && klen <= DBENT_NARROW_MAX) {
+        got = arena_class_size(sizeof(dbent) + klen + room);
+        if (got - sizeof(dbent) - klen <= DBENT_NARROW_MAX) {
+            e = arena_alloc(d->arena, got);
+            memset(e, 0, sizeof(dbent));
+            e->klen8 = (uint8_t)klen;
+            memcpy(e->data, key, klen);
+            return e;
+        }
+    }
+    got = arena_class_size(sizeof(dbent) + sizeof(dbent_ext) + klen + room);
+    e = arena_alloc(d->arena, got);
+    memset(e, 0, sizeof(dbent));
+    e->wide = 1;
+    x = dbent_ext_of(e);
+    x->klen = (uint32_t)klen;
+    x->vlen = 0;
+    x->icap = (uint32_t)(got - sizeof(dbent) - sizeof(dbent_ext) - klen);
+    x->xidx = DB_NOEXPIRE;
+    memcpy(x + 1, key, klen);
     return e;
 }
 
@@ -229,7 +295,7 @@ void db_free_value(db *d, dbent *e)
             t->free_value(e);
     }
     e->enc = ENC_INLINE;
-    e->vlen = 0;
+    dbent_set_vlen(e, 0);
 }
 
 size_t db_value_stored(const dbent *e)
@@ -239,16 +305,21 @@ size_t db_value_stored(const dbent *e)
 
 dbent *db_find_raw(db *d, const char *key, size_t klen)
 {
-    return (dbent *)ht_find(&d->keys, key, (uint32_t)klen, db_hash(d, key, klen));
+    uint32_t hash = db_hash(d, key, klen);
+    dbent *e = (dbent *)ht_find_eq(&d->keys, key, (uint32_t)klen, hash, dbent_eq);
+
+    last_found = e;
+    last_hash = hash;
+    return e;
 }
 
 static void db_expire_entry(db *d, dbent *e)
 {
     char kbuf[256];
-    char *k = e->node.klen <= sizeof(kbuf) ? kbuf : xmalloc(e->node.klen);
-    size_t klen = e->node.klen;
+    size_t klen = dbent_klen(e);
+    char *k = klen <= sizeof(kbuf) ? kbuf : xmalloc(klen);
 
-    memcpy(k, e->data, klen);
+    memcpy(k, dbent_key(e), klen);
     db_delete_entry(d, e);
     if (db_on_expired)
         db_on_expired(d, k, klen);
@@ -263,7 +334,7 @@ dbent *db_lookup_write(db *d, const char *key, size_t klen)
         return NULL;
     if (db_expiry_paused)
         return e;
-    if (e->xidx != DB_NOEXPIRE && d->heap[e->xidx].when <= db_now) {
+    if (e->wide && dbent_ext_of(e)->xidx != DB_NOEXPIRE && d->heap[dbent_ext_of(e)->xidx].when <= db_now) {
         if (db_expiry_held)
             return NULL;
         db_expire_entry(d, e);
@@ -361,17 +432,28 @@ dbent *db_lookup(db *d, const char *key, size_t klen)
     return e;
 }
 
-dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
+static dbent *add_entry(db *d, const char *key, size_t klen, int type, size_t room, int wide)
 {
-    dbent *e = dbent_alloc(d, key, klen, room);
-    e->node.hash = db_hash(d, key, klen);
+    uint32_t hash = db_hash(d, key, klen);
+    dbent *e = dbent_alloc(d, key, klen, room, wide);
+    e->tag = hash_tag(hash);
     e->type = (uint8_t)type;
     e->lru = clock_init();
     dbent_set_epoch(e, db_epoch);
-    ht_insert(&d->keys, &e->node);
+    ht_insert_hashed(&d->keys, &e->node, hash);
     if (db_on_new)
         db_on_new(d, key, klen);
     return e;
+}
+
+dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room)
+{
+    return add_entry(d, key, klen, type, room, 0);
+}
+
+dbent *db_add_wide(db *d, const char *key, size_t klen, int type, size_t room)
+{
+    return add_entry(d, key, klen, type, room, 1);
 }
 
 dbent *db_set_entry(db *d, const char *key, size_t klen, int type, size_t room)
@@ -387,46 +469,68 @@ dbent *db_set_entry(db *d, const char *key, size_t klen, int type, size_t room)
 }
 
 /* Move e to a new entry of room bytes of room, keeping its first keep bytes of
- * room (the value or its pointer); returns the new address. */
-static dbent *relocate(db *d, dbent *e, size_t room, size_t keep)
+ * room (the value or its pointer), wide if wide is set or e needs it (a TTL, a
+ * long value); returns the new address. */
+static dbent *relocate(db *d, dbent *e, size_t room, size_t keep, int wide)
 {
-    dbent *n = dbent_alloc(d, e->data, e->node.klen, room);
-    uint32_t icap = n->icap;
+    uint32_t xidx = dbent_xidx(e), vlen = dbent_vlen(e);
+    dbent *n = dbent_alloc(d, dbent_key(e), dbent_klen(e), room,
+                           wide || xidx != DB_NOEXPIRE || vlen > DBENT_NARROW_MAX);
 
-    memcpy(n, e, DBENT_HDR);
-    n->icap = icap;
-    memcpy(n->data + n->node.klen, e->data + e->node.klen, keep);
-    ht_replace(&d->keys, &e->node, &n->node);
-    if (n->xidx != DB_NOEXPIRE)
-        d->heap[n->xidx].e = n;
+    n->lru = e->lru;
+    n->type = e->type;
+    n->enc = e->enc;
+    n->flags = e->flags;
+    n->tag = e->tag;
+    dbent_set_vlen(n, vlen);
+    if (n->wide)
+        dbent_ext_of(n)->xidx = xidx;
+    memcpy(dbent_room(n), dbent_room(e), keep);
+    ht_replace_hashed(&d->keys, &e->node, &n->node, entry_hash(d, e));
+    if (xidx != DB_NOEXPIRE)
+        d->heap[xidx].e = n;
     if (has_subexpiry(n) && *idx_of(n, 1) != DB_NOEXPIRE)
         d->sheap[*idx_of(n, 1)].e = n;
-    arena_free(d->arena, e, dbent_size(e));
+    entry_free(d, e);
     return n;
 }
 
 dbent *db_resize_entry(db *d, dbent *e, size_t room)
 {
-    if (room <= e->icap)
+    uint32_t icap = dbent_icap(e);
+
+    if (room <= icap)
         return e;
-    return relocate(d, e, room, e->icap);
+    return relocate(d, e, room, icap, 0);
+}
+
+dbent *db_wide_entry(db *d, dbent *e)
+{
+    uint32_t icap;
+
+    if (e->wide)
+        return e;
+    icap = dbent_icap(e);
+    return relocate(d, e, icap, icap, 1);
 }
 
 dbent *db_shrink_entry(db *d, dbent *e, size_t room)
 {
+    uint32_t icap = dbent_icap(e);
+
     if (room < sizeof(void *))
         room = sizeof(void *);
-    if (e->icap <= 128 || room > e->icap / 2)
+    if (icap <= 128 || room > icap / 2)
         return e;
-    return relocate(d, e, room, room);
+    return relocate(d, e, room, room, 0);
 }
 
 void db_delete_entry(db *d, dbent *e)
 {
-    ht_remove(&d->keys, e->data, e->node.klen, e->node.hash);
+    ht_remove_node(&d->keys, &e->node, entry_hash(d, e));
     heap_remove(d, e);
     db_free_value(d, e);
-    arena_free(d->arena, e, dbent_size(e));
+    entry_free(d, e);
 }
 
 int db_delete(db *d, const char *key, size_t klen)
@@ -442,7 +546,7 @@ dbent *db_move_entry(db *d, dbent *e, db *dst, const char *newkey, size_t nklen)
 {
     int64_t when = db_get_expire(d, e);
     int64_t swhen = -1;
-    size_t room = e->enc == ENC_INLINE ? e->vlen : sizeof(void *);
+    size_t room = e->enc == ENC_INLINE ? dbent_vlen(e) : sizeof(void *);
     dbent *n;
 
     if (has_subexpiry(e) && *idx_of(e, 1) != DB_NOEXPIRE) {
@@ -451,14 +555,16 @@ dbent *db_move_entry(db *d, dbent *e, db *dst, const char *newkey, size_t nklen)
     }
     n = db_add(dst, newkey, nklen, e->type, room);
 
+    if (when >= 0 || dbent_vlen(e) > DBENT_NARROW_MAX)
+        n = db_wide_entry(dst, n);
     n->enc = e->enc;
-    n->vlen = e->vlen;
+    dbent_set_vlen(n, dbent_vlen(e));
     memcpy(dbent_room(n), dbent_room(e), room);
-    ht_remove(&d->keys, e->data, e->node.klen, e->node.hash);
+    ht_remove_node(&d->keys, &e->node, entry_hash(d, e));
     heap_remove(d, e);
-    arena_free(d->arena, e, dbent_size(e));
+    entry_free(d, e);
     if (when >= 0)
-        db_set_expire(dst, n, when);
+        n = db_set_expire(dst, n, when);
     if (swhen >= 0)
         db_set_subexpire(dst, n, swhen);
     return n;
@@ -471,7 +577,7 @@ static void db_free_node(void *ctx, ht_node *n)
     db *d = ctx;
     dbent *e = (dbent *)n;
     db_free_value(d, e);
-    arena_free(d->arena, e, dbent_size(e));
+    entry_free(d, e);
 }
 
 long long db_flush(db *d)

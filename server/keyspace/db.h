@@ -11,11 +11,14 @@
  * An expired key is never returned by a lookup.
  *
  * Invariants: an entry's address is stable for the key's lifetime except through
- * db_resize_entry (which returns the new address); e->xidx == DB_NOEXPIRE iff the
- * key has no TTL; db->keys and the heap hold the same entries' addresses. */
+ * db_resize_entry, db_shrink_entry, db_wide_entry and db_set_expire (which
+ * return the new address); dbent_xidx(e) == DB_NOEXPIRE iff the key has no TTL
+ * (a key with a TTL is a wide entry); db->keys and the heap hold the same
+ * entries' addresses. */
 #ifndef SP_DB_H
 #define SP_DB_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,17 +53,46 @@ enum { ENC_INLINE = 0, ENC_RAW = 1, ENC_LZ4 = 2, ENC_PTR = 3 };
 #define DBENT_EPOCH_MASK 0x7Fu
 extern uint8_t db_epoch; /* 0..DBENT_EPOCH_MASK */
 
-typedef struct dbent {
-    ht_node node;     /* chain, hash, klen */
-    uint32_t icap;    /* bytes of room after the key (inline value or a pointer) */
+/* An entry has one of two layouts behind the same 16-byte header:
+ *   narrow  header, key, room        -- key <= DBENT_NARROW_MAX bytes, room <=
+ *           DBENT_NARROW_MAX bytes, no TTL, value length <= DBENT_NARROW_MAX;
+ *           the key length and the value length sit in the header, and the
+ *           room is what the arena class leaves after the key (arena_small_size);
+ *   wide    header, dbent_ext, key, room -- everything else: a long key, a large
+ *           room, a RAW value (its length can be any), a TTL (the heap index).
+ * A small key without a TTL (most keys) thus costs 16 bytes besides its key and
+ * value. db_add picks the layout from the key and the room asked for;
+ * db_wide_entry moves an entry to the wide layout (db_set_expire does it). */
+#define DBENT_NARROW_MAX 255
+
+typedef struct dbent_ext {
+    uint32_t klen;    /* bytes of key */
     uint32_t vlen;    /* bytes of an INLINE or RAW value */
+    uint32_t icap;    /* bytes of room after the key (inline value or a pointer) */
     uint32_t xidx;    /* index in the expire heap, DB_NOEXPIRE if none */
-    uint32_t lru : 24; /* access clock (db_touch): LRU s, or LFU minutes << 8 | counter */
-    uint32_t type : 4; /* OBJ_* */
-    uint32_t enc : 4;  /* ENC_* */
-    uint8_t flags;    /* DBENT_F_* */
-    char data[];      /* key (node.klen bytes), then icap bytes of room */
+} dbent_ext;
+
+typedef struct dbent {
+    union {
+        ht_node node; /* the table's link: the keyspace's table has compact nodes (ht.h),
+                         of which it uses only node.next; the rest is the fields below */
+        struct {
+            void *link_;       /* node.next */
+            uint32_t lru : 24; /* access clock (db_touch): LRU s, or LFU minutes << 8 | counter */
+            uint32_t type : 4; /* OBJ_* */
+            uint32_t enc : 2;  /* ENC_* */
+            uint32_t wide : 1; /* 1: a dbent_ext follows the header */
+            uint32_t spare_ : 1;
+            uint8_t flags; /* DBENT_F_* */
+            uint8_t tag;   /* bits 24..31 of the key's 32-bit hash, checked before the key */
+            uint8_t klen8; /* narrow: bytes of key */
+            uint8_t vlen8; /* narrow: bytes of an INLINE value (0 for others) */
+        };
+    };
+    char data[]; /* narrow: key, then room; wide: dbent_ext, key, then room */
 } dbent;
+
+_Static_assert(sizeof(dbent) == 16 && offsetof(dbent, data) == 16, "dbent header is 16 bytes");
 
 typedef struct xitem {
     int64_t when;     /* ms since epoch */
@@ -77,23 +109,70 @@ typedef struct db {
     arena *arena;     /* shared by all databases */
 } db;
 
-static inline const char *dbent_key(const dbent *e) { return e->data; }
 static inline unsigned dbent_epoch(const dbent *e) { return (unsigned)(e->flags >> DBENT_EPOCH_SHIFT) & DBENT_EPOCH_MASK; }
 static inline void dbent_set_epoch(dbent *e, unsigned ep)
 {
     e->flags = (uint8_t)((e->flags & ~(DBENT_EPOCH_MASK << DBENT_EPOCH_SHIFT)) | ((ep & DBENT_EPOCH_MASK) << DBENT_EPOCH_SHIFT));
 }
-static inline uint32_t dbent_klen(const dbent *e) { return e->node.klen; }
-static inline char *dbent_room(dbent *e) { return e->data + e->node.klen; }
+static inline dbent_ext *dbent_ext_of(const dbent *e)
+{
+    return (dbent_ext *)(uintptr_t)e->data;
+}
+static inline uint32_t dbent_klen(const dbent *e)
+{
+    return e->wide ? dbent_ext_of(e)->klen : e->klen8;
+}
+static inline const char *dbent_key(const dbent *e)
+{
+    return e->data + (e->wide ? sizeof(dbent_ext) : 0);
+}
+static inline char *dbent_room(dbent *e)
+{
+    if (e->wide)
+        return (char *)(dbent_ext_of(e) + 1) + dbent_ext_of(e)->klen;
+    return e->data + e->klen8;
+}
+/* Bytes of an INLINE or RAW value (0 for the other encodings). */
+static inline uint32_t dbent_vlen(const dbent *e)
+{
+    return e->wide ? dbent_ext_of(e)->vlen : e->vlen8;
+}
+/* Set the value length: an INLINE value (which fits the room, so a narrow
+ * entry's too), or a RAW value's in a wide entry (db_wide_entry first). */
+static inline void dbent_set_vlen(dbent *e, size_t n)
+{
+    if (e->wide) {
+        dbent_ext_of(e)->vlen = (uint32_t)n;
+    } else {
+        assert(n <= DBENT_NARROW_MAX);
+        e->vlen8 = (uint8_t)n;
+    }
+}
+/* Bytes of room after the key. */
+static inline uint32_t dbent_icap(const dbent *e)
+{
+    return e->wide ? dbent_ext_of(e)->icap : (uint32_t)(arena_small_size(e) - sizeof(dbent) - e->klen8);
+}
+/* Index in the expire heap, DB_NOEXPIRE if the key has no TTL. */
+static inline uint32_t dbent_xidx(const dbent *e)
+{
+    return e->wide ? dbent_ext_of(e)->xidx : DB_NOEXPIRE;
+}
+/* Bytes of the entry itself (its arena object: header, key and room). */
+static inline size_t dbent_size(const dbent *e)
+{
+    return e->wide ? sizeof(dbent) + sizeof(dbent_ext) + dbent_ext_of(e)->klen + dbent_ext_of(e)->icap
+                   : arena_small_size(e);
+}
 static inline void *dbent_ptr(const dbent *e)
 {
     void *p;
-    __builtin_memcpy(&p, e->data + e->node.klen, sizeof(p));
+    __builtin_memcpy(&p, dbent_room((dbent *)e), sizeof(p));
     return p;
 }
 static inline void dbent_set_ptr(dbent *e, void *p)
 {
-    __builtin_memcpy(e->data + e->node.klen, &p, sizeof(p));
+    __builtin_memcpy(dbent_room(e), &p, sizeof(p));
 }
 
 /* Current time used for expiry decisions during one command (ms). Set by the
@@ -160,8 +239,10 @@ dbent *db_lookup_write(db *d, const char *key, size_t klen);
 dbent *db_find_raw(db *d, const char *key, size_t klen);
 
 /* Create and link a new entry for key (which must not exist) of the given type
- * with at least room bytes of room after the key; e->vlen is 0, enc INLINE. */
+ * with at least room bytes of room after the key; dbent_vlen(e) is 0, enc INLINE. */
 dbent *db_add(db *d, const char *key, size_t klen, int type, size_t room);
+/* As db_add, in the wide layout (dbent): for a key about to get a TTL. */
+dbent *db_add_wide(db *d, const char *key, size_t klen, int type, size_t room);
 /* Give key a new value of type, as Redis's setKey: a missing key is added
  * (db_add, so the "new" event), an existing one keeps its entry and loses its
  * value and TTL. Returns the entry (type set, ENC_INLINE, vlen 0) with at
@@ -171,6 +252,9 @@ dbent *db_set_entry(db *d, const char *key, size_t klen, int type, size_t room);
 /* Give e at least room bytes of room, moving it if needed; returns its address
  * (the old one is invalid if different). The value bytes/pointer are kept. */
 dbent *db_resize_entry(db *d, dbent *e, size_t room);
+/* e in the wide layout (see dbent): returns it, moved if it was narrow (the
+ * old address is then invalid). Needed before a RAW value's length is set. */
+dbent *db_wide_entry(db *d, dbent *e);
 /* Give memory back: move e to an entry of about room bytes of room (keeping
  * the first room bytes) when its room is more than twice that and over 128
  * bytes; returns its address (the old one is invalid if different). For a
@@ -188,7 +272,8 @@ dbent *db_move_entry(db *d, dbent *e, db *dst, const char *newkey, size_t nklen)
 
 /* TTL: absolute expiry in ms, or -1 if none. */
 int64_t db_get_expire(const db *d, const dbent *e);
-void db_set_expire(db *d, dbent *e, int64_t when);
+/* Set e's TTL; returns e's address, which changes if e was narrow. */
+dbent *db_set_expire(db *d, dbent *e, int64_t when);
 /* Returns 1 if a TTL was removed. */
 int db_persist(db *d, dbent *e);
 /* 1 if the entry's TTL has passed at db_now. */

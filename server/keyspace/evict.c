@@ -144,7 +144,7 @@ static dbent *pick(db *dbs, int ndbs, int *dbi)
             *dbi = c->dbid;
             xfree(c->key);
             npool--;
-            if (e && (!volatile_only() || e->xidx != DB_NOEXPIRE))
+            if (e && (!volatile_only() || dbent_xidx(e) != DB_NOEXPIRE))
                 return e;
         }
         if (!any)
@@ -171,7 +171,7 @@ int evict_run(db *dbs, int ndbs, size_t limit)
         klen = dbent_klen(e);
         k = klen <= sizeof(kbuf) ? kbuf : xmalloc(klen);
         memcpy(k, dbent_key(e), klen);
-        est = arena_class_size(offsetof(dbent, data) + klen + e->icap) + db_value_stored(e);
+        est = dbent_size(e) + db_value_stored(e);
         before = mem_used();
         db_delete_entry(&dbs[dbi], e);
         after = mem_used();

@@ -112,7 +112,7 @@ static int heap_ok(const db *d)
 {
     uint32_t i;
     for (i = 0; i < d->nheap; i++) {
-        if (d->heap[i].e->xidx != i)
+        if (dbent_xidx(d->heap[i].e) != i)
             return 0;
         if (i > 0 && d->heap[(i - 1) / 2].when > d->heap[i].when)
             return 0;
@@ -134,7 +134,7 @@ static void test_heap_order(void)
     rng_state = 0x1234567;
     for (i = 0; i < n; i++) {
         dbent *e = add_key(&f.d[0], i);
-        db_set_expire(&f.d[0], e, T0 + 1 + (int64_t)(rnd() % 100000));
+        e = db_set_expire(&f.d[0], e, T0 + 1 + (int64_t)(rnd() % 100000));
     }
     CHECK(heap_ok(&f.d[0]));
     CHECK(db_expires(&f.d[0]) == (uint32_t)n);
@@ -163,7 +163,7 @@ static void test_lazy_expiry(void)
 
     fx_open(&f);
     e = add_key(&f.d[0], 1);
-    db_set_expire(&f.d[0], e, T0 + 100);
+    e = db_set_expire(&f.d[0], e, T0 + 100);
     add_key(&f.d[0], 2);
 
     db_now = T0 + 99;
@@ -181,10 +181,10 @@ static void test_lazy_expiry(void)
 
     /* A write lookup expires too, and db_delete counts an expired key as absent. */
     e = add_key(&f.d[0], 3);
-    db_set_expire(&f.d[0], e, T0 + 50);
+    e = db_set_expire(&f.d[0], e, T0 + 50);
     CHECK(db_lookup_write(&f.d[0], "k3", 2) == NULL);
     e = add_key(&f.d[0], 4);
-    db_set_expire(&f.d[0], e, T0 + 50);
+    e = db_set_expire(&f.d[0], e, T0 + 50);
     CHECK(db_delete(&f.d[0], "k4", 2) == 0);
     CHECK(raw_find(&f.d[0], 4) == NULL);
     CHECK(exp_count == 3);
@@ -202,7 +202,7 @@ static void test_active_expiry(void)
     /* Even keys expire at T0+1..T0+n/2, odd keys an hour later. */
     for (i = 0; i < n; i++) {
         dbent *e = add_key(&f.d[0], i);
-        db_set_expire(&f.d[0], e, i % 2 ? T0 + 3600000 : T0 + 1 + i / 2);
+        e = db_set_expire(&f.d[0], e, i % 2 ? T0 + 3600000 : T0 + 1 + i / 2);
     }
     /* Nothing is due yet. */
     CHECK(db_active_expire(&f.d[0], T0, 1000000) == 0);
@@ -241,14 +241,14 @@ static void test_set_replace_persist(void)
     fx_open(&f);
     e = add_key(&f.d[0], 1);
     CHECK(db_get_expire(&f.d[0], e) == -1);
-    CHECK(e->xidx == DB_NOEXPIRE);
+    CHECK(dbent_xidx(e) == DB_NOEXPIRE);
     CHECK(db_persist(&f.d[0], e) == 0);
-    db_set_expire(&f.d[0], e, T0 + 500);
+    e = db_set_expire(&f.d[0], e, T0 + 500);
     CHECK(db_get_expire(&f.d[0], e) == T0 + 500);
     CHECK(db_expires(&f.d[0]) == 1);
-    db_set_expire(&f.d[0], e, T0 + 100); /* replace, earlier */
+    e = db_set_expire(&f.d[0], e, T0 + 100); /* replace, earlier */
     CHECK(db_get_expire(&f.d[0], e) == T0 + 100);
-    db_set_expire(&f.d[0], e, T0 + 900); /* replace, later */
+    e = db_set_expire(&f.d[0], e, T0 + 900); /* replace, later */
     CHECK(db_get_expire(&f.d[0], e) == T0 + 900);
     CHECK(db_expires(&f.d[0]) == 1);
     CHECK(db_persist(&f.d[0], e) == 1);
@@ -260,14 +260,14 @@ static void test_set_replace_persist(void)
     CHECK(raw_find(&f.d[0], 1) != NULL);
 
     /* Overwriting a value keeps its TTL only with keepttl. */
-    db_set_expire(&f.d[0], e, T0 + 700);
+    e = db_set_expire(&f.d[0], e, T0 + 700);
     e = sv_set(&f.d[0], "k1", 2, "new", 3, 1);
     CHECK(db_get_expire(&f.d[0], e) == T0 + 700);
     e = sv_set(&f.d[0], "k1", 2, "newer", 5, 0);
     CHECK(db_get_expire(&f.d[0], e) == -1);
 
     /* Growing an entry (it may move) keeps its heap slot pointing at it. */
-    db_set_expire(&f.d[0], e, T0 + 800);
+    e = db_set_expire(&f.d[0], e, T0 + 800);
     e = sv_set(&f.d[0], "k1", 2, "a value long enough to need a larger entry, over forty bytes", 60, 1);
     CHECK(db_get_expire(&f.d[0], e) == T0 + 800);
     CHECK(heap_ok(&f.d[0]));
@@ -287,7 +287,7 @@ static void test_move_entry(void)
     fx_open(&f);
     for (i = 0; i < 100; i++) {
         e = add_key(&f.d[0], i);
-        db_set_expire(&f.d[0], e, T0 + 1000 + i);
+        e = db_set_expire(&f.d[0], e, T0 + 1000 + i);
     }
     e = raw_find(&f.d[0], 50);
     n = db_move_entry(&f.d[0], e, &f.d[1], "k50", 3);
@@ -329,7 +329,7 @@ static void test_swap_keeps_ttls(void)
 
     fx_open(&f);
     e = add_key(&f.d[0], 1);
-    db_set_expire(&f.d[0], e, T0 + 100);
+    e = db_set_expire(&f.d[0], e, T0 + 100);
     add_key(&f.d[1], 2);
     db_swap(&f.d[0], &f.d[1]);
     CHECK(f.d[0].id == 0 && f.d[1].id == 1);
@@ -407,7 +407,7 @@ static void test_random_model(void)
                 bad++;
             } else if (e) {
                 model[k].when = db_now + 1 + (int64_t)(rnd() % 5000);
-                db_set_expire(d, e, model[k].when);
+                e = db_set_expire(d, e, model[k].when);
             }
         } else if (op < 78) { /* persist */
             char kb[16];

@@ -732,9 +732,75 @@ static void test_clear_some(void)
     arena_destroy(c.a);
 }
 
+/* ---- compact nodes: the table must never read node.hash or node.klen ---- */
+
+static uint32_t compact_klen(const item *it)
+{
+    return 6 + it->id % 3;
+}
+
+static uint32_t compact_hashof(const ht_node *n, uint64_t seed)
+{
+    const item *it = (const item *)n;
+    return (uint32_t)ht_hash(it->key, compact_klen(it), seed);
+}
+
+static int compact_eq(const ht_node *n, const char *key, uint32_t klen, uint32_t hash)
+{
+    const item *it = (const item *)n;
+    (void)hash;
+    return compact_klen(it) == klen && memcmp(it->key, key, klen) == 0;
+}
+
+static void test_compact(void)
+{
+    ht h;
+    item copy;
+    uint32_t i, n = MAXN, hv[MAXN];
+    int ok = 1;
+
+    ht_init_compact(&h, compact_hashof, compact_eq, 7);
+    items_setup(&h, n);
+    for (i = 0; i < n; i++) {
+        hv[i] = items[i].node.hash;
+        items[i].node.hash = 0xDEADBEEF; /* the caller's bytes: garbage to the table */
+        items[i].node.klen = 0xFFFFFFFF;
+        ht_insert_hashed(&h, &items[i].node, hv[i]);
+        items[i].in = 1;
+        /* every item so far is found, also in the middle of a rehash */
+        if (i % 997 == 0)
+            for (uint32_t j = 0; j <= i; j++)
+                ok &= ht_find_eq(&h, items[j].key, compact_klen(&items[j]), hv[j], compact_eq) == &items[j].node;
+    }
+    CHECK(ok && ht_count(&h) == n);
+    for (i = 0; i < n; i++)
+        ok &= ht_find(&h, items[i].key, compact_klen(&items[i]), hv[i]) == &items[i].node;
+    CHECK(ok);
+    for (i = 0; i < n; i += 2) {
+        if (i % 4)
+            ok &= ht_remove(&h, items[i].key, compact_klen(&items[i]), hv[i]) == &items[i].node;
+        else
+            ht_remove_node(&h, &items[i].node, hv[i]);
+    }
+    CHECK(ok && ht_count(&h) == n / 2);
+    copy = items[1];
+    ht_replace(&h, &items[1].node, &copy.node);
+    CHECK(ht_find(&h, copy.key, compact_klen(&copy), hv[1]) == &copy.node);
+    for (i = 3; i < n; i += 2)
+        ok &= ht_find(&h, items[i].key, compact_klen(&items[i]), hv[i]) == &items[i].node;
+    for (i = 0; i < n; i += 2)
+        ok &= ht_find(&h, items[i].key, compact_klen(&items[i]), hv[i]) == NULL;
+    CHECK(ok);
+    while (ht_rehash_step(&h, 100))
+        ;
+    CHECK(ht_buckets(&h) == 32768 && ht_count(&h) == n / 2);
+    ht_release(&h);
+}
+
 int main(void)
 {
     RUN(test_basic, "inserted nodes are found, removed ones are not, and counts follow");
+    RUN(test_compact, "compact nodes are found, moved, replaced and removed (by key or by address), hash never read");
     RUN(test_binary_keys, "keys with NUL bytes and equal hashes are told apart by length and bytes");
     RUN(test_model, "48000 random finds, inserts and removes match a reference model after every step");
     RUN(test_incremental_grow, "a grow starts on the insert that fills the table and each op moves a bounded amount");

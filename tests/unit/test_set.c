@@ -204,7 +204,7 @@ static void test_store_replaces(void)
     db_init(&d, 0, a, 42);
     e = set_create(&d, "dst", 3, "x", 1);
     set_add(e, "x", 1);
-    db_set_expire(&d, e, 1LL << 50);
+    e = db_set_expire(&d, e, 1LL << 50);
     t = set_tmp_new();
     set_add(t, "1", 1);
     set_add(t, "2", 1);

@@ -25,7 +25,7 @@ static uint64_t hash_seed = 0x9E3779B97F4A7C15ULL;
 
 static char *lp(const dbent *e)
 {
-    return (char *)e->data + e->node.klen;
+    return dbent_room((dbent *)e);
 }
 
 static fvht *tab(const dbent *e)
@@ -37,7 +37,7 @@ dbent *hash_create(db *d, const char *key, size_t klen)
 {
     dbent *e = db_add(d, key, klen, OBJ_HASH, 32);
     e->enc = ENC_INLINE;
-    e->vlen = (uint32_t)pl_init(lp(e));
+    dbent_set_vlen(e, pl_init(lp(e)));
     return e;
 }
 
@@ -55,7 +55,7 @@ int hash_get(const dbent *e, const char *f, size_t flen, const char **v, size_t 
 {
     if (e->enc == ENC_INLINE) {
         pl_pair p;
-        if (!pl_find(lp(e), e->vlen, f, flen, &p))
+        if (!pl_find(lp(e), dbent_vlen(e), f, flen, &p))
             return 0;
         *v = p.v;
         *vlen = p.vlen;
@@ -79,12 +79,12 @@ static void convert(dbent *e)
     size_t off = PL_HDR;
     pl_pair p;
 
-    while (off < e->vlen) {
+    while (off < dbent_vlen(e)) {
         off = pl_decode(b, off, &p);
         fvht_set(t, p.f, p.flen, p.v, p.vlen);
     }
     e->enc = ENC_PTR;
-    e->vlen = 0;
+    dbent_set_vlen(e, 0);
     dbent_set_ptr(e, t);
 }
 
@@ -105,15 +105,15 @@ int hash_set(db *d, dbent **ep, const char *f, size_t flen, const char *v, size_
     hash_fit(d, ep, flen > vlen ? flen : vlen);
     if (e->enc != ENC_INLINE)
         return fvht_set(tab(e), f, flen, v, vlen);
-    found = pl_find(lp(e), e->vlen, f, flen, &p);
+    found = pl_find(lp(e), dbent_vlen(e), f, flen, &p);
     if (!found && pl_count(lp(e)) >= PL_MAX_COUNT) {
         convert(e);
         return fvht_set(tab(e), f, flen, v, vlen);
     }
-    nlen = pl_set_len(e->vlen, found ? &p : NULL, flen, vlen);
-    if (nlen > e->icap)
+    nlen = pl_set_len(dbent_vlen(e), found ? &p : NULL, flen, vlen);
+    if (nlen > dbent_icap(e))
         *ep = e = db_resize_entry(d, e, nlen + nlen / 4);
-    e->vlen = (uint32_t)pl_set(lp(e), e->vlen, found ? &p : NULL, f, flen, v, vlen);
+    dbent_set_vlen(e, pl_set(lp(e), dbent_vlen(e), found ? &p : NULL, f, flen, v, vlen));
     if ((long long)pl_count(lp(e)) > hash_max_listpack_entries)
         convert(e);
     return !found;
@@ -126,9 +126,9 @@ int hash_del(db *d, dbent *e, const char *f, size_t flen)
     (void)d;
     if (e->enc != ENC_INLINE)
         return fvht_del(tab(e), f, flen);
-    if (!pl_find(lp(e), e->vlen, f, flen, &p))
+    if (!pl_find(lp(e), dbent_vlen(e), f, flen, &p))
         return 0;
-    e->vlen = (uint32_t)pl_del(lp(e), e->vlen, &p);
+    dbent_set_vlen(e, pl_del(lp(e), dbent_vlen(e), &p));
     return 1;
 }
 
@@ -136,7 +136,7 @@ dbent *hash_compact(db *d, dbent *e)
 {
     if (e->enc != ENC_INLINE)
         return e;
-    return db_shrink_entry(d, e, e->vlen + e->vlen / 4);
+    return db_shrink_entry(d, e, dbent_vlen(e) + dbent_vlen(e) / 4);
 }
 
 typedef struct each_ctx {
@@ -159,7 +159,7 @@ int hash_foreach(const dbent *e, int (*fn)(void *ctx, const hash_pair *p), void 
         pl_pair p;
         int r;
 
-        while (off < e->vlen) {
+        while (off < dbent_vlen(e)) {
             hash_pair hp;
             off = pl_decode(b, off, &p);
             hp.f = p.f;
@@ -282,7 +282,7 @@ static size_t type_stored(const dbent *e)
 static size_t type_logical(const dbent *e)
 {
     if (e->enc == ENC_INLINE)
-        return e->vlen;
+        return dbent_vlen(e);
     return tab(e)->logical; /* O(1): the dataset scan of the cron asks for every key */
 }
 

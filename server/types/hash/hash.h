@@ -1,7 +1,7 @@
 /* hash.h -- the hash type: one API over its two encodings.
  *
  * A small hash is a pairlist (core/pairlist.h) kept inside the key's entry
- * (ENC_INLINE, e->vlen its bytes): OBJECT ENCODING "listpack". It becomes a
+ * (ENC_INLINE, dbent_vlen(e) its bytes): OBJECT ENCODING "listpack". It becomes a
  * field/value hash table (core/fvht.h, behind dbent_ptr, ENC_PTR): "hashtable"
  * once it holds more than hash_max_listpack_entries fields or a field or value
  * longer than hash_max_listpack_value bytes, as Redis converts; never back.

@@ -159,9 +159,7 @@ dbent *set_tmp_new(void)
 {
     dbent *t = xcalloc(1, sizeof(dbent) + sizeof(void *));
 
-    t->type = OBJ_SET;
-    t->icap = sizeof(void *);
-    t->xidx = DB_NOEXPIRE;
+    t->type = OBJ_SET; /* narrow, with no key: room for the pointer, no TTL */
     dbent_set_ptr(t, is_new());
     t->enc = SET_ENC_INTSET;
     return t;

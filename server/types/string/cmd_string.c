@@ -141,10 +141,11 @@ static void set_generic(client *c, const sarg *key, const sarg *val, int flags, 
         return;
     }
     db_touch_off++; /* the lookup above was this command's access */
-    e = sv_set(c->db, key->p, key->len, val->p, val->len, flags & SET_KEEPTTL);
+    e = sv_set(c->db, key->p, key->len, val->p, val->len,
+               ((flags & SET_KEEPTTL) ? SV_KEEPTTL : 0) | ((flags & SET_EXPIRE) ? SV_TTL : 0));
     db_touch_off--;
     if (flags & SET_EXPIRE)
-        db_set_expire(c->db, e, when);
+        e = db_set_expire(c->db, e, when);
     signal_key_changed(c->db, key->p, key->len);
     signal_event(c->db, NOTIFY_STRING, "set", key->p, key->len);
     if (flags & SET_EXPIRE)
@@ -243,7 +244,7 @@ static void cmd_getex(client *c)
         return;
     }
     if (flags & SET_EXPIRE) {
-        db_set_expire(c->db, e, when);
+        e = db_set_expire(c->db, e, when);
         signal_key_changed(c->db, c->argv[1].p, c->argv[1].len);
         signal_event(c->db, NOTIFY_GENERIC, "expire", c->argv[1].p, c->argv[1].len);
     } else if ((flags & SET_PERSIST) && db_persist(c->db, e)) {

@@ -91,8 +91,8 @@ static void queue_item(db *d, dbent *e, size_t hot)
     }
     it = &cq[(cq_head + cq_len) % cq_cap];
     it->d = d;
-    it->klen = e->node.klen;
-    it->key = xstrndup(e->data, e->node.klen);
+    it->klen = dbent_klen(e);
+    it->key = xstrndup(dbent_key(e), dbent_klen(e));
     it->hot = hot;
     cq_len++;
     e->flags |= DBENT_F_COMPRESS_PENDING;
@@ -138,9 +138,10 @@ dbent *sv_read_hot(db *d, dbent *e)
         return e;
     }
     lzval_free(v);
+    e = db_wide_entry(d, e); /* a RAW value's length needs the wide layout */
     dbent_set_ptr(e, buf);
     e->enc = ENC_RAW;
-    e->vlen = (uint32_t)n;
+    dbent_set_vlen(e, n);
     sv_hot_decoded++;
     queue_item(d, e, n);
     return e;
@@ -148,7 +149,7 @@ dbent *sv_read_hot(db *d, dbent *e)
 
 void sv_note_moved(db *d, dbent *e)
 {
-    if (e->type == OBJ_STRING && ((e->enc == ENC_RAW && want_lz4(e->vlen)) || e->enc == ENC_LZ4))
+    if (e->type == OBJ_STRING && ((e->enc == ENC_RAW && want_lz4(dbent_vlen(e))) || e->enc == ENC_LZ4))
         queue_compress(d, e);
 }
 
@@ -180,14 +181,14 @@ size_t sv_len(const dbent *e)
 {
     if (e->enc == ENC_LZ4)
         return lzval_len(dbent_ptr(e));
-    return e->vlen;
+    return dbent_vlen(e);
 }
 
 const char *sv_ptr(const dbent *e)
 {
     switch (e->enc) {
     case ENC_INLINE:
-        return e->data + e->node.klen;
+        return dbent_room((dbent *)e);
     case ENC_RAW:
         return dbent_ptr(e);
     default:
@@ -217,13 +218,14 @@ static dbent *store_fresh(db *d, dbent *e, const char *p, size_t n)
         e = db_resize_entry(d, e, n);
         memcpy(dbent_room(e), p, n);
         e->enc = ENC_INLINE;
-        e->vlen = (uint32_t)n;
+        dbent_set_vlen(e, n);
     } else {
         char *buf = xmalloc(n);
         memcpy(buf, p, n);
+        e = db_wide_entry(d, e);
         dbent_set_ptr(e, buf);
         e->enc = ENC_RAW;
-        e->vlen = (uint32_t)n;
+        dbent_set_vlen(e, n);
         if (want_lz4(n))
             queue_compress(d, e);
     }
@@ -232,10 +234,18 @@ static dbent *store_fresh(db *d, dbent *e, const char *p, size_t n)
 
 dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
 {
-    if (e->enc == ENC_INLINE && e->type == OBJ_STRING && n <= e->icap && n <= SV_INLINE_MAX) {
-        memmove(dbent_room(e), p, n);
-        e->vlen = (uint32_t)n;
-        return e;
+    if (e->enc == ENC_INLINE && e->type == OBJ_STRING && n <= SV_INLINE_MAX) {
+        if (!e->wide && n <= arena_small_size(e) - sizeof(dbent) - e->klen8) {
+            memmove(e->data + e->klen8, p, n); /* narrow: dbent_room and dbent_set_vlen, unrolled */
+            e->vlen8 = (uint8_t)n;
+            return e;
+        }
+        if (e->wide && n <= dbent_ext_of(e)->icap) {
+            dbent_ext *x = dbent_ext_of(e);
+            memmove((char *)(x + 1) + x->klen, p, n);
+            x->vlen = (uint32_t)n;
+            return e;
+        }
     }
     if (e->enc == ENC_RAW && n > SV_INLINE_MAX) {
         char *buf = dbent_ptr(e);
@@ -246,7 +256,7 @@ dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
             dbent_set_ptr(e, buf);
         }
         memcpy(buf, p, n);
-        e->vlen = (uint32_t)n;
+        dbent_set_vlen(e, n);
         if (want_lz4(n))
             queue_compress(d, e);
         return e;
@@ -256,15 +266,16 @@ dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
     return store_fresh(d, e, p, n);
 }
 
-dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int keepttl)
+dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int flags)
 {
     dbent *e = db_lookup_write(d, key, klen);
 
     if (!e) {
-        e = db_add(d, key, klen, OBJ_STRING, n <= SV_INLINE_MAX ? n : sizeof(void *));
+        size_t room = n <= SV_INLINE_MAX ? n : sizeof(void *);
+        e = (flags & SV_TTL) ? db_add_wide(d, key, klen, OBJ_STRING, room) : db_add(d, key, klen, OBJ_STRING, room);
         return store_fresh(d, e, p, n);
     }
-    if (!keepttl)
+    if (!(flags & SV_KEEPTTL))
         db_persist(d, e);
     if (e->type != OBJ_STRING) {
         db_free_value(d, e);
@@ -287,7 +298,7 @@ dbent *sv_set_lzval(db *d, const char *key, size_t klen, lzval *v)
     }
     dbent_set_ptr(e, v);
     e->enc = ENC_LZ4;
-    e->vlen = 0;
+    dbent_set_vlen(e, 0);
     vc_dict_adopt(v);
     return e;
 }
@@ -310,8 +321,8 @@ static dbent *to_raw(db *d, dbent *e, size_t need)
     /* INLINE -> RAW */
     {
         char *buf = xmalloc(grow_cap(need));
-        memcpy(buf, dbent_room(e), e->vlen);
-        e = db_resize_entry(d, e, sizeof(void *));
+        memcpy(buf, dbent_room(e), dbent_vlen(e));
+        e = db_wide_entry(d, db_resize_entry(d, e, sizeof(void *)));
         dbent_set_ptr(e, buf);
         e->enc = ENC_RAW;
     }
@@ -327,7 +338,7 @@ static dbent *to_raw(db *d, dbent *e, size_t need)
 static int to_lz4(dbent *e)
 {
     const char *p = sv_ptr(e);
-    size_t n = e->vlen;
+    size_t n = dbent_vlen(e);
     lzval *v = lz_new(p, n);
 
     if (lzval_stored(v) >= n) {
@@ -338,7 +349,7 @@ static int to_lz4(dbent *e)
         xfree(dbent_ptr(e));
     dbent_set_ptr(e, v);
     e->enc = ENC_LZ4;
-    e->vlen = 0;
+    dbent_set_vlen(e, 0);
     return 0;
 }
 
@@ -356,13 +367,13 @@ int sv_append(db *d, dbent **ep, const char *p, size_t n)
     if (e->enc == ENC_INLINE && newlen <= SV_INLINE_MAX) {
         e = db_resize_entry(d, e, newlen);
         memcpy(dbent_room(e) + len, p, n);
-        e->vlen = (uint32_t)newlen;
+        dbent_set_vlen(e, newlen);
         *ep = e;
         return 0;
     }
     e = to_raw(d, e, newlen);
     memcpy((char *)dbent_ptr(e) + len, p, n);
-    e->vlen = (uint32_t)newlen;
+    dbent_set_vlen(e, newlen);
     if (want_lz4(newlen))
         queue_compress(d, e);
     *ep = e;
@@ -402,7 +413,7 @@ int sv_setrange(db *d, dbent **ep, size_t off, const char *p, size_t n)
             memset(buf + len, 0, off - len);
         memcpy(buf + off, p, n);
     }
-    e->vlen = (uint32_t)newlen;
+    dbent_set_vlen(e, newlen);
     if (e->enc == ENC_RAW && want_lz4(newlen))
         queue_compress(d, e);
     *ep = e;
@@ -411,7 +422,7 @@ int sv_setrange(db *d, dbent **ep, size_t off, const char *p, size_t n)
 
 static void compress_now(dbent *e)
 {
-    if (e->enc == ENC_RAW && want_lz4(e->vlen))
+    if (e->enc == ENC_RAW && want_lz4(dbent_vlen(e)))
         to_lz4(e);
     else if (e->enc == ENC_LZ4)
         lzval_seal(dbent_ptr(e));
@@ -436,7 +447,7 @@ size_t sv_compress_step(int64_t budget_us)
         e = db_find_raw(it.d, it.key, it.klen);
         if (it.hot) {
             if (e && e->type == OBJ_STRING && (e->flags & DBENT_F_COMPRESS_PENDING) && e->enc == ENC_RAW &&
-                want_lz4(e->vlen) && !hot_is_cold(e)) {
+                want_lz4(dbent_vlen(e)) && !hot_is_cold(e)) {
                 cq[(cq_head + cq_len) % cq_cap] = it; /* still read: stays raw, queued */
                 cq_len++;
                 if (mono_us() - start >= budget_us)
@@ -470,9 +481,9 @@ const char *sv_encoding_name(const dbent *e)
 
     if (e->enc == ENC_LZ4)
         return "lz4";
-    if (e->vlen <= 20 && str_to_ll(sv_ptr(e), e->vlen, &v) == 0)
+    if (dbent_vlen(e) <= 20 && str_to_ll(sv_ptr(e), dbent_vlen(e), &v) == 0)
         return "int";
-    if (e->vlen <= 44 && e->enc == ENC_INLINE)
+    if (dbent_vlen(e) <= 44 && e->enc == ENC_INLINE)
         return "embstr";
     return "raw";
 }
@@ -493,8 +504,8 @@ static void *type_dup_value(const dbent *e)
 
     if (e->enc == ENC_LZ4)
         return lzval_dup(dbent_ptr(e));
-    p = xmalloc(e->vlen);
-    memcpy(p, dbent_ptr(e), e->vlen);
+    p = xmalloc(dbent_vlen(e));
+    memcpy(p, dbent_ptr(e), dbent_vlen(e));
     return p;
 }
 
@@ -558,10 +569,10 @@ static int apply_setstr(effect_replay *r, db *d, int dbid, const effect_arg *a, 
         }
         e = sv_set_lzval(d, a[1].p, a[1].len, v);
     } else {
-        e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, 0);
+        e = sv_set(d, a[1].p, a[1].len, a[2].p, a[2].len, expire >= 0 ? SV_TTL : 0);
     }
     if (expire >= 0)
-        db_set_expire(d, e, expire);
+        e = db_set_expire(d, e, expire);
     return 0;
 }
 

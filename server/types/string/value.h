@@ -29,8 +29,13 @@ char *sv_ptr_mut(dbent *e);
 int sv_read(const dbent *e, size_t off, size_t n, char *dst);
 
 /* Set key to a string value (creating it or replacing any value of any type;
- * the TTL is removed unless keepttl). Returns the entry. */
-dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int keepttl);
+ * the TTL is removed unless flags has SV_KEEPTTL). With SV_TTL (the caller
+ * sets a TTL right after, with db_set_expire), a new key is created in the
+ * entry layout that holds one, so that it need not move for it. Returns the
+ * entry. */
+#define SV_KEEPTTL 1
+#define SV_TTL 2
+dbent *sv_set(db *d, const char *key, size_t klen, const char *p, size_t n, int flags);
 /* Set key to the compressed value v, which the entry takes over (the log
  * loader: values are logged in their compressed chunks). The TTL is removed.
  * Returns the entry. */
