@@ -513,6 +513,44 @@ static void edit_in_place(client *c, dbent *ke, sp *s, sp_entry *e, const size_t
     edit_done(c, ke, s, e, count);
 }
 
+/* Whether a compressed entry e changed into new_size bytes by replacing old
+ * text with new text (valid UTF-8, or e binary) can be spliced in place: it
+ * stays above the compression threshold (so it keeps its encoding), and a text
+ * entry stays valid UTF-8 (valid text replacing valid text that starts and ends
+ * on character boundaries, as a match of valid text or a line start does). */
+static int splice_fits(const sp_entry *e, size_t new_size, const char *old, size_t olen, const char *new, size_t nlen,
+                       const sp_params *pr)
+{
+    if (e->enc != SP_ENC_LZ4 || pr->compress_threshold == 0 || new_size < pr->compress_threshold)
+        return 0;
+    return e->kind == SP_BINARY || (sp_utf8_valid(old, olen) && sp_utf8_valid(new, nlen));
+}
+
+/* SP.EDIT with new text of another length in a compressed entry: argv[3] ->
+ * argv[4] at the count offsets at[] (edit_find's), each a splice rebuilding
+ * only the chunks it touches, from the last (so the earlier offsets stay
+ * right). A splice that fails (a corrupt chunk) takes back those done before
+ * it, first to last. */
+static void edit_splice(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *at, size_t count)
+{
+    const sarg *old = &c->argv[3], *new = &c->argv[4];
+    sp_params pr = sp_server_params();
+    size_t k;
+
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
+    for (k = count; k-- > 0;) {
+        if (sp_entry_splice(s, e, at[k], old->len, new->p, new->len, &pr) < 0) {
+            while (++k < count)
+                sp_entry_splice(s, e, at[k], new->len, old->p, old->len, &pr);
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+    }
+    e->version++;
+    e->updated = db_now;
+    edit_done(c, ke, s, e, count);
+}
+
 /* SP.EDIT's other case: argv[3] -> argv[4] at the count offsets at[] into a
  * new content, the entry's bytes between them decoded straight into it (no
  * copy of the whole entry first), then set whole. */
@@ -601,6 +639,9 @@ static void cmd_sp_edit(client *c)
             if (new->len == old->len &&
                 (e->kind == SP_BINARY || (sp_utf8_valid(old->p, old->len) && sp_utf8_valid(new->p, new->len))))
                 edit_in_place(c, ke, s, e, at, count);
+            else if (splice_fits(e, e->size - count * old->len + count * new->len, old->p, old->len, new->p, new->len,
+                                 &pr))
+                edit_splice(c, ke, s, e, at, count);
             else
                 edit_rebuild(c, ke, s, e, at, count);
             return;
@@ -742,6 +783,26 @@ static void cmd_sp_insert(client *c)
     lead_nl = at == e->size && e->size > 0 && !e->ends_nl;
     trail_nl = at < e->size && (text->len == 0 || text->p[text->len - 1] != '\n');
     outlen = e->size + text->len + (size_t)lead_nl + (size_t)trail_nl;
+    if (at < e->size && splice_fits(e, outlen, "", 0, text->p, text->len, &pr)) {
+        /* Before a line of a compressed entry: a splice at its start (a
+         * character boundary) rebuilds only the chunk it falls in. */
+        char *ins = xmalloc(text->len + 1);
+        int rc;
+        memcpy(ins, text->p, text->len);
+        if (trail_nl)
+            ins[text->len] = '\n';
+        e = sp_own(s, e); /* a snapshot or the history may hold it */
+        rc = sp_entry_splice(s, e, at, 0, ins, text->len + (size_t)trail_nl, &pr);
+        xfree(ins);
+        if (rc < 0) {
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+        e->version++;
+        e->updated = db_now;
+        insert_done(c, ke, s, e);
+        return;
+    }
     out = xmalloc(outlen + 1);
     /* The entry's bytes are decoded straight into their places in out. */
     if (sp_entry_read(e, 0, at, out, &pr) < 0 ||
