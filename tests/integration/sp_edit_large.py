@@ -12,7 +12,8 @@ newlines, inserts at the top, the middle, the end and past it) on a text entry
 of ~3 MB and a binary one of ~1 MB, each compared whole with the model after
 every step, with its length, size and line count, and line windows; a snapshot
 taken before an in-place edit keeps the old content (seen through a fork), and
-one taken before splices at the top, the middle and the end too; the state is
+one taken before splices at the top, the middle and the end too; an edit's log
+record holds the bytes it changed, not the entry (_SPSPLICE); the state is
 the same after a restart and after a rewrite in each mode (incremental, fork). Seeded (SEED=... reproduces;
 EDIT_COUNT=... for a longer run); one server, stopped by PID."""
 import os
@@ -237,6 +238,33 @@ def main():
 
         rep.case("SP.EDIT of another length and SP.INSERT at the top, the middle and the end of a compressed entry "
                  "agree with the model, and a snapshot taken before them keeps the old content", splices)
+
+        def log_bytes():
+            total = 0
+            for root, _, files in os.walk(srv.dir):
+                total += sum(os.path.getsize(os.path.join(root, f)) for f in files if f != "server.log")
+            return total
+
+        def small_records():
+            cur = model["text"]
+            lines = cur.split(b"\n")
+            for want_len in (True, False):
+                target = next(x for x in lines[len(lines) // 3:] if len(x) > 8 and cur.count(x) == 1)
+                new = bytes(RNG.choice(b"XYZ") for _ in target) if want_len else target + b" and more"
+                before = log_bytes()
+                r.execute_command("SP.EDIT", "e", "text", target, new)
+                cur = cur.replace(target, new)
+                r.execute_command("SP.INSERT", "e", "text", lines_of(cur) // 2, "a line in the middle")
+                cur = insert_model(cur, lines_of(cur) // 2, b"a line in the middle")
+                grew = log_bytes() - before
+                if grew > 16384:
+                    raise AssertionError("an SP.EDIT and an SP.INSERT in a %d-byte entry grew the log by %d bytes"
+                                         % (len(cur), grew))
+            model["text"] = cur
+            check(r, "e", "text", cur, False)
+
+        rep.case("an SP.EDIT (in place or of another length) and an SP.INSERT in the middle of a 3 MB entry add about "
+                 "the bytes they change to the log (_SPSPLICE), not the entry", small_records)
 
         def restart():
             for mode in ("restart", "incremental", "fork"):

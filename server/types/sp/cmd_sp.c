@@ -102,6 +102,46 @@ static void entry_written(client *c, dbent *ke, sp *s, sp_entry *e, int op, cons
     ns_changed(c, ke, s, event);
 }
 
+/* Entry e of s has a new version made by op from splices of its previous one:
+ * each replaced [at[k], at[k] + del) with p[0..n) (k from count - 1 down to
+ * 0, the order they were made in; at[] are offsets in the previous version,
+ * the same for every k when count is 1). Logged as one _SPSPLICE per splice
+ * (docs/aof.md: the bytes that changed, not the entry, which the loader
+ * replays through the same sp_entry_splice) and the change noted in the feed,
+ * as one group; then the keyspace event. */
+static void splices_written(client *c, dbent *ke, sp *s, sp_entry *e, int op, const char *event, const size_t *at,
+                            size_t count, size_t del, const char *p, size_t n)
+{
+    int g = group_begin(c);
+    size_t k;
+
+    for (k = count; prop_on && k-- > 0;) {
+        prop_begin(c->dbid);
+        prop_str("_SPSPLICE");
+        prop_arg(&c->argv[1]);
+        prop_bytes(e->name, e->nlen);
+        prop_ll((long long)e->version);
+        prop_ll(e->updated);
+        prop_ll((long long)at[k]);
+        prop_ll((long long)del);
+        prop_bytes(p, n);
+        prop_end();
+    }
+    spc_note(c, s, op, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, event);
+}
+
+/* SP.EDIT's end by splices (edit_in_place, edit_splice): logged as them,
+ * [count, version] replied. */
+static void edit_spliced(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *at, size_t count)
+{
+    splices_written(c, ke, s, e, SPCO_OP_EDIT, "sp.edit", at, count, c->argv[3].len, c->argv[4].p, c->argv[4].len);
+    reply_array(c, 2);
+    reply_int(c, (long long)count);
+    reply_int(c, (long long)e->version);
+}
+
 /* SP.EDIT's end: e's new version written, [count, version] replied. */
 static void edit_done(client *c, dbent *ke, sp *s, sp_entry *e, size_t count)
 {
@@ -510,7 +550,7 @@ static void edit_in_place(client *c, dbent *ke, sp *s, sp_entry *e, const size_t
     }
     e->version++;
     e->updated = db_now;
-    edit_done(c, ke, s, e, count);
+    edit_spliced(c, ke, s, e, at, count);
 }
 
 /* Whether a compressed entry e changed into new_size bytes by replacing old
@@ -548,7 +588,7 @@ static void edit_splice(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *
     }
     e->version++;
     e->updated = db_now;
-    edit_done(c, ke, s, e, count);
+    edit_spliced(c, ke, s, e, at, count);
 }
 
 /* SP.EDIT's other case: argv[3] -> argv[4] at the count offsets at[] into a
@@ -756,6 +796,7 @@ static void cmd_sp_insert(client *c)
         /* At the end: an append (only the last sub-block is recompressed),
          * after a '\n' if the last line has none. */
         int lead = e->size > 0 && !e->ends_nl, rc;
+        size_t end_at = e->size;
         char *buf;
         if (e->kind == SP_TEXT && !sp_utf8_valid(text->p, text->len)) {
             reply_error(c, "ERR the edit would make a text entry invalid UTF-8");
@@ -768,14 +809,16 @@ static void cmd_sp_insert(client *c)
         }
         e = sp_own(s, e); /* a snapshot or the history may hold it */
         rc = sp_entry_append(s, e, lead ? buf : text->p, text->len + (size_t)lead, &pr);
-        xfree(buf);
-        if (rc < 0) {
+        if (rc == 0) {
+            e->version++;
+            e->updated = db_now;
+            splices_written(c, ke, s, e, SPCO_OP_INSERT, "sp.insert", &end_at, 1, 0, lead ? buf : text->p,
+                            text->len + (size_t)lead);
+            reply_int(c, (long long)e->version);
+        } else {
             reply_error(c, ERR_CORRUPT);
-            return;
         }
-        e->version++;
-        e->updated = db_now;
-        insert_done(c, ke, s, e);
+        xfree(buf);
         return;
     }
     /* The text becomes whole lines: a newline is added after it if something
@@ -793,14 +836,15 @@ static void cmd_sp_insert(client *c)
             ins[text->len] = '\n';
         e = sp_own(s, e); /* a snapshot or the history may hold it */
         rc = sp_entry_splice(s, e, at, 0, ins, text->len + (size_t)trail_nl, &pr);
-        xfree(ins);
-        if (rc < 0) {
+        if (rc == 0) {
+            e->version++;
+            e->updated = db_now;
+            splices_written(c, ke, s, e, SPCO_OP_INSERT, "sp.insert", &at, 1, 0, ins, text->len + (size_t)trail_nl);
+            reply_int(c, (long long)e->version);
+        } else {
             reply_error(c, ERR_CORRUPT);
-            return;
         }
-        e->version++;
-        e->updated = db_now;
-        insert_done(c, ke, s, e);
+        xfree(ins);
         return;
     }
     out = xmalloc(outlen + 1);
