@@ -207,7 +207,7 @@ const char *lzval_chunk(const lzval *v, size_t i, size_t *len, lzcache *c);
  *    decode it with an LZ4 frame decoder, or load it with lzval_from_chunks_*.
  * The last chunk may hold the raw tail (its last frame block stored raw); it is a
  * valid stored chunk like any other. The pointer is valid until v changes (an
- * append, setrange, seal or free, or the end of a conversion by lzidle_step). */
+ * append, setrange, splice, seal or free, or the end of a conversion by lzidle_step). */
 void lzval_chunk_stored(const lzval *v, size_t i, const char **data, size_t *stored_len,
                         size_t *raw_len, int *compressed);
 
