@@ -217,7 +217,7 @@ def main():
             old = model["text"]
             cur = old
             lines = cur.split(b"\n")
-            top = next(x for x in lines[:50] if len(x) > 8 and cur.count(x) == 1)
+            top = next(x for x in lines if len(x) > 8 and cur.count(x) == 1)  # the first unique line
             mid = next(x for x in lines[len(lines) // 2:] if len(x) > 8 and cur.count(x) == 1)
             end = next(x for x in reversed(lines[:-1]) if len(x) > 8 and cur.count(x) == 1)
             for target, new in ((top, b"a line near the top, made longer\n" + top), (mid, mid[:3]),
