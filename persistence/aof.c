@@ -385,10 +385,6 @@ static int aof_check_arg(const unsigned char **q, const unsigned char *end, cons
             *why = "chunk with inconsistent lengths";
             return -1;
         }
-        if (i + 1 < n && raw != cs) {
-            *why = "chunk other than the last is not full";
-            return -1;
-        }
         if (stored > (uint64_t)(end - s - 9)) {
             *why = "chunk longer than the rest of the payload";
             return -1;

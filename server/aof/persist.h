@@ -20,6 +20,7 @@
  *   _SETSTR key value expire_ms                    a string, value bytes or compressed
  *   _SPENTRY ns name kind version created updated expire_ms offload_seq content
  *   _SPAPPEND ns name version updated content     append to an existing entry
+ *   _SPSPLICE ns name version updated off del content   replace bytes of an entry
  *   _SPEXPIREAT ns name expire_ms                 -1 removes the entry's expiry
  *   _SPOFFSEQ ns prefix last                      SP.OFFLOAD's counter of a prefix
  *   _SPSTATE ns last_token last_seq               a scratchpad's counters (rewrites)

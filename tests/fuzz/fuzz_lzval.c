@@ -11,7 +11,7 @@
  *
  * A value the loader accepts is then used as a loaded value is: read whole and
  * in windows, located by character and line, its chunks verified, copied,
- * appended to and overwritten; a plain byte array kept alongside must give the
+ * appended to, overwritten and spliced (an insertion, a deletion); a plain byte array kept alongside must give the
  * same bytes after every change (the read-back oracle). A value the loader
  * refuses must leave nothing behind (the leak checker sees it). */
 #include "lz/lzval.h"
@@ -36,12 +36,12 @@ static void check_bytes(const lzval *v, const char *want, size_t n, lzcache *c)
     free(got);
 }
 
-/* Use a loaded value: windows, positions, a copy, an append and an overwrite. */
+/* Use a loaded value: windows, positions, a copy, an append, an overwrite and two splices. */
 static void exercise(lzval *v, const uint8_t *tail, size_t tn)
 {
     lzcache *c = lzcache_new(4);
     size_t n = lzval_len(v), i, pos, blk;
-    char *model = malloc(n + tn + 1), *win;
+    char *model = malloc(n + 2 * tn + 1), *win;
     lzval *d;
 
     if (!model)
@@ -83,6 +83,20 @@ static void exercise(lzval *v, const uint8_t *tail, size_t tn)
         if (lzval_setrange(d, off, (const char *)tail, len, c) < 0)
             abort();
         memcpy(model + off, tail, len);
+        check_bytes(d, model, n + tn, c);
+        /* a splice: the tail's bytes inserted at a third, then as many deleted at two thirds */
+        off = (n + tn) / 3;
+        if (lzval_splice(d, off, 0, (const char *)tail, tn, c) < 0)
+            abort();
+        memmove(model + off + tn, model + off, n + tn - off);
+        memcpy(model + off, tail, tn);
+        check_bytes(d, model, n + 2 * tn, c);
+        off = 2 * (n + 2 * tn) / 3;
+        len = tn < n + 2 * tn - off ? tn : n + 2 * tn - off;
+        if (lzval_splice(d, off, len, NULL, 0, c) < 0)
+            abort();
+        memmove(model + off, model + off + len, n + 2 * tn - off - len);
+        tn = 2 * tn - len;
         check_bytes(d, model, n + tn, c);
     }
     lzval_seal(d);

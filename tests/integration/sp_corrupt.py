@@ -227,7 +227,8 @@ def case_sp_writes(w):
     r, c, u = w.r, w.content, w.units
     expect_corrupt(r, "SP.EDIT", NS, b"log", b"zz-absent", b"y")
     expect_corrupt(r, "SP.EDIT", NS, b"log", b"worker", b"w", "ALL")
-    expect_corrupt(r, "SP.INSERT", NS, b"log", 1, b"top line")
+    # an SP.INSERT before a line that starts in the damaged chunk 2
+    expect_corrupt(r, "SP.INSERT", NS, b"log", c[:2 * CHUNK + CHUNK // 2].count(b"\n"), b"a line in chunk 2")
     # nothing changed: same version, same intact head
     meta = r.execute_command("SP.READ", NS, b"log", "HEAD", 10, "WITHMETA")[1]
     m = dict(zip(*[iter(meta)] * 2))
@@ -245,6 +246,12 @@ def case_sp_writes(w):
     m = dict(zip(*[iter(meta)] * 2))
     if m[b"version"] != 1 or m[b"size"] != len(c):
         raise AssertionError("a failed append changed the entry: %r" % m)
+    # an SP.INSERT before the end needs only the chunk it falls in (a splice):
+    # at the top of "last" (damaged in its last chunk) it works
+    expect(r, 2, "SP.INSERT", NS, b"last", 1, b"top line")
+    lines = c.split(b"\n")
+    expect(r, lines[0] + b"\ntop line\n" + lines[1] + b"\n", "SP.READ", NS, b"last", "LINES", 1, 3)
+    expect_corrupt(r, "SP.READ", NS, b"last")
 
 
 def case_strings(w):
@@ -409,7 +416,8 @@ def main():
                      "computed)", case_sp_stat_sha256, w)
             rep.case("SP reads of untouched chunks, and of an intact twin entry, answer the right bytes",
                      case_sp_untouched_chunks, w)
-            rep.case("SP.EDIT, SP.INSERT and an append into a damaged last chunk fail and change nothing",
+            rep.case("SP.EDIT, SP.INSERT and an append that need a damaged chunk fail and change nothing; an SP.INSERT "
+                     "at the top (only the first chunk) works",
                      case_sp_writes, w)
             rep.case("GET, GETRANGE, SETRANGE and APPEND on a damaged large string report it; other ranges work",
                      case_strings, w)

@@ -3,14 +3,18 @@ against a Python model.
 
 An SP.EDIT whose new text has the old one's length is found a window at a time
 and overwritten in place (each occurrence recompresses only the sub-blocks it
-touches); an SP.INSERT at the end is an append; the other edits rebuild the
-entry (cmd_sp.c). Random edits of every kind (same length and not, ALL with a
+touches); an SP.INSERT at the end is an append; an SP.EDIT of another length
+and an SP.INSERT before the end are splices (each rebuilds only the chunks it
+touches, which leaves chunks of variable length); the rest rebuild the entry
+(cmd_sp.c). Random edits of every kind (same length and not, ALL with a
 few occurrences, multi-byte characters, a replacement that adds or removes
 newlines, inserts at the top, the middle, the end and past it) on a text entry
 of ~3 MB and a binary one of ~1 MB, each compared whole with the model after
 every step, with its length, size and line count, and line windows; a snapshot
-taken before an in-place edit keeps the old content (seen through a fork); the
-state is the same after a restart and a rewrite. Seeded (SEED=... reproduces;
+taken before an in-place edit keeps the old content (seen through a fork), and
+one taken before splices at the top, the middle and the end too; an edit's log
+record holds the bytes it changed, not the entry (_SPSPLICE); the state is
+the same after a restart and after a rewrite in each mode (incremental, fork). Seeded (SEED=... reproduces;
 EDIT_COUNT=... for a longer run); one server, stopped by PID."""
 import os
 import random
@@ -208,9 +212,64 @@ def main():
         rep.case("a snapshot taken before an in-place SP.EDIT and an SP.INSERT at the end keeps the old content",
                  snapshot)
 
+        def splices():
+            r.execute_command("SP.SNAPSHOT", "e", "before-splices")
+            old = model["text"]
+            cur = old
+            lines = cur.split(b"\n")
+            top = next(x for x in lines if len(x) > 8 and cur.count(x) == 1)  # the first unique line
+            mid = next(x for x in lines[len(lines) // 2:] if len(x) > 8 and cur.count(x) == 1)
+            end = next(x for x in reversed(lines[:-1]) if len(x) > 8 and cur.count(x) == 1)
+            for target, new in ((top, b"a line near the top, made longer\n" + top), (mid, mid[:3]),
+                                (end, end + b" and a much longer tail " * 40)):
+                eq(r.execute_command("SP.EDIT", "e", "text", target, new)[0], 1, "SP.EDIT's count")
+                cur = cur.replace(target, new)
+                check(r, "e", "text", cur, False)
+            n = lines_of(cur)
+            for line in (0, 1, n // 3, n // 2, n - 1):
+                r.execute_command("SP.INSERT", "e", "text", line, "inserted at line %d" % line)
+                cur = insert_model(cur, line, b"inserted at line %d" % line)
+                check(r, "e", "text", cur, False)
+            model["text"] = cur
+            eq(as_map(r.execute_command("SP.STAT", "e", "text"))[b"encoding"], b"lz4", "the encoding after splices")
+            r.execute_command("SP.FORK", "e", "efork", "FROM", "before-splices")
+            eq(r.execute_command("SP.READ", "efork", "text"), old, "the snapshot's content after splices")
+            r.execute_command("DEL", "efork")
+
+        rep.case("SP.EDIT of another length and SP.INSERT at the top, the middle and the end of a compressed entry "
+                 "agree with the model, and a snapshot taken before them keeps the old content", splices)
+
+        def log_bytes():
+            total = 0
+            for root, _, files in os.walk(srv.dir):
+                total += sum(os.path.getsize(os.path.join(root, f)) for f in files if f != "server.log")
+            return total
+
+        def small_records():
+            cur = model["text"]
+            lines = cur.split(b"\n")
+            for want_len in (True, False):
+                target = next(x for x in lines[len(lines) // 3:] if len(x) > 8 and cur.count(x) == 1)
+                new = bytes(RNG.choice(b"XYZ") for _ in target) if want_len else target + b" and more"
+                before = log_bytes()
+                r.execute_command("SP.EDIT", "e", "text", target, new)
+                cur = cur.replace(target, new)
+                r.execute_command("SP.INSERT", "e", "text", lines_of(cur) // 2, "a line in the middle")
+                cur = insert_model(cur, lines_of(cur) // 2, b"a line in the middle")
+                grew = log_bytes() - before
+                if grew > 16384:
+                    raise AssertionError("an SP.EDIT and an SP.INSERT in a %d-byte entry grew the log by %d bytes"
+                                         % (len(cur), grew))
+            model["text"] = cur
+            check(r, "e", "text", cur, False)
+
+        rep.case("an SP.EDIT (in place or of another length) and an SP.INSERT in the middle of a 3 MB entry add about "
+                 "the bytes they change to the log (_SPSPLICE), not the entry", small_records)
+
         def restart():
-            for mode in ("restart", "rewrite"):
-                if mode == "rewrite":
+            for mode in ("restart", "incremental", "fork"):
+                if mode != "restart":
+                    r2[0].execute_command("CONFIG", "SET", "aof-rewrite-mode", mode)
                     rewrite(r2[0])
                 srv.restart()
                 r2[0] = redis.Redis(port=srv.port, socket_timeout=60)
@@ -218,7 +277,8 @@ def main():
                     check(r2[0], "e", name, model[name], name == "bin")
 
         r2 = [r]
-        rep.case("the edited entries are the same after a restart and after a rewrite", restart)
+        rep.case("the edited entries are the same after a restart and after a rewrite in each mode (incremental, fork)",
+                 restart)
     finally:
         status = srv.stop()
     if status != 0:

@@ -261,11 +261,16 @@ class Run:
         lz = self.threshold > 0 and size >= self.threshold
         want = {"kind": e.kind.encode(), "size": size, "length": e.length(), "lines": e.lines(),
                 "version": e.version, "encoding": b"lz4" if lz else b"raw",
-                "chunks": (size + self.chunk - 1) // self.chunk if lz else 0,
                 "sha256": hashlib.sha256(e.content).hexdigest().encode()}
         for k, v in want.items():
             if m.get(k) != v:
                 self.fail("SP.STAT field %s" % k, m, want)
+        # Chunks hold compress-chunk bytes at most, and at least a quarter of it
+        # but the last (an edit of another length leaves shorter ones: splices).
+        least = (size + self.chunk - 1) // self.chunk if lz else 0
+        most = 1 + size // (self.chunk // 4) if lz and size else 0
+        if not isinstance(m.get("chunks"), int) or not least <= m["chunks"] <= most:
+            self.fail("SP.STAT field chunks (from %d to %d)" % (least, most), m, want)
         if (m.get("ttl", -1) > 0) != e.ttl or (not e.ttl and m.get("ttl") != -1):
             self.fail("SP.STAT ttl (model has a ttl: %s)" % e.ttl, m.get("ttl"), "ttl")
         if not isinstance(m.get("created"), int) or m.get("updated", 0) < m.get("created", 0):

@@ -101,7 +101,9 @@ static void t_changed_drops_touched(void)
     size_t j;
 
     /* bytes [CS - 10, CS + SUB + 1) changed: chunk 0's last sub-block, chunk 1's first two */
-    lzcache_changed(c, 1, 9, CS, SUB, CS - 10, CS + SUB + 1);
+    lzcache_remap(c, 1, 9, 1, 0, 0);
+    lzcache_forget(c, 9, 0, NSUB - 1, NSUB - 1);
+    lzcache_forget(c, 9, 1, 0, 1);
     CHECK(lzcache_find(c, 1, 0) == NULL);
     CHECK(lzcache_find(c, 9, 0) == s0);
     CHECK(lzcache_find(c, 9, 1) == s1);
@@ -121,10 +123,27 @@ static void t_changed_elsewhere_keeps(void)
     lzcache_slot *s = fill(c, 1, 0);
     size_t j;
 
-    lzcache_changed(c, 1, 2, CS, SUB, 3 * CS, 3 * CS + 5);
+    lzcache_remap(c, 1, 2, 1, 0, 0);
+    lzcache_forget(c, 2, 3, 0, 0);
     CHECK(lzcache_find(c, 2, 0) == s);
     for (j = 0; j < NSUB; j++)
         CHECK(s->have[j] == SUB);
+    lzcache_free(c);
+}
+
+static void t_remap_drops_and_shifts(void)
+{
+    lzcache *c = lzcache_new(4);
+    lzcache_slot *s0 = fill(c, 1, 0), *s2 = fill(c, 1, 2), *s5 = fill(c, 1, 5);
+
+    /* chunks 1 to 2 rebuilt into one: chunk 2's slot goes, chunk 5 is now chunk 4 */
+    lzcache_remap(c, 1, 7, 1, 2, -1);
+    CHECK(lzcache_find(c, 7, 0) == s0);
+    CHECK(lzcache_find(c, 7, 2) == NULL);
+    CHECK(lzcache_find(c, 7, 4) == s5);
+    CHECK(s2->uid == 0);
+    CHECK(lzcache_find(c, 1, 5) == NULL);
+    CHECK(fill(c, 8, 0) == s2); /* the emptied slot is taken first */
     lzcache_free(c);
 }
 
@@ -163,6 +182,8 @@ int main(void)
     RUN(t_lru_order, "a find counts as a use, so the slot found is evicted last");
     RUN(t_changed_drops_touched, "a changed value's slots follow its new id and forget only the sub-blocks the change touched");
     RUN(t_changed_elsewhere_keeps, "a change outside a cached chunk keeps all it holds under the new id");
+    RUN(t_remap_drops_and_shifts,
+        "a value whose chunks were rebuilt loses those chunks' slots and the later ones follow their new index");
     RUN(t_claim_grows_buffer, "a slot's buffer grows to the room a claim asks for and never shrinks");
     RUN(t_free_returns_memory, "freeing a cache gives back every byte it took, and freeing NULL does nothing");
     return TEST_DONE();

@@ -556,11 +556,13 @@ static void test_rebuild_rejects_inconsistent_chunks(void)
     lzval_chunk_stored(v, 0, &d0, &s0, &r0, &c0);
     lzval_chunk_stored(v, 1, &d1, &s1, &r1, &c1);
     CHECK(c0 && c1);
-    /* a short chunk followed by another */
+    /* a short chunk followed by another: chunks of variable length (lzval_splice) load */
     r = lzval_from_chunks_begin(2048);
     CHECK(lzval_from_chunks_add(r, d0, s0, r0, c0) == 0);
-    CHECK(lzval_from_chunks_add(r, d1, s1, r1, c1) == -1);
-    CHECK(lzval_from_chunks_end(r) == NULL);
+    CHECK(lzval_from_chunks_add(r, d1, s1, r1, c1) == 0);
+    r = lzval_from_chunks_end(r);
+    CHECK(r && lzval_len(r) == 2048 && lzval_nchunks(r) == 2 && sums_ok(r));
+    lzval_free(r);
     /* raw length larger than the chunk size, or wrong for the block */
     r = lzval_from_chunks_begin(1024);
     CHECK(lzval_from_chunks_add(r, d0, s0, 1025, c0) == -1);
@@ -1919,6 +1921,195 @@ static void test_dict_corruption(void)
     free(m);
 }
 
+/* ---- splices: insertions, deletions and replacements of another length ---- */
+
+/* v holds exactly m[0..n) whatever its chunk layout: every chunk 0 < raw <= cs
+ * and, but the last, at least cs / 4 (lzval_splice merges smaller ones); the
+ * bytes read whole, chunk by chunk (lzval_chunk) and as standard LZ4 frames
+ * (each against its place in m); the counts; every checksum; 40 random
+ * windows and 20 character, byte and line lookups against m. */
+static int splice_model_ok(const lzval *v, const char *m, size_t n, lzcache *c)
+{
+    size_t cs = lzval_chunk_size(v), nch = lzval_nchunks(v), i, pos = 0, k;
+    char *tmp = malloc(n ? n : 1);
+    int ok = lzval_len(v) == n && lzval_chars(v) == model_chars(m, n) && lzval_newlines(v) == model_newlines(m, n);
+
+    ok = ok && lzval_read(v, 0, n, tmp, c) == 0 && memcmp(tmp, m, n) == 0 && sums_ok(v);
+    for (i = 0; ok && i < nch; i++) {
+        const char *d, *b;
+        size_t stored, raw, blen;
+        int comp;
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        ok = raw > 0 && raw <= cs && (i + 1 == nch || raw >= cs / 4) && pos + raw <= n;
+        ok = ok && stored_decodes_to(d, stored, comp, m + pos, raw, m, lzval_dict(v));
+        b = ok ? lzval_chunk(v, i, &blen, (i & 1) ? c : NULL) : NULL;
+        ok = ok && b && blen == raw && memcmp(b, m + pos, raw) == 0;
+        pos += raw;
+    }
+    ok = ok && pos == n;
+    for (k = 0; ok && n && k < 40; k++) {
+        size_t off = rng_below(n), len = rng_below(n - off < 30000 ? n - off : 30000) + 1;
+        ok = lzval_read(v, off, len, tmp, (k & 1) ? c : NULL) == 0 && memcmp(tmp, m + off, len) == 0;
+    }
+    for (k = 0; ok && n && k < 20; k++) {
+        size_t off = rng_below(n + 1), ch, byte, nl = model_newlines(m, off), want;
+        ok = lzval_byte_to_char(v, off, &ch, c) == 0 && ch == model_chars(m, off);
+        ok = ok && lzval_char_to_byte(v, ch, &byte, (k & 1) ? c : NULL) == 0;
+        for (want = off; want < n && ((unsigned char)m[want] & 0xC0) == 0x80; want++)
+            ;
+        ok = ok && byte == want;
+        for (want = off; nl && want > 0 && m[want - 1] != '\n'; want--)
+            ;
+        ok = ok && lzval_line_start(v, nl, &byte, c) == 0 && byte == (nl ? want : 0);
+    }
+    free(tmp);
+    return ok;
+}
+
+/* The frames of v, loaded again (the log's loader), hold m[0..n) in v's mode. */
+static int splice_reloads(const lzval *v, const char *m, size_t n)
+{
+    lzval *r = rebuild(v);
+    int ok = r && lzval_dict(r) == lzval_dict(v) && splice_model_ok(r, m, n, NULL);
+
+    lzval_free(r);
+    return ok;
+}
+
+/* Random splices (small, of about a chunk, of several chunks; at the top, in
+ * the dictionary, at the end) on a value and a plain buffer, with a cache on
+ * every other step, checked after each; a copy taken midway stays as it was;
+ * every 40 steps the value reloads from its frames, and the reload goes on
+ * taking splices and appends. */
+static void test_splice_model(void)
+{
+    static const size_t chunks[] = {65536, 20000, 4096, 1024};
+    static const int kinds[] = {GEN_UTF8, GEN_SVC, GEN_RAND};
+    size_t base = mem_used(), ci, ki;
+    int bad = 0, steps = getenv("SPLICE_STEPS") ? atoi(getenv("SPLICE_STEPS")) : 120;
+
+    for (ki = 0; ki < 3; ki++)
+        for (ci = 0; ci < 4; ci++) {
+            size_t cs = chunks[ci], sub = cs < SUB ? cs : SUB, len = 250000 + 77 * ci, cap = 8 * len, pool = 200000;
+            char *m = malloc(cap), *src = gen_new(pool, kinds[ki] == GEN_SVC ? GEN_UTF8 : kinds[ki], 2600 + ci);
+            char *copy_m = NULL;
+            size_t copy_len = 0;
+            lzval *v, *copy = NULL;
+            lzcache *c = lzcache_new(4);
+            int step;
+
+            gen(m, len, kinds[ki], 2700 + ci * 3 + ki);
+            v = lzval_new(m, len, cs);
+            if (kinds[ki] == GEN_SVC && cs >= 4096 && !lzval_dict(v))
+                bad++; /* the dictionary cases must have one */
+            rng_seed(2800 + ci * 3 + ki);
+            for (step = 0; step < steps && !bad; step++) {
+                size_t r = rng_below(10), off, del, n, s0;
+                size_t scale = r < 5 ? 200 : r < 8 ? cs : 3 * cs;
+                off = step % 9 == 0    ? rng_below(sub + 10 < len ? sub + 10 : len + 1)
+                      : step % 11 == 0 ? len - rng_below(len < 50 ? len + 1 : 50)
+                                       : rng_below(len + 1);
+                del = rng_below((len - off < scale ? len - off : scale) + 1);
+                n = rng_below(scale + 1);
+                if (step % 7 == 3)
+                    n = 0; /* a deletion */
+                if (step % 7 == 5)
+                    del = 0; /* an insertion */
+                if (len - del + n > cap)
+                    n = 0;
+                s0 = rng_below(pool - n);
+                if (step == steps / 2) {
+                    copy = lzval_dup(v);
+                    copy_m = malloc(len ? len : 1);
+                    memcpy(copy_m, m, len);
+                    copy_len = len;
+                }
+                if (lzval_splice(v, off, del, src + s0, n, (step & 1) ? c : NULL) != 0) {
+                    bad++;
+                    break;
+                }
+                memmove(m + off + n, m + off + del, len - off - del);
+                memcpy(m + off, src + s0, n);
+                len = len - del + n;
+                if (!splice_model_ok(v, m, len, c))
+                    bad++;
+                if (step % 40 == 39) {
+                    lzval *rl = rebuild(v);
+                    if (!rl || !splice_reloads(v, m, len))
+                        bad++;
+                    lzval_free(v);
+                    v = rl;
+                    if (v && len + 5000 <= cap && lzval_append(v, src, 5000, c) == 0) {
+                        memcpy(m + len, src, 5000);
+                        len += 5000;
+                    }
+                    if (!v || !splice_model_ok(v, m, len, c))
+                        bad++;
+                }
+            }
+            if (copy && !splice_model_ok(copy, copy_m, copy_len, c))
+                bad++;
+            if (v && !splice_reloads(v, m, len))
+                bad++;
+            /* out of range */
+            if (v && (lzval_splice(v, len + 1, 0, "x", 1, c) != -1 || lzval_splice(v, len, 1, "x", 1, c) != -1))
+                bad++;
+            if (bad)
+                fprintf(stderr, "    splice model: chunk size %zu, kind %d, step %d\n", cs, kinds[ki], step);
+            lzval_free(copy);
+            free(copy_m);
+            lzval_free(v);
+            lzcache_free(c);
+            free(src);
+            free(m);
+            if (bad)
+                goto done;
+        }
+done:
+    CHECK(bad == 0);
+    CHECK(mem_used() == base);
+}
+
+/* A splice in the middle of a large value rewrites only the chunk around it
+ * (into two: it no longer fits in one): the chunks before and after keep their
+ * stored bytes (the same pointers, those after one index later); a
+ * deletion of everything and a splice into an empty value work too. */
+static void test_splice_local(void)
+{
+    size_t cs = 65536, len = 2000000, i, nch, same_before = 0, same_after = 0, fi;
+    char *m = gen_new(len + 10000, GEN_SVC, 2900);
+    lzval *v = lzval_new(m, len, cs);
+    const char **before;
+    const char *d;
+    size_t stored, raw;
+    int comp;
+
+    nch = lzval_nchunks(v);
+    before = malloc(nch * sizeof(*before));
+    for (i = 0; i < nch; i++)
+        lzval_chunk_stored(v, i, &before[i], &stored, &raw, &comp);
+    fi = 1000000 / cs;
+    CHECK(lzval_splice(v, 1000000, 3, "inserted text\n", 14, NULL) == 0);
+    memmove(m + 1000014, m + 1000003, len - 1000003);
+    memcpy(m + 1000000, "inserted text\n", 14);
+    len += 11;
+    CHECK(lzval_nchunks(v) == nch + 1); /* the full chunk, 11 bytes longer, is cut in two */
+    for (i = 0; i < nch + 1; i++) {
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        same_before += i < fi && d == before[i];
+        same_after += i > fi + 1 && d == before[i - 1];
+    }
+    CHECK(same_before == fi && same_after == nch - fi - 1);
+    CHECK(splice_model_ok(v, m, len, NULL) && lzval_dict(v) == SUB);
+    CHECK(lzval_splice(v, 0, len, NULL, 0, NULL) == 0);
+    CHECK(lzval_len(v) == 0 && lzval_nchunks(v) == 0 && lzval_chars(v) == 0 && lzval_newlines(v) == 0);
+    CHECK(lzval_splice(v, 0, 0, "abc\n", 4, NULL) == 0);
+    CHECK(splice_model_ok(v, "abc\n", 4, NULL));
+    free(before);
+    lzval_free(v);
+    free(m);
+}
+
 static void test_dict_memory(void)
 {
     size_t base = mem_used(), n = 1 << 20, slice = 32768, k, indep = 0, stored, raw;
@@ -2090,7 +2281,8 @@ int main(void)
     RUN(test_checksums, "every stored byte of a chunk is covered by its checksums: DEBUG LZ4-CORRUPT's damage and any "
         "flipped bit are found in that chunk only, a copy and a raw tail's appends keep them found, and a change "
         "refuses to re-store a damaged sub-block");
-    RUN(test_rebuild_rejects_inconsistent_chunks, "from_chunks rejects short, oversized, truncated and mislabelled chunks");
+    RUN(test_rebuild_rejects_inconsistent_chunks,
+        "from_chunks takes a short chunk before another (chunks of variable length) and rejects oversized, truncated and mislabelled chunks");
     RUN(test_corruption, "a corrupted chunk makes read, chunk, lookups, changes and from_chunks fail");
     RUN(test_cache_serves_repeated_reads, "the cache serves repeated reads without decompressing again");
     RUN(test_cache_never_stale, "the cache never returns stale bytes after append, setrange, free or dup");
@@ -2117,6 +2309,10 @@ int main(void)
     RUN(test_dict_older_frames_load, "frames without the DictID, as older logs hold them, load as before and keep independent blocks");
     RUN(test_dict_rebuild_refuses, "a dictionary frame without a raw full first block, mixed with independent frames, relabelled or mislabelled is refused");
     RUN(test_dict_corruption, "a corrupted chunk of a value with a dictionary fails every read that needs its LZ4 blocks, and a change that needs it leaves the value as it was");
+    RUN(test_splice_model,
+        "random insertions, deletions and replacements of other lengths, with and without a dictionary, equal a plain buffer in bytes, counts, checksums, frames, windows and lookups, keep chunks between a quarter and a whole chunk_size, reload from their frames and leave a copy as it was");
+    RUN(test_splice_local,
+        "a splice in the middle of a large value rewrites only the chunk it touches, and a value can be emptied and refilled");
     RUN(test_dict_memory, "a 1 MB value of service logs takes less than 0.36 of its bytes, 10 % less than independent blocks");
     return TEST_DONE();
 }

@@ -744,6 +744,65 @@ static void test_content_across_threshold(void)
         }
 }
 
+/* Random splices (sp_entry_splice) of whole lines in a text entry and of any
+ * bytes in a binary one, raw (threshold out of reach) and compressed, agree
+ * with a plain buffer: bytes, counts, lines, final newline, reads, the
+ * scratchpad's byte total; the encoding stays; a splice past the end fails. */
+static void test_splice_matches_model(void)
+{
+    static const size_t thresholds[] = {1u << 30, 64};
+    size_t ti;
+    int kind, bad = 0;
+
+    for (kind = SP_TEXT; kind <= SP_BINARY; kind++)
+        for (ti = 0; ti < 2; ti++) {
+            sp_params pr = {thresholds[ti], 1024, NULL, NULL, 1};
+            sp *s = sp_new();
+            sp_entry *e = sp_add(s, "doc", 3, 0);
+            mbuf m = {0};
+            int step, enc;
+
+            rng_seed(700 + ti + 10 * (size_t)kind);
+            for (step = 0; step < 300; step++) {
+                char line[64];
+                int k = snprintf(line, sizeof line, "line %d caf\xc3\xa9 %u\n", step, (unsigned)rng_below(1000));
+                mbuf_add(&m, line, (size_t)k);
+            }
+            sp_entry_set(s, e, m.p, m.n, kind, &pr);
+            enc = e->enc;
+            for (step = 0; step < 150 && !bad; step++) {
+                char ins[200];
+                size_t off = rng_below(m.n + 1), end = off + rng_below(m.n - off < 3000 ? m.n - off + 1 : 3000);
+                size_t n = 0, k;
+                if (kind == SP_TEXT) { /* whole lines: from a line start to a line start */
+                    while (off > 0 && m.p[off - 1] != '\n')
+                        off--;
+                    if (end < off)
+                        end = off;
+                    while (end > off && end < m.n && m.p[end - 1] != '\n')
+                        end++;
+                    n = (size_t)snprintf(ins, sizeof ins, "%s", step % 3 ? "an inserted line \xe2\x9c\x93\n" : "");
+                } else {
+                    for (n = rng_below(sizeof ins), k = 0; k < n; k++)
+                        ins[k] = (char)rng();
+                }
+                bad += sp_entry_splice(s, e, off, end - off, ins, n, &pr) != 0;
+                if (m.n + n > m.cap) {
+                    m.cap = m.n + n;
+                    m.p = realloc(m.p, m.cap);
+                }
+                memmove(m.p + off + n, m.p + off + (end - off), m.n - end);
+                m.n = m.n - (end - off) + n;
+                memcpy(m.p + off, ins, n);
+                bad += !entry_matches(e, &m, kind, &pr) || e->enc != enc || s->bytes != m.n;
+            }
+            bad += sp_entry_splice(s, e, m.n, 1, "x", 1, &pr) != -1 || e->size != m.n;
+            free(m.p);
+            sp_free(s);
+        }
+    CHECK(bad == 0);
+}
+
 /* Characters of 2, 3 and 4 bytes cut by a chunk boundary at every possible
  * place: each lookup still lands on lead bytes only. */
 static void test_multibyte_across_chunk_boundaries(void)
@@ -1074,6 +1133,8 @@ static void test_offload_counters(void)
 
 int main(void)
 {
+    RUN(test_splice_matches_model,
+        "splices of whole lines of text and of any bytes, raw and compressed, agree with a plain buffer and keep the encoding");
     RUN(test_names_valid, "names of 1 to 255 allowed bytes, dots inside segments included, are valid");
     RUN(test_names_invalid, "empty, 256-byte, '.', '..' or empty-segment names and any other byte are refused");
     RUN(test_utf8_valid, "UTF-8 from U+0000 to U+10FFFF, boundaries included, is valid");

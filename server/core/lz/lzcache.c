@@ -96,23 +96,36 @@ lzcache_slot *lzcache_claim(lzcache *c, uint64_t uid, size_t idx, size_t bytes, 
     return best;
 }
 
-/* Sub-blocks a to b of a touched chunk are those holding its bytes [a, b). */
-void lzcache_changed(lzcache *c, uint64_t old_uid, uint64_t new_uid, size_t chunk_size,
-                     size_t sub_size, size_t lo, size_t hi)
+void lzcache_remap(lzcache *c, uint64_t old_uid, uint64_t new_uid, size_t first, size_t last, long delta)
 {
-    size_t cs = chunk_size, k, j;
+    size_t k;
 
     for (k = 0; k < c->nslots; k++) {
         lzcache_slot *s = &c->slots[k];
-        size_t clo = s->idx * cs, a, b;
         if (s->uid != old_uid)
             continue;
-        s->uid = new_uid;
-        if (hi <= clo || lo >= clo + cs)
+        if (first <= last && s->idx >= first && s->idx <= last) {
+            s->uid = 0;
+            s->stamp = 0;
             continue;
-        a = (lo > clo ? lo : clo) - clo;
-        b = (hi < clo + cs ? hi : clo + cs) - clo;
-        for (j = a / sub_size; j <= (b - 1) / sub_size; j++)
-            s->have[j] = 0;
+        }
+        s->uid = new_uid;
+        if (first <= last && s->idx > last)
+            s->idx = (size_t)((long)s->idx + delta);
+    }
+}
+
+void lzcache_forget(lzcache *c, uint64_t uid, size_t idx, size_t a, size_t b)
+{
+    lzcache_slot *s;
+    size_t j;
+
+    for (j = 0; j < c->nslots; j++) {
+        s = &c->slots[j];
+        if (s->uid == uid && s->idx == idx) {
+            for (; a <= b && a < LZCACHE_SUB_MAX; a++)
+                s->have[a] = 0;
+            return;
+        }
     }
 }

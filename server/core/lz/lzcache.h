@@ -18,7 +18,7 @@
  * clock at its last find or claim, every stamp distinct, so the least recently
  * used slot is the one with the smallest stamp. The caller's side: a value's id
  * is unique in the process and renewed whenever its raw bytes change, so a slot
- * keyed by an id only ever holds bytes that id had (see lzcache_changed).
+ * keyed by an id only ever holds bytes that id had (see lzcache_remap).
  *
  * Memory comes from the accounted allocator (mem.h); allocation failure aborts.
  * No globals. */
@@ -67,13 +67,16 @@ lzcache_slot *lzcache_find(lzcache *c, uint64_t uid, size_t idx);
  * lzcache_find. */
 lzcache_slot *lzcache_claim(lzcache *c, uint64_t uid, size_t idx, size_t bytes, size_t nsub);
 
-/* After the raw bytes [lo, hi) (lo < hi, offsets in the value) of the value
- * old_uid changed and it took the id new_uid: every slot of old_uid is given to
- * new_uid (chunk idx covers [idx * chunk_size, (idx + 1) * chunk_size)) and
- * forgets the sub-blocks, of sub_size bytes from the chunk's start, that the
- * change touched; the rest of what it holds is still right. Keeps the LRU
+/* After the value old_uid changed and took the id new_uid: every slot of
+ * old_uid is given to new_uid, except those of chunks [first, last] (first >
+ * last: none), which are emptied (the change rebuilt those chunks); the index
+ * of a slot past last moves by delta (chunks the change inserted, or removed
+ * when negative). What the slots kept hold is still right. Keeps the LRU
  * order. */
-void lzcache_changed(lzcache *c, uint64_t old_uid, uint64_t new_uid, size_t chunk_size,
-                     size_t sub_size, size_t lo, size_t hi);
+void lzcache_remap(lzcache *c, uint64_t old_uid, uint64_t new_uid, size_t first, size_t last, long delta);
+
+/* The slot of chunk idx of the value uid, if any, forgets sub-blocks [a, b]
+ * (a change rewrote them in place). */
+void lzcache_forget(lzcache *c, uint64_t uid, size_t idx, size_t a, size_t b);
 
 #endif

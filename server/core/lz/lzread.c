@@ -3,8 +3,8 @@
  * Why a module of its own: lzval.c builds and changes a value (its chunks,
  * index, raw tail and dictionary) and loads it from the log; this file only
  * reads one, and changes nothing in it. A read finds the sub-blocks a request
- * touches from the index (a byte: by division; a character or a line: binary
- * search on the chunks' prefix counts, then the sub-block table) and gets their
+ * touches from the index (a byte, a character or a line: binary search on the
+ * chunks' raw starts or prefix counts, then the sub-block table) and gets their
  * raw bytes the cheapest way: stored raw, already in a cache slot, decoded
  * straight into the caller's buffer, or decoded into a slot (lzcache.h) or the
  * work area. The boundary is the value's layout, shared through lzval_int.h
@@ -82,16 +82,23 @@ static const char *lz_peek(const lzval *v, size_t i, size_t j, size_t want, lzca
  * through the cache (lz_peek) or the scratch area. */
 int lzval_read(const lzval *v, size_t off, size_t n, char *dst, lzcache *c)
 {
-    size_t cs = v->chunk_size, sub = v->sub_size, end;
+    size_t sub = v->sub_size, end, i;
 
     if (off > v->len || n > v->len - off)
         return -1;
     end = off + n;
+    i = off < end ? lz_find(v, off) : 0;
     while (off < end) {
-        size_t i = off / cs, lo = i * cs, r = off - lo, j, blo, a, b, full;
-        const lz_chunk *ck = &v->chunks[i];
+        const lz_chunk *ck;
+        size_t lo, r, j, blo, a, b, full;
         const char *src;
         lzcache_slot *s = NULL;
+
+        while (off >= v->chunks[i].raw_before + v->chunks[i].raw_len)
+            i++;
+        ck = &v->chunks[i];
+        lo = ck->raw_before;
+        r = off - lo;
 
         if (!ck->compressed) {
             b = end - lo < ck->raw_len ? end - lo : ck->raw_len;
@@ -159,7 +166,7 @@ int lzval_char_to_byte(const lzval *v, size_t ch, size_t *byte, lzcache *c)
         if ((s[k] & 0xC0) == 0x80)
             continue;
         if (need == 0) {
-            *byte = lo * v->chunk_size + j * v->sub_size + k;
+            *byte = ck->raw_before + j * v->sub_size + k;
             return 0;
         }
         need--;
@@ -180,8 +187,8 @@ int lzval_byte_to_char(const lzval *v, size_t off, size_t *ch, lzcache *c)
         *ch = lzval_chars(v);
         return 0;
     }
-    i = off / v->chunk_size;
-    r = off - i * v->chunk_size;
+    i = lz_find(v, off);
+    r = off - v->chunks[i].raw_before;
     j = r / v->sub_size;
     rr = r - j * v->sub_size;
     ck = &v->chunks[i];
@@ -237,7 +244,7 @@ int lzval_line_start(const lzval *v, size_t n, size_t *byte, lzcache *c)
             break;
         q++;
         if (--need == 0) {
-            *byte = lo * v->chunk_size + j * v->sub_size + (size_t)(q - raw);
+            *byte = ck->raw_before + j * v->sub_size + (size_t)(q - raw);
             return 0;
         }
     }

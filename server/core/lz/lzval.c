@@ -1,19 +1,25 @@
 /* lzval.c -- a byte string kept as LZ4-compressed chunks (see lzval.h).
  *
  * Modules: this file is the value's layout and every change to it (new, dup,
- * append, setrange, seal, free), its export to and load from the log, and the
+ * append, setrange, splice, seal, free), its export to and load from the log, and the
  * decoding of one sub-block. Reading (windows, whole chunks, char / byte / line
  * positions) is lzread.c's, the dictionary decision lzdict.c's, the cache of
  * decoded chunks lzcache.c's, the LZ4 frame bytes lzframe.c's; lzval_int.h
  * (internal) shares the layout below between the first three.
  *
- * Layout: chunk i holds the raw bytes [i * chunk_size, i * chunk_size + raw_len);
- * every chunk but the last is full, so the chunk holding a byte is off / chunk_size
- * with no search. A chunk is cut in sub-blocks of sub_size raw bytes (8 KB, or
- * chunk_size / 256 for chunks past 2 MB, at most chunk_size), each compressed on
- * its own, so a window read decodes at most the two or three sub-blocks it
+ * Layout: chunk i holds the raw bytes [raw_before, raw_before + raw_len), at most
+ * chunk_size of them; the chunk holding a byte is found by binary search on
+ * raw_before (O(log chunks): ~10 steps for 100 MB in 64 KB chunks). Values built
+ * by new and append have every chunk but the last full; a splice (an insertion,
+ * deletion or replacement of another length) rebuilds only the chunks it touches,
+ * into chunks of any length up to chunk_size, and shifts the index entries after
+ * them (raw_before, chars_before, nl_before: O(chunks), no data moved) instead of
+ * rebuilding the value because every later byte moved. A chunk is cut in
+ * sub-blocks of sub_size raw bytes (8 KB, or chunk_size / 256 for chunks past 2
+ * MB, at most chunk_size), each compressed on its own, so a window read decodes at most the two or three sub-blocks it
  * touches, never a whole chunk. A chunk is stored in one of two forms:
- *  - plain: its raw bytes (a full chunk none of whose sub-blocks compresses);
+ *  - plain: its raw bytes (a chunk none of whose sub-blocks compresses: a full
+ *    one, or one a splice built that is not the last);
  *  - frame: an LZ4 frame as lzframe.h describes it (in dictionary mode with the
  *    DictID), one frame block per sub-block, each an LZ4 block or, when
  *    compression saves less than 1/8 or the block is the open tail, raw bytes.
@@ -66,12 +72,13 @@
  *    in). A registered value's appends ask nothing (lzv_dict_wanted is not
  *    called), and each change or free of it reports to the registry
  *    (lzv_idle_changed / lzv_idle_forget).
- *  - changes: a setrange that touches the dictionary rebuilds the whole value
+ *  - changes: a setrange or splice that touches the dictionary rebuilds the whole value
  *    with the new one (one decoding and compression of the value: 2.5 ms per MB;
  *    simpler than a value with two dictionaries, and keeps the saving), or, for
  *    a registered value, without a dictionary (faster; the registry converts it
  *    again once idle); any other setrange rewrites only the sub-blocks it
- *    touches, as before.
+ *    touches, any other splice only the chunks it touches, which keep the
+ *    dictionary (chunk 0's first sub-block is left as it was).
  *  - frames: every frame of a value in dictionary mode carries the flag (chunk 0
  *    too: its LZ4 blocks use the dictionary, its first block is it), none of a
  *    value without; from_chunks takes the mode from the first frame and refuses
@@ -108,10 +115,12 @@
  * with whole 64 KB chunks; a line lookup ~9 us, ~19 us and ~75 us. So 8 KB.
  *
  * Invariants:
- *  - no chunk is empty, no sub-block is empty; chunks [0, nchunks - 1) have
- *    raw_len == chunk_size; sub-block j of a chunk covers its raw bytes
- *    [j * sub_size, min((j + 1) * sub_size, raw_len)); only the last chunk's last
- *    sub-block can be incomplete;
+ *  - no chunk is empty, no sub-block is empty; every chunk has raw_len <=
+ *    chunk_size, and those new and append make are full but the last; a chunk a
+ *    splice makes has at least chunk_size / 4 (it takes a neighbour in when it
+ *    would have less), unless it is the last or the only one; sub-block j of a
+ *    chunk covers its raw bytes [j * sub_size, min((j + 1) * sub_size,
+ *    raw_len)); only a chunk's last sub-block can be incomplete;
  *  - a frame's blocks follow each other, table[j].off is where block j's 4-byte
  *    header starts, and the 4-byte end mark closes the frame at stored_len - 4;
  *  - a complete sub-block is LZ4 unless that saves less than 1/8; plain form
@@ -121,12 +130,14 @@
  *    (the first block of a frame, or the start of a plain chunk), it is the
  *    dictionary of every LZ4 block of the value, and every frame's header has
  *    the DictID; dict_id is renewed whenever those bytes change;
- *  - chars_before / nl_before of chunk i are the sums over chunks [0, i);
+ *  - raw_before / chars_before / nl_before of chunk i are the sums over chunks
+ *    [0, i) (lz_fix_prefix after any change of a chunk's length or counts);
  *  - uid is unique in the process and renewed on every change of the raw bytes,
  *    so a cache slot keyed by (uid, chunk) only ever holds the bytes it claims;
  *  - a change decodes everything it needs (at most two sub-blocks: the partly
  *    overwritten first and last, or the compressed tail an append reopens; all
- *    of them for a rebuild, into a new value swapped in at the end) before it
+ *    of them for a rebuild, into a new value swapped in at the end; a splice's
+ *    region, into a buffer, before it builds the new chunks) before it
  *    alters anything, so a corrupt sub-block leaves the value as it was.
  *
  * Scratch memory: each thread keeps three buffers, grown to the largest size it
@@ -245,14 +256,14 @@ static size_t lz_max_stored(const lzval *v)
  * dictionary mode sub-block 0 of chunk 0 is the dictionary and stays raw. */
 static int lz_may_pack(const lzval *v, const lz_chunk *ck, size_t j)
 {
-    return !(v->dict && ck == &v->chunks[0] && j == 0);
+    return !(v->dict && !v->region_mid && ck == &v->chunks[0] && j == 0);
 }
 
 /* The raw bytes of v's dictionary (v in dictionary mode): chunk 0's first
  * sub-block, stored raw. */
 static const char *lz_dict_bytes(const lzval *v)
 {
-    const lz_chunk *ck = &v->chunks[0];
+    const lz_chunk *ck = &(v->dict_src ? v->dict_src : v)->chunks[0];
 
     return lz_st(v, ck) + (ck->compressed ? lz_tab(ck)[0].off + LZF_BLK_HDR : 0);
 }
@@ -457,9 +468,11 @@ static lz_chunk *lz_chunk_next(lzval *v)
     lz_reserve(v, v->nchunks + 1);
     ck = &v->chunks[v->nchunks++];
     if (v->nchunks == 1) {
+        ck->raw_before = 0;
         ck->chars_before = 0;
         ck->nl_before = 0;
     } else {
+        ck->raw_before = ck[-1].raw_before + ck[-1].raw_len;
         ck->chars_before = ck[-1].chars_before + ck[-1].chars;
         ck->nl_before = ck[-1].nl_before + ck[-1].nl;
     }
@@ -650,7 +663,7 @@ static void lz_chunk_whole(lzval *v, const char *p, char *out)
 
     ck->data = lzv_scratch_get(&lz_build, tb + max);
     lz_chunk_init(v, ck, (uint32_t)max);
-    for (j = 0; j < v->nsub_max; j++)
+    for (j = 0; j < lz_nsub(v, v->chunk_size); j++)
         lz_put_block(v, ck, p + j * v->sub_size, lz_blen(v, v->chunk_size, j), 1, out);
     lz_plain_if_raw(v, ck);
     blk = xmalloc(tb + ck->stored_len);
@@ -766,18 +779,40 @@ void lzv_put(lzval *w, const char *p, size_t n)
     lz_put(w, p, n);
 }
 
-/* Recompute chars_before / nl_before from chunk i to the end. */
+/* Recompute raw_before / chars_before / nl_before from chunk i to the end. */
 static void lz_fix_prefix(lzval *v, size_t i)
 {
     for (; i < v->nchunks; i++) {
         lz_chunk *ck = &v->chunks[i];
         if (i == 0) {
+            ck->raw_before = 0;
             ck->chars_before = 0;
             ck->nl_before = 0;
         } else {
+            ck->raw_before = ck[-1].raw_before + ck[-1].raw_len;
             ck->chars_before = ck[-1].chars_before + ck[-1].chars;
             ck->nl_before = ck[-1].nl_before + ck[-1].nl;
         }
+    }
+}
+
+/* v's raw bytes [lo, hi) changed where they were (every chunk keeps its place
+ * and its index) and v took a new uid: c's slots of old_uid follow it,
+ * forgetting the sub-blocks the change touched. */
+static void lz_cache_changed(const lzval *v, lzcache *c, uint64_t old_uid, size_t lo, size_t hi)
+{
+    size_t i;
+
+    if (!c)
+        return;
+    lzcache_remap(c, old_uid, v->uid, 1, 0, 0);
+    if (lo >= hi)
+        return;
+    for (i = lz_find(v, lo); i < v->nchunks && v->chunks[i].raw_before < hi; i++) {
+        const lz_chunk *ck = &v->chunks[i];
+        size_t a = lo > ck->raw_before ? lo - ck->raw_before : 0;
+        size_t b = (hi < ck->raw_before + ck->raw_len ? hi : ck->raw_before + ck->raw_len) - ck->raw_before;
+        lzcache_forget(c, v->uid, i, a / v->sub_size, (b - 1) / v->sub_size);
     }
 }
 
@@ -790,10 +825,10 @@ static void lz_fix_prefix(lzval *v, size_t i)
 static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
 {
     size_t cs = v->chunk_size, sub = v->sub_size, end = off + n, i;
-    size_t fi = off / cs, fj = (off - fi * cs) / sub;
-    size_t li = (end - 1) / cs, lj = (end - 1 - li * cs) / sub;
-    size_t f_lo = fi * cs + fj * sub, f_hi = f_lo + lz_blen(v, v->chunks[fi].raw_len, fj);
-    size_t l_lo = li * cs + lj * sub, l_hi = l_lo + lz_blen(v, v->chunks[li].raw_len, lj);
+    size_t fi = lz_find(v, off), fj = (off - v->chunks[fi].raw_before) / sub;
+    size_t li = lz_find(v, end - 1), lj = (end - 1 - v->chunks[li].raw_before) / sub;
+    size_t f_lo = v->chunks[fi].raw_before + fj * sub, f_hi = f_lo + lz_blen(v, v->chunks[fi].raw_len, fj);
+    size_t l_lo = v->chunks[li].raw_before + lj * sub, l_hi = l_lo + lz_blen(v, v->chunks[li].raw_len, lj);
     int need_f = off > f_lo || end < f_hi;
     int need_l = (li != fi || lj != fj) && end < l_hi;
     char *w = lzv_work_area(v), *a = w, *b = w + sub, *out = w + 2 * sub;
@@ -809,7 +844,8 @@ static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *
         memcpy(b, p + (l_lo - off), end - l_lo);
     for (i = fi; i <= li; i++) {
         lz_chunk old = v->chunks[i], *ck = &v->chunks[i];
-        size_t lo = i * cs, nsub = lz_nsub(v, old.raw_len), j;
+        size_t lo = old.raw_before, nsub = lz_nsub(v, old.raw_len), j;
+        int mid = i + 1 < v->nchunks; /* a chunk before the last: its last sub-block is packed */
 
         lz_chunk_start(v, ck, lz_max_stored(v));
         for (j = 0; j < nsub; j++) {
@@ -825,9 +861,9 @@ static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *
                 raw = b;
             else
                 raw = p + (blo - off);
-            lz_put_block(v, ck, raw, bn, bn == lz_blen(v, cs, j), out);
+            lz_put_block(v, ck, raw, bn, mid || bn == lz_blen(v, cs, j), out);
         }
-        if (ck->raw_len == cs)
+        if (ck->raw_len == cs || mid)
             lz_close(v, ck);
         else
             lz_fit(v, ck);
@@ -836,8 +872,7 @@ static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *
     }
     lz_fix_prefix(v, fi);
     v->uid = lzv_new_uid();
-    if (c)
-        lzcache_changed(c, old_uid, v->uid, v->chunk_size, v->sub_size, off, end);
+    lz_cache_changed(v, c, old_uid, off, end);
     return 0;
 }
 
@@ -857,35 +892,76 @@ lzval *lzv_shell(const lzval *v, int dict)
     return w;
 }
 
-/* A new value holding v's bytes with [off, off + n) replaced by p[0..n) (n may
- * be 0; off + n <= len), in dictionary mode if dict: every sub-block is decoded
- * (through the cache if it holds it; one that p covers whole is not) and put
- * into the new value, which compresses them (with its own dictionary, its first
- * sub-block, if dict). Costs one decoding and one compression of the whole
- * value. Its last sub-block is left as a raw tail. Returns NULL if a sub-block
- * it needs is corrupt; v is not changed. */
-static lzval *lz_rebuild(const lzval *v, size_t off, const char *p, size_t n, lzcache *c, int dict)
+/* Copy v's raw bytes [a, b) (a <= b <= len) into dst, sub-block by sub-block,
+ * each one's checksum verified first (lzv_load: the caller is about to store the
+ * bytes again under a new one); through the cache when it holds them. A
+ * sub-block only partly wanted goes through the work area's second buffer.
+ * Returns 0, or -1 if a sub-block is corrupt. */
+static int lz_read_checked(const lzval *v, size_t a, size_t b, char *dst, lzcache *c)
 {
-    size_t cs = v->chunk_size, sub = v->sub_size, end = off + n, i, j;
-    lzval *w = lzv_shell(v, dict);
+    char *part = lzv_work_area(v) + v->sub_size;
+
+    while (a < b) {
+        size_t i = lz_find(v, a);
+        const lz_chunk *ck = &v->chunks[i];
+        size_t r = a - ck->raw_before, j = r / v->sub_size, lo = j * v->sub_size;
+        size_t bn = lz_blen(v, ck->raw_len, j), e = b - ck->raw_before < lo + bn ? b - ck->raw_before : lo + bn;
+
+        if (r == lo && e == lo + bn) {
+            if (lzv_load(v, i, j, dst, c) < 0)
+                return -1;
+        } else {
+            if (lzv_load(v, i, j, part, c) < 0)
+                return -1;
+            memcpy(dst, part + (r - lo), e - r);
+        }
+        dst += e - r;
+        a = ck->raw_before + e;
+    }
+    return 0;
+}
+
+/* Put v's raw bytes [a, b) at the end of w (lz_put), at most a sub-block at a
+ * time through the work area's first buffer, each checked (lz_read_checked).
+ * 0, or -1 if a sub-block is corrupt. */
+static int lz_put_from(lzval *w, const lzval *v, size_t a, size_t b, lzcache *c)
+{
     char *raw = lzv_work_area(v);
 
-    for (i = 0; i < v->nchunks; i++) {
-        const lz_chunk *ck = &v->chunks[i];
-        for (j = 0; j < lz_nsub(v, ck->raw_len); j++) {
-            size_t lo = i * cs + j * sub, bn = lz_blen(v, ck->raw_len, j), a, b;
-            if (!(off <= lo && lo + bn <= end) && lzv_load(v, i, j, raw, c) < 0) {
-                lzval_free(w);
-                return NULL;
-            }
-            a = off > lo ? off : lo;
-            b = end < lo + bn ? end : lo + bn;
-            if (a < b)
-                memcpy(raw + (a - lo), p + (a - off), b - a);
-            lz_put(w, raw, bn);
-        }
+    while (a < b) {
+        const lz_chunk *ck = &v->chunks[lz_find(v, a)];
+        size_t r = a - ck->raw_before, hi = (r / v->sub_size) * v->sub_size + lz_blen(v, ck->raw_len, r / v->sub_size);
+        size_t e = b - ck->raw_before < hi ? b : ck->raw_before + hi;
+
+        if (lz_read_checked(v, a, e, raw, c) < 0)
+            return -1;
+        lz_put(w, raw, e - a);
+        a = e;
     }
+    return 0;
+}
+
+/* A new value holding v's bytes with [off, off + del) replaced by p[0..n) (off +
+ * del <= len; p in none of v's data blocks), in dictionary mode if dict (then
+ * the result must be longer than a sub-block): every sub-block kept is decoded
+ * (through the cache if it holds it) and put into the new value, which
+ * compresses them (with its own dictionary, its first sub-block, if dict), in
+ * chunks of chunk_size. Costs one decoding and one compression of the whole
+ * value. Its last sub-block is left as a raw tail. Returns NULL if a sub-block
+ * it needs is corrupt; v is not changed. */
+static lzval *lz_rebuild(const lzval *v, size_t off, size_t del, const char *p, size_t n, lzcache *c, int dict)
+{
+    lzval *w = lzv_shell(v, dict);
+
+    if (lz_put_from(w, v, 0, off, c) < 0)
+        goto err;
+    lz_put(w, p, n);
+    if (lz_put_from(w, v, off + del, v->len, c) < 0)
+        goto err;
     return w;
+err:
+    lzval_free(w);
+    return NULL;
 }
 
 /* Whether v's last sub-block is incomplete and stored raw: a raw tail (or an
@@ -920,17 +996,18 @@ void lzv_take(lzval *v, lzval *w)
     xfree(w);
 }
 
-/* The overwrite of [off, off + n) (inside v) when it touches the dictionary:
- * the whole value is rebuilt (lz_rebuild), with the new dictionary, or, for a
- * value an lzidle registry converts (v->idle), without one, which is faster
- * and leaves the dictionary to the registry once the value is idle again; its
- * last sub-block is sealed again if it was. Returns 0, or -1 if a sub-block is
- * corrupt (v unchanged). */
-static int lz_redict(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
+/* The change of [off, off + del) (inside v) into p[0..n) when it touches the
+ * dictionary (v in dictionary mode, off < sub_size): the whole value is rebuilt
+ * (lz_rebuild), with the new dictionary, or, for a value an lzidle registry
+ * converts (v->idle) or one left no longer than a sub-block, without one, which
+ * is faster and leaves the dictionary to the registry once the value is idle
+ * again; its last sub-block is sealed again if it was. The cache forgets v.
+ * Returns 0, or -1 if a sub-block is corrupt (v unchanged). */
+static int lz_redict(lzval *v, size_t off, size_t del, const char *p, size_t n, lzcache *c)
 {
     uint64_t old_uid = v->uid;
     int tail = lz_raw_tail(v);
-    lzval *w = lz_rebuild(v, off, p, n, c, v->idle == NULL);
+    lzval *w = lz_rebuild(v, off, del, p, n, c, v->idle == NULL && v->len - del + n > v->sub_size);
 
     if (!w)
         return -1;
@@ -939,7 +1016,86 @@ static int lz_redict(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
     lzv_take(v, w);
     v->uid = lzv_new_uid();
     if (c)
-        lzcache_changed(c, old_uid, v->uid, v->chunk_size, v->sub_size, 0, v->len);
+        lzcache_remap(c, old_uid, v->uid, 0, SIZE_MAX, 0);
+    return 0;
+}
+
+/* The change of [off, off + del) into p[0..n) (p in none of v's data blocks;
+ * del != n; in dictionary mode off >= sub_size, so the dictionary stays), at
+ * the cost of the chunks it touches: the region of the chunks holding [off, off
+ * + del) (the one holding off for an insertion), widened by a neighbour while
+ * its new length would be under a quarter of chunk_size (so small chunks do not
+ * accumulate), is read (checked) into one buffer with the change made, cut into
+ * the fewest chunks of at most chunk_size (of equal sizes, rounded up to whole
+ * sub-blocks when the last one still gets a quarter of chunk_size), compressed into a region value w (lz_put: the same blocks as
+ * any chunk of v, with v's dictionary) and swapped in for the old chunks; the
+ * chunks after it only have their raw_before / chars_before / nl_before
+ * shifted. Costs O(region + chunks). Returns 0, or -1 if a sub-block it reads
+ * is corrupt (v unchanged). */
+static int lz_splice(lzval *v, size_t off, size_t del, const char *p, size_t n, lzcache *c)
+{
+    size_t cs = v->chunk_size, sub = v->sub_size, fi, li, rlo, rhi, total, k, target, whole, i, freed = 0, m, wn;
+    uint64_t old_uid = v->uid;
+    char *buf;
+    lzval *w;
+
+    fi = lz_find(v, off);
+    li = del ? lz_find(v, off + del - 1) : fi;
+    rlo = v->chunks[fi].raw_before;
+    rhi = v->chunks[li].raw_before + v->chunks[li].raw_len;
+    total = rhi - rlo - del + n;
+    while (total < cs / 4 && (li + 1 < v->nchunks || fi > 0)) {
+        if (li + 1 < v->nchunks) {
+            li++;
+            total += v->chunks[li].raw_len;
+            rhi += v->chunks[li].raw_len;
+        } else {
+            fi--;
+            total += v->chunks[fi].raw_len;
+            rlo = v->chunks[fi].raw_before;
+        }
+    }
+    buf = lzv_plain_alloc(total);
+    if (lz_read_checked(v, rlo, off, buf, c) < 0 || lz_read_checked(v, off + del, rhi, buf + (off - rlo) + n, c) < 0) {
+        free(buf);
+        return -1;
+    }
+    if (n)
+        memcpy(buf + (off - rlo), p, n);
+    k = (total + cs - 1) / cs;
+    target = k ? (total + k - 1) / k : cs;
+    whole = (target + sub - 1) / sub * sub;
+    if (k > 1 && whole <= cs && (k - 1) * whole < total && total - (k - 1) * whole >= cs / 4)
+        target = whole; /* whole sub-blocks, the last chunk still large */
+    w = lzv_shell(v, 0);
+    w->dict = v->dict;
+    w->dict_id = v->dict_id;
+    w->dict_src = v;
+    w->region_mid = fi > 0;
+    w->accel = v->accel;
+    w->chunk_size = target;
+    lz_put(w, buf, total);
+    lzval_seal(w);
+    free(buf);
+    m = li - fi + 1;
+    wn = w->nchunks;
+    for (i = fi; i <= li; i++) {
+        freed += xmalloc_size(v->chunks[i].data);
+        xfree(v->chunks[i].data);
+    }
+    lz_reserve(v, v->nchunks - m + wn);
+    memmove(&v->chunks[fi + wn], &v->chunks[li + 1], (v->nchunks - li - 1) * sizeof(lz_chunk));
+    if (wn)
+        memcpy(&v->chunks[fi], w->chunks, wn * sizeof(lz_chunk));
+    v->nchunks = v->nchunks - m + wn;
+    v->data_bytes = v->data_bytes - freed + w->data_bytes;
+    v->len = v->len - del + n;
+    lz_fix_prefix(v, fi);
+    xfree(w->chunks);
+    xfree(w);
+    v->uid = lzv_new_uid();
+    if (c)
+        lzcache_remap(c, old_uid, v->uid, fi, li, (long)wn - (long)m);
     return 0;
 }
 
@@ -1152,14 +1308,13 @@ int lzval_append(lzval *v, const char *p, size_t n, lzcache *c)
         return -1;
     }
     if (want) {
-        lzval *w = lz_rebuild(v, 0, NULL, 0, c, 1);
+        lzval *w = lz_rebuild(v, 0, 0, NULL, 0, c, 1);
         if (!w) {
             free(copy);
             return -1;
         }
         lz_put(w, p, n);
         lzv_take(v, w);
-        old_len = 0;
     } else {
         if (lz_open(v) < 0) {
             free(copy);
@@ -1168,8 +1323,10 @@ int lzval_append(lzval *v, const char *p, size_t n, lzcache *c)
         lz_put(v, p, n);
     }
     v->uid = lzv_new_uid();
-    if (c)
-        lzcache_changed(c, old_uid, v->uid, v->chunk_size, v->sub_size, old_len, v->len);
+    if (c && want)
+        lzcache_remap(c, old_uid, v->uid, 0, SIZE_MAX, 0);
+    else
+        lz_cache_changed(v, c, old_uid, old_len, v->len);
     if (v->idle)
         lzv_idle_changed(v);
     free(copy);
@@ -1189,16 +1346,44 @@ int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
         return -1;
     if (n == 0)
         return 0;
-    for (i = off / v->chunk_size; i < v->nchunks && !copy; i++)
+    for (i = off < v->len ? lz_find(v, off) : v->nchunks; i < v->nchunks && !copy; i++)
         if (lz_overlaps(p, n, v->chunks[i].data, xmalloc_size(v->chunks[i].data)))
             p = copy = lz_copy_source(p, n);
     inside = v->len - off < n ? v->len - off : n;
     if (inside && v->dict && off < v->sub_size)
-        r = lz_redict(v, off, p, inside, c);
+        r = lz_redict(v, off, inside, p, inside, c);
     else if (inside)
         r = lz_overwrite(v, off, p, inside, c);
     if (r == 0 && inside < n)
         r = lzval_append(v, p + inside, n - inside, c);
+    if (r == 0 && v->idle)
+        lzv_idle_changed(v);
+    free(copy);
+    return r;
+}
+
+/* The same-length case is setrange's (in place), an insertion at the end an
+ * append; otherwise lz_splice, or lz_redict when the change reaches the
+ * dictionary. A source pointing into any of v's chunks is copied first. */
+int lzval_splice(lzval *v, size_t off, size_t del, const char *p, size_t n, lzcache *c)
+{
+    char *copy = NULL;
+    size_t i;
+    int r;
+
+    if (off > v->len || del > v->len - off || n > SIZE_MAX - (v->len - del))
+        return -1;
+    if (del == n)
+        return n ? lzval_setrange(v, off, p, n, c) : 0;
+    if (off == v->len)
+        return lzval_append(v, p, n, c);
+    for (i = 0; i < v->nchunks && n && !copy; i++)
+        if (lz_overlaps(p, n, v->chunks[i].data, xmalloc_size(v->chunks[i].data)))
+            p = copy = lz_copy_source(p, n);
+    if (v->dict && off < v->sub_size)
+        r = lz_redict(v, off, del, p, n, c);
+    else
+        r = lz_splice(v, off, del, p, n, c);
     if (r == 0 && v->idle)
         lzv_idle_changed(v);
     free(copy);
@@ -1300,14 +1485,12 @@ int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t 
 
     if (v->bad || raw_len == 0 || raw_len > cs || stored_len == 0)
         goto bad;
-    if (v->nchunks && v->chunks[v->nchunks - 1].raw_len != cs)
-        goto bad;
     if (!compressed && stored_len != raw_len)
         goto bad;
     if (compressed && !v->framed) {
         v->framed = 1;
         if (lzf_header_dict(data, stored_len)) {
-            if (v->sub_size > LZ_SUB)
+            if (v->sub_size > LZ_SUB || (v->nchunks && v->chunks[0].raw_len < v->sub_size))
                 goto bad;
             v->dict = 1;
             v->dict_id = lzv_new_uid();

@@ -124,7 +124,7 @@ size_t lzval_newlines(const lzval *v); /* count of '\n' bytes */
 size_t lzval_stored(const lzval *v);   /* bytes held: chunks (with the raw tail's spare room),
                                           index and header (usable sizes) */
 size_t lzval_nchunks(const lzval *v);
-size_t lzval_chunk_size(const lzval *v); /* raw bytes per full chunk */
+size_t lzval_chunk_size(const lzval *v); /* raw bytes of a chunk at most (lzval_splice) */
 size_t lzval_dict(const lzval *v);       /* bytes of the dictionary (the value's first
                                           sub-block), 0 without one (see lzval_new) */
 
@@ -162,6 +162,20 @@ void lzval_seal(lzval *v);
  * if a sub-block it must decode is corrupt. */
 int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c);
 
+/* Replace bytes [off, off + del) with p[0..n) (off + del <= lzval_len(v); p may
+ * point into v): an insertion (del == 0), a deletion (n == 0) or a replacement
+ * of another length, at the cost of the region it touches, not of the value:
+ * the chunks holding [off, off + del) (with a small neighbour, so that chunks
+ * stay at least a quarter of chunk_size, the last and a lone one excepted) are
+ * rebuilt into chunks of at most chunk_size, and the index of the chunks after
+ * them is shifted (O(chunks), no data moved). Chunks therefore need not be full
+ * (lzval_chunk_stored gives each one's raw length). del == n is lzval_setrange;
+ * an insertion at the end, lzval_append. In dictionary mode a change of the
+ * first sub-block (the dictionary) rebuilds the whole value, as lzval_setrange
+ * does. Fails (-1, v unchanged) if a sub-block it must decode is corrupt or
+ * the arguments are out of range. */
+int lzval_splice(lzval *v, size_t off, size_t del, const char *p, size_t n, lzcache *c);
+
 /* Byte offset at which character ch (0-based) starts; ch == lzval_chars(v) gives
  * lzval_len(v). Requires ch <= lzval_chars(v). */
 int lzval_char_to_byte(const lzval *v, size_t ch, size_t *byte, lzcache *c);
@@ -193,7 +207,7 @@ const char *lzval_chunk(const lzval *v, size_t i, size_t *len, lzcache *c);
  *    decode it with an LZ4 frame decoder, or load it with lzval_from_chunks_*.
  * The last chunk may hold the raw tail (its last frame block stored raw); it is a
  * valid stored chunk like any other. The pointer is valid until v changes (an
- * append, setrange, seal or free, or the end of a conversion by lzidle_step). */
+ * append, setrange, splice, seal or free, or the end of a conversion by lzidle_step). */
 void lzval_chunk_stored(const lzval *v, size_t i, const char **data, size_t *stored_len,
                         size_t *raw_len, int *compressed);
 

@@ -30,6 +30,7 @@ typedef struct lz_sub {
 
 typedef struct lz_chunk {
     char *data;          /* the sub-block table, then stored_len stored bytes */
+    size_t raw_before;   /* bytes, raw, in chunks [0, i): where chunk i starts */
     size_t chars_before; /* characters in chunks [0, i) */
     size_t nl_before;    /* newlines in chunks [0, i) */
     uint32_t raw_len;    /* bytes, uncompressed */
@@ -43,7 +44,8 @@ typedef struct lz_chunk {
 struct lzval {
     uint64_t uid;       /* unique in the process, renewed on every change */
     size_t len;         /* bytes, raw */
-    size_t chunk_size;  /* bytes, raw, of every chunk but the last */
+    size_t chunk_size;  /* bytes, raw, of a chunk at most (of every chunk but the last,
+                           unless a splice cut them shorter: see lzval.c) */
     size_t sub_size;    /* bytes, raw, of every sub-block but a chunk's last */
     size_t nsub_max;    /* sub-blocks of a full chunk (table entries per chunk) */
     size_t nchunks;
@@ -58,6 +60,10 @@ struct lzval {
                            value written fast and re-encoded once idle (lzval_new_fast) */
     const uint32_t *hint_nl; /* while lzval_new_ascii builds it: the caller's newline counts of
                                 its full sub-blocks (index chunk * nsub_max + sub-block) */
+    const lzval *dict_src;   /* a region lz_splice builds: the value whose dictionary its
+                              blocks use (NULL: its own) */
+    uint8_t region_mid;      /* such a region starts past the value's chunk 0, so its own
+                             chunk 0's first sub-block is no dictionary */
     int bad;            /* from_chunks only: a chunk was rejected */
     int framed;         /* from_chunks only: a frame was added, and set dict */
     /* The background dictionary (lzidle.c): */
@@ -120,6 +126,22 @@ static inline size_t lz_blen(const lzval *v, size_t raw, size_t j)
     size_t lo = j * v->sub_size;
 
     return raw - lo < v->sub_size ? raw - lo : v->sub_size;
+}
+
+/* The chunk of v holding byte off (off < v->len): binary search on the chunks'
+ * raw starts, O(log chunks). */
+static inline size_t lz_find(const lzval *v, size_t off)
+{
+    size_t lo = 0, hi = v->nchunks - 1;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        if (v->chunks[mid].raw_before <= off)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 /* ---- defined in lzval.c ---- */

@@ -862,6 +862,59 @@ done:
     return rc;
 }
 
+int sp_entry_splice(sp *s, sp_entry *e, size_t off, size_t del, const char *p, size_t n, const sp_params *pr)
+{
+    sp_textinfo was, now;
+    char small[256], *old = NULL, last = 0;
+    size_t newsize;
+    int rc = -1;
+
+    if (off > e->size || del > e->size - off)
+        return -1;
+    old = del <= sizeof(small) ? small : xmalloc(del);
+    if (sp_entry_read(e, off, del, old, pr) < 0)
+        goto done;
+    newsize = e->size - del + n;
+    if (e->enc == SP_ENC_LZ4) {
+        if (lzval_holders(e->lz) > 1) {
+            lzval *mine = lzval_dup(e->lz);
+            lzval_free(e->lz);
+            e->lz = mine;
+        }
+        if (lzval_splice(e->lz, off, del, p, n, pr->cache) < 0)
+            goto done;
+    } else {
+        if (e->rawcap < newsize) {
+            e->raw = xrealloc(e->raw, newsize ? newsize : 1);
+            e->rawcap = xmalloc_size(e->raw);
+        }
+        memmove(e->raw + off + n, e->raw + off + del, e->size - off - del);
+        memcpy(e->raw + off, p, n);
+    }
+    sp_text_scan(old, del, &was);
+    sp_text_scan(p, n, &now);
+    if (e->kind == SP_TEXT)
+        e->chars = e->chars - was.chars + now.chars;
+    else
+        e->chars = newsize;
+    e->newlines = e->newlines - was.newlines + now.newlines;
+    if (off + del == e->size) {
+        if (n)
+            last = p[n - 1];
+        else if (off)
+            sp_entry_read(e, off - 1, 1, &last, pr); /* the new last byte, read back */
+        e->ends_nl = last == '\n';
+    }
+    s->bytes = s->bytes - e->size + newsize;
+    e->size = newsize;
+    e->has_sha = 0;
+    rc = 0;
+done:
+    if (old != small)
+        xfree(old);
+    return rc;
+}
+
 int sp_entry_read(const sp_entry *e, size_t off, size_t n, char *dst, const sp_params *pr)
 {
     if (n == 0)

@@ -303,6 +303,13 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
  * that of the region, not of the entry. Counts follow, the sha cache is
  * dropped. 0, or -1 if a chunk it must read is corrupt (e unchanged). */
 int sp_entry_overwrite(sp_entry *e, size_t off, const char *p, size_t n, const sp_params *pr);
+/* Replace bytes [off, off+del) of e, an entry of s, with p[0..n) (off + del <=
+ * size; the size changes by n - del; the encoding stays; the caller checked
+ * that text stays valid UTF-8). A compressed entry rebuilds only the chunks the
+ * change touches (lzval_splice; its own copy first if the content is shared),
+ * so the cost is that of the region, not of the entry. Counts follow, the sha
+ * cache is dropped. 0, or -1 if a chunk it must read is corrupt (e unchanged). */
+int sp_entry_splice(sp *s, sp_entry *e, size_t off, size_t del, const char *p, size_t n, const sp_params *pr);
 /* Copy bytes [off, off+n) into dst (off + n <= size). */
 int sp_entry_read(const sp_entry *e, size_t off, size_t n, char *dst, const sp_params *pr);
 /* A new xmalloc'd buffer with the whole content (+ a NUL); the caller frees it. */

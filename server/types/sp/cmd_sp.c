@@ -102,6 +102,46 @@ static void entry_written(client *c, dbent *ke, sp *s, sp_entry *e, int op, cons
     ns_changed(c, ke, s, event);
 }
 
+/* Entry e of s has a new version made by op from splices of its previous one:
+ * each replaced [at[k], at[k] + del) with p[0..n) (k from count - 1 down to
+ * 0, the order they were made in; at[] are offsets in the previous version,
+ * the same for every k when count is 1). Logged as one _SPSPLICE per splice
+ * (docs/aof.md: the bytes that changed, not the entry, which the loader
+ * replays through the same sp_entry_splice) and the change noted in the feed,
+ * as one group; then the keyspace event. */
+static void splices_written(client *c, dbent *ke, sp *s, sp_entry *e, int op, const char *event, const size_t *at,
+                            size_t count, size_t del, const char *p, size_t n)
+{
+    int g = group_begin(c);
+    size_t k;
+
+    for (k = count; prop_on && k-- > 0;) {
+        prop_begin(c->dbid);
+        prop_str("_SPSPLICE");
+        prop_arg(&c->argv[1]);
+        prop_bytes(e->name, e->nlen);
+        prop_ll((long long)e->version);
+        prop_ll(e->updated);
+        prop_ll((long long)at[k]);
+        prop_ll((long long)del);
+        prop_bytes(p, n);
+        prop_end();
+    }
+    spc_note(c, s, op, e->name, e->nlen, e);
+    group_end(g);
+    ns_changed(c, ke, s, event);
+}
+
+/* SP.EDIT's end by splices (edit_in_place, edit_splice): logged as them,
+ * [count, version] replied. */
+static void edit_spliced(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *at, size_t count)
+{
+    splices_written(c, ke, s, e, SPCO_OP_EDIT, "sp.edit", at, count, c->argv[3].len, c->argv[4].p, c->argv[4].len);
+    reply_array(c, 2);
+    reply_int(c, (long long)count);
+    reply_int(c, (long long)e->version);
+}
+
 /* SP.EDIT's end: e's new version written, [count, version] replied. */
 static void edit_done(client *c, dbent *ke, sp *s, sp_entry *e, size_t count)
 {
@@ -510,7 +550,45 @@ static void edit_in_place(client *c, dbent *ke, sp *s, sp_entry *e, const size_t
     }
     e->version++;
     e->updated = db_now;
-    edit_done(c, ke, s, e, count);
+    edit_spliced(c, ke, s, e, at, count);
+}
+
+/* Whether a compressed entry e changed into new_size bytes by replacing old
+ * text with new text (valid UTF-8, or e binary) can be spliced in place: it
+ * stays above the compression threshold (so it keeps its encoding), and a text
+ * entry stays valid UTF-8 (valid text replacing valid text that starts and ends
+ * on character boundaries, as a match of valid text or a line start does). */
+static int splice_fits(const sp_entry *e, size_t new_size, const char *old, size_t olen, const char *new, size_t nlen,
+                       const sp_params *pr)
+{
+    if (e->enc != SP_ENC_LZ4 || pr->compress_threshold == 0 || new_size < pr->compress_threshold)
+        return 0;
+    return e->kind == SP_BINARY || (sp_utf8_valid(old, olen) && sp_utf8_valid(new, nlen));
+}
+
+/* SP.EDIT with new text of another length in a compressed entry: argv[3] ->
+ * argv[4] at the count offsets at[] (edit_find's), each a splice rebuilding
+ * only the chunks it touches, from the last (so the earlier offsets stay
+ * right). A splice that fails (a corrupt chunk) takes back those done before
+ * it, first to last. */
+static void edit_splice(client *c, dbent *ke, sp *s, sp_entry *e, const size_t *at, size_t count)
+{
+    const sarg *old = &c->argv[3], *new = &c->argv[4];
+    sp_params pr = sp_server_params();
+    size_t k;
+
+    e = sp_own(s, e); /* a snapshot or the history may hold it */
+    for (k = count; k-- > 0;) {
+        if (sp_entry_splice(s, e, at[k], old->len, new->p, new->len, &pr) < 0) {
+            while (++k < count)
+                sp_entry_splice(s, e, at[k], new->len, old->p, old->len, &pr);
+            reply_error(c, ERR_CORRUPT);
+            return;
+        }
+    }
+    e->version++;
+    e->updated = db_now;
+    edit_spliced(c, ke, s, e, at, count);
 }
 
 /* SP.EDIT's other case: argv[3] -> argv[4] at the count offsets at[] into a
@@ -601,6 +679,9 @@ static void cmd_sp_edit(client *c)
             if (new->len == old->len &&
                 (e->kind == SP_BINARY || (sp_utf8_valid(old->p, old->len) && sp_utf8_valid(new->p, new->len))))
                 edit_in_place(c, ke, s, e, at, count);
+            else if (splice_fits(e, e->size - count * old->len + count * new->len, old->p, old->len, new->p, new->len,
+                                 &pr))
+                edit_splice(c, ke, s, e, at, count);
             else
                 edit_rebuild(c, ke, s, e, at, count);
             return;
@@ -715,6 +796,7 @@ static void cmd_sp_insert(client *c)
         /* At the end: an append (only the last sub-block is recompressed),
          * after a '\n' if the last line has none. */
         int lead = e->size > 0 && !e->ends_nl, rc;
+        size_t end_at = e->size;
         char *buf;
         if (e->kind == SP_TEXT && !sp_utf8_valid(text->p, text->len)) {
             reply_error(c, "ERR the edit would make a text entry invalid UTF-8");
@@ -727,14 +809,16 @@ static void cmd_sp_insert(client *c)
         }
         e = sp_own(s, e); /* a snapshot or the history may hold it */
         rc = sp_entry_append(s, e, lead ? buf : text->p, text->len + (size_t)lead, &pr);
-        xfree(buf);
-        if (rc < 0) {
+        if (rc == 0) {
+            e->version++;
+            e->updated = db_now;
+            splices_written(c, ke, s, e, SPCO_OP_INSERT, "sp.insert", &end_at, 1, 0, lead ? buf : text->p,
+                            text->len + (size_t)lead);
+            reply_int(c, (long long)e->version);
+        } else {
             reply_error(c, ERR_CORRUPT);
-            return;
         }
-        e->version++;
-        e->updated = db_now;
-        insert_done(c, ke, s, e);
+        xfree(buf);
         return;
     }
     /* The text becomes whole lines: a newline is added after it if something
@@ -742,6 +826,27 @@ static void cmd_sp_insert(client *c)
     lead_nl = at == e->size && e->size > 0 && !e->ends_nl;
     trail_nl = at < e->size && (text->len == 0 || text->p[text->len - 1] != '\n');
     outlen = e->size + text->len + (size_t)lead_nl + (size_t)trail_nl;
+    if (at < e->size && splice_fits(e, outlen, "", 0, text->p, text->len, &pr)) {
+        /* Before a line of a compressed entry: a splice at its start (a
+         * character boundary) rebuilds only the chunk it falls in. */
+        char *ins = xmalloc(text->len + 1);
+        int rc;
+        memcpy(ins, text->p, text->len);
+        if (trail_nl)
+            ins[text->len] = '\n';
+        e = sp_own(s, e); /* a snapshot or the history may hold it */
+        rc = sp_entry_splice(s, e, at, 0, ins, text->len + (size_t)trail_nl, &pr);
+        if (rc == 0) {
+            e->version++;
+            e->updated = db_now;
+            splices_written(c, ke, s, e, SPCO_OP_INSERT, "sp.insert", &at, 1, 0, ins, text->len + (size_t)trail_nl);
+            reply_int(c, (long long)e->version);
+        } else {
+            reply_error(c, ERR_CORRUPT);
+        }
+        xfree(ins);
+        return;
+    }
     out = xmalloc(outlen + 1);
     /* The entry's bytes are decoded straight into their places in out. */
     if (sp_entry_read(e, 0, at, out, &pr) < 0 ||

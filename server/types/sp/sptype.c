@@ -476,14 +476,16 @@ static sp *replay_ns(db *d, const effect_arg *a, dbent **out)
 /* _SPENTRY ns name kind version created updated expire offload_seq content [field value ...]
  * _SPAPPEND ns name version updated content
  * _SPEXPIREAT ns name expire
- * _SPMETA ns name version updated [field value ...] */
+ * _SPMETA ns name version updated [field value ...]
+ * _SPSPLICE ns name version updated off del content: bytes [off, off + del)
+ *   replaced with content (sp_entry_splice, as SP.EDIT and SP.INSERT made it) */
 static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg *a, int argc, char *why,
                     size_t whylen)
 {
-    static const int want[4] = {10, 6, 4, 5};
+    static const int want[5] = {10, 6, 4, 5, 8};
     sp_params pr = sp_server_params();
     long long n[6] = {0};
-    int i, nnum = op == 0 ? 6 : op == 1 || op == 3 ? 2 : 1;
+    int i, nnum = op == 0 ? 6 : op == 1 || op == 3 ? 2 : op == 4 ? 4 : 1;
     spmeta *meta = NULL;
     dbent *ke;
     sp_entry *e;
@@ -507,7 +509,7 @@ static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg 
     if (op == 0) {
         r->left_out(r, dbid, &a[1], &a[2], 1); /* a whole new state: the entry is back */
     } else if (!e && r->left_out(r, dbid, &a[1], &a[2], 0)) {
-        /* An append, expiry or metadata change of an entry left out: left out too. */
+        /* An append, splice, expiry or metadata change of an entry left out: left out too. */
         spmeta_free(meta);
         r->skipped(r, dbid, &a[0], &a[1], &a[2]);
         sp_key_settle(d, ke, s);
@@ -548,6 +550,15 @@ static int apply_sp(effect_replay *r, db *d, int dbid, int op, const effect_arg 
             return replay_fail(why, whylen, "the entry is corrupt", &a[0]);
         e->version = (uint64_t)n[0];
         e->updated = n[1];
+    } else if (op == 4) {
+        const effect_arg *content = &a[7];
+        if (!e || content->lz || n[2] < 0 || n[3] < 0 || (unsigned long long)n[2] > e->size ||
+            (unsigned long long)n[3] > e->size - (size_t)n[2])
+            return replay_fail(why, whylen, "splice of a missing entry, or past its end", &a[0]);
+        if (sp_entry_splice(s, e, (size_t)n[2], (size_t)n[3], content->p, content->len, &pr) < 0)
+            return replay_fail(why, whylen, "the entry is corrupt", &a[0]);
+        e->version = (uint64_t)n[0];
+        e->updated = n[1];
     } else if (op == 2) {
         if (!e)
             return replay_fail(why, whylen, "expiry of a missing entry", &a[0]);
@@ -575,6 +586,11 @@ static int apply_spappend(effect_replay *r, db *d, int dbid, const effect_arg *a
                           size_t whylen)
 {
     return apply_sp(r, d, dbid, 1, a, argc, why, whylen);
+}
+
+static int apply_spsplice(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why, size_t whylen)
+{
+    return apply_sp(r, d, dbid, 4, a, argc, why, whylen);
 }
 
 static int apply_spexpireat(effect_replay *r, db *d, int dbid, const effect_arg *a, int argc, char *why,
@@ -941,6 +957,7 @@ static int apply_sprestore(effect_replay *r, db *d, int dbid, const effect_arg *
 static const type_effect scratchpad_effects[] = {
     {"_SPENTRY", apply_spentry},
     {"_SPAPPEND", apply_spappend},
+    {"_SPSPLICE", apply_spsplice},
     {"_SPEXPIREAT", apply_spexpireat},
     {"_SPMETA", apply_spmeta},
     {"_SPSTATE", apply_spstate},
