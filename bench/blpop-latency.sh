@@ -12,7 +12,9 @@
 # standard error.
 #
 # Environment (all optional): SERVER, REDIS_SERVER, BUILD (build), N (20000
-# round trips per run), ROUNDS (3), SERVER_CPU / BENCH_CPU (0 / 1).
+# round trips per run), ROUNDS (3), SERVER_CPU / BENCH_CPU (0 / 1), FEED (1: also
+# the change feed's round trip on each scratchpad server, SP.CHANGES ... BLOCK woken
+# by SP.WRITE, reported as the row "feed"; redis has no such command).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +24,7 @@ REDIS_SERVER=${REDIS_SERVER:-redis-server}
 PROBE=${PROBE:-$TOP/$BUILD/blpop-latency}
 N=${N:-20000}
 ROUNDS=${ROUNDS:-3}
+FEED=${FEED:-0}
 SERVER_CPU=${SERVER_CPU:-0}
 BENCH_CPU=${BENCH_CPU:-1}
 
@@ -78,6 +81,11 @@ while [ $r -le "$ROUNDS" ]; do
         line=$($PIN_BENCH "$PROBE" "$SPORT" "$N")
         say "round $r $kind: $line"
         echo "$kind $line" >>"$WORK/results"
+        if [ "$kind" = scratchpad ] && [ "$FEED" = 1 ]; then
+            line=$($PIN_BENCH "$PROBE" "$SPORT" "$N" feed)
+            say "round $r scratchpad SP.CHANGES BLOCK: $line"
+            echo "feed $line" >>"$WORK/results"
+        fi
         stop_server
     done
     r=$((r + 1))
@@ -99,6 +107,6 @@ echo "- $ROUNDS rounds of $N round trips per server, alternating, fresh server p
 echo
 echo "| server | p50 (us, median of rounds) | p99 (us, median of rounds) | max (us, largest) |"
 echo "|---|---:|---:|---:|"
-for kind in scratchpad redis; do
+for kind in scratchpad redis $([ "$FEED" = 1 ] && echo feed); do
     echo "| $kind | $(field $kind p50 | median) | $(field $kind p99 | median) | $(field $kind max | sort -n | tail -n 1) |"
 done

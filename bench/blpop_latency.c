@@ -1,6 +1,6 @@
 /* blpop_latency.c -- the round trip of a blocking pop: push on one client, pop on another.
  *
- * Usage: blpop-latency PORT [N]   (N round trips, default 20000)
+ * Usage: blpop-latency PORT [N] [feed]   (N round trips, default 20000)
  *
  * Two connections to 127.0.0.1:PORT (hiredis, synchronous, one thread). Each
  * round: the popper sends BLPOP blpop-latency 0; the pusher sends PING and
@@ -9,7 +9,12 @@
  * clock starts, the pusher sends RPUSH blpop-latency x, and the clock stops when
  * the popper's reply has arrived. What is timed is what a waiting consumer
  * sees: a push arriving, the wake-up, the pop, the reply. Prints one line:
- * "n=N p50=.. p99=.. max=.. mean=.. (us)". A benchmark, not a test. */
+ * "n=N p50=.. p99=.. max=.. mean=.. (us)". A benchmark, not a test.
+ *
+ * With "feed" (scratchpad-server only), the same round trip for the change
+ * feed: the waiter sends SP.CHANGES blpop-latency SINCE <last seen> BLOCK 0,
+ * the pusher SP.WRITE blpop-latency e x, and the clock stops when the waiter
+ * has the change (its `last` is the next round's SINCE). */
 #include <hiredis/hiredis.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +51,26 @@ static int expect(redisContext *c, int type, const char *what)
     return 0;
 }
 
+/* Read SP.CHANGES's reply (RESP2: first, n, last, n, gap, n, changes, [...])
+ * from c into *last: 0, or -1 with a message. */
+static int expect_changes(redisContext *c, long long *last)
+{
+    redisReply *r = NULL;
+    int ok;
+
+    ok = redisGetReply(c, (void **)&r) == REDIS_OK && r && r->type == REDIS_REPLY_ARRAY && r->elements == 8 &&
+         r->element[3]->type == REDIS_REPLY_INTEGER && r->element[7]->type == REDIS_REPLY_ARRAY &&
+         r->element[7]->elements >= 1;
+    if (ok)
+        *last = r->element[3]->integer;
+    else
+        fprintf(stderr, "blpop-latency: unexpected reply to SP.CHANGES%s%s\n", c->err ? ": " : "",
+                c->err ? c->errstr : "");
+    if (r)
+        freeReplyObject(r);
+    return ok ? 0 : -1;
+}
+
 /* Send what c has buffered. 0, or -1. */
 static int flush(redisContext *c)
 {
@@ -59,18 +84,20 @@ static int flush(redisContext *c)
 
 int main(int argc, char **argv)
 {
-    int port, n, i, rc = 1;
+    int port, n, i, rc = 1, feed;
     redisContext *pop = NULL, *push = NULL;
     int64_t *lat = NULL, sum = 0;
+    long long last = 0;
 
     if (argc < 2) {
-        fprintf(stderr, "usage: blpop-latency PORT [N]\n");
+        fprintf(stderr, "usage: blpop-latency PORT [N] [feed]\n");
         return 2;
     }
     port = atoi(argv[1]);
     n = argc > 2 ? atoi(argv[2]) : 20000;
     if (n < 1)
         n = 1;
+    feed = argc > 3 && !strcmp(argv[3], "feed");
     lat = malloc(sizeof(*lat) * (size_t)n);
     pop = redisConnect("127.0.0.1", port);
     push = redisConnect("127.0.0.1", port);
@@ -81,22 +108,32 @@ int main(int argc, char **argv)
     redisAppendCommand(push, "DEL blpop-latency");
     if (flush(push) < 0 || expect(push, REDIS_REPLY_INTEGER, "DEL") < 0)
         goto done;
+    if (feed) { /* the scratchpad and its first change: the number to wait after */
+        redisAppendCommand(push, "SP.WRITE blpop-latency e x");
+        redisAppendCommand(push, "SP.CHANGES blpop-latency");
+        if (flush(push) < 0 || expect(push, REDIS_REPLY_INTEGER, "SP.WRITE") < 0 || expect_changes(push, &last) < 0)
+            goto done;
+    }
     for (i = 0; i < n; i++) {
         int64_t t0;
 
-        redisAppendCommand(pop, "BLPOP blpop-latency 0");
+        if (feed)
+            redisAppendCommand(pop, "SP.CHANGES blpop-latency SINCE %lld BLOCK 0", last);
+        else
+            redisAppendCommand(pop, "BLPOP blpop-latency 0");
         if (flush(pop) < 0)
             goto done;
         redisAppendCommand(push, "PING");
         if (flush(push) < 0 || expect(push, REDIS_REPLY_STATUS, "PING") < 0)
             goto done;
         t0 = now_ns();
-        redisAppendCommand(push, "RPUSH blpop-latency x");
-        if (flush(push) < 0 || expect(pop, REDIS_REPLY_ARRAY, "BLPOP") < 0)
+        redisAppendCommand(push, feed ? "SP.WRITE blpop-latency e x" : "RPUSH blpop-latency x");
+        if (flush(push) < 0 ||
+            (feed ? expect_changes(pop, &last) : expect(pop, REDIS_REPLY_ARRAY, "BLPOP")) < 0)
             goto done;
         lat[i] = now_ns() - t0;
         sum += lat[i];
-        if (expect(push, REDIS_REPLY_INTEGER, "RPUSH") < 0)
+        if (expect(push, REDIS_REPLY_INTEGER, feed ? "SP.WRITE" : "RPUSH") < 0)
             goto done;
     }
     qsort(lat, (size_t)n, sizeof(*lat), cmp_i64);

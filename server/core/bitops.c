@@ -3,19 +3,61 @@
 
 #include <string.h>
 
-uint64_t bit_popcount(const unsigned char *p, size_t n)
+/* The count, 32 bytes a step in four sums (independent additions the CPU
+ * overlaps). Inlined into both versions below: the compiler turns
+ * __builtin_popcountll into the POPCNT instruction in the one built for it,
+ * and into a call to libgcc's bit-twiddling routine in the other. */
+static inline __attribute__((always_inline)) uint64_t popcount_body(const unsigned char *p, size_t n)
 {
-    uint64_t count = 0, w;
+    uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, w[4];
     size_t i = 0;
 
+    for (; i + 32 <= n; i += 32) {
+        memcpy(w, p + i, 32);
+        c0 += (uint64_t)__builtin_popcountll(w[0]);
+        c1 += (uint64_t)__builtin_popcountll(w[1]);
+        c2 += (uint64_t)__builtin_popcountll(w[2]);
+        c3 += (uint64_t)__builtin_popcountll(w[3]);
+    }
     for (; i + 8 <= n; i += 8) {
-        memcpy(&w, p + i, 8);
-        count += (uint64_t)__builtin_popcountll(w);
+        memcpy(w, p + i, 8);
+        c0 += (uint64_t)__builtin_popcountll(w[0]);
     }
     for (; i < n; i++)
-        count += (uint64_t)__builtin_popcount(p[i]);
-    return count;
+        c1 += (uint64_t)__builtin_popcount(p[i]);
+    return c0 + c1 + c2 + c3;
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+/* The build targets x86-64's baseline, which has no POPCNT: without it a
+ * count of a 125 KB bitmap ran at ~1.6 GB/s, under Redis's table-free loop. The
+ * instruction is used where the CPU has it (every x86-64 CPU since 2008). */
+__attribute__((target("popcnt"))) static uint64_t popcount_hw(const unsigned char *p, size_t n)
+{
+    return popcount_body(p, n);
+}
+
+static uint64_t popcount_sw(const unsigned char *p, size_t n)
+{
+    return popcount_body(p, n);
+}
+
+uint64_t bit_popcount(const unsigned char *p, size_t n)
+{
+    static int hw = -1;
+
+    if (hw < 0) {
+        __builtin_cpu_init();
+        hw = __builtin_cpu_supports("popcnt") ? 1 : 0;
+    }
+    return hw ? popcount_hw(p, n) : popcount_sw(p, n);
+}
+#else
+uint64_t bit_popcount(const unsigned char *p, size_t n)
+{
+    return popcount_body(p, n);
+}
+#endif
 
 int64_t bit_find(const unsigned char *p, size_t n, int bit)
 {

@@ -16,6 +16,27 @@ static void popcount_counts_every_length(void)
     CHECK(bit_popcount(b, 37) == 37 * 8 - 7);
 }
 
+/* Random bytes at every offset and length up to 200 (the 32-byte steps, the
+ * 8-byte steps and the tail), against a count bit by bit. */
+static void popcount_matches_a_bit_by_bit_count(void)
+{
+    unsigned char b[256];
+    uint32_t x = 12345;
+    size_t i, off, n;
+
+    for (i = 0; i < sizeof(b); i++) {
+        x = x * 1103515245u + 12345u;
+        b[i] = (unsigned char)(x >> 16);
+    }
+    for (off = 0; off < 8; off++)
+        for (n = 0; n <= 200; n++) {
+            uint64_t want = 0;
+            for (i = 0; i < n * 8; i++)
+                want += (uint64_t)((b[off + i / 8] >> (i % 8)) & 1);
+            CHECK(bit_popcount(b + off, n) == want);
+        }
+}
+
 static void find_gives_the_first_matching_bit_msb_first(void)
 {
     unsigned char b[20] = {0};
@@ -69,6 +90,7 @@ static void overflow_wraps_saturates_or_fails(void)
 int main(void)
 {
     RUN(popcount_counts_every_length, "a popcount counts every byte of a buffer of any length");
+    RUN(popcount_matches_a_bit_by_bit_count, "a popcount of random bytes at every offset and length up to 200 equals a count bit by bit");
     RUN(find_gives_the_first_matching_bit_msb_first,
         "a search finds the first bit equal to 0 or 1, most significant first");
     RUN(fields_round_trip_at_any_offset_and_width, "a field of any width stored at any bit offset reads back the same");
