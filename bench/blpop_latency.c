@@ -128,8 +128,7 @@ int main(int argc, char **argv)
             goto done;
         t0 = now_ns();
         redisAppendCommand(push, feed ? "SP.WRITE blpop-latency e x" : "RPUSH blpop-latency x");
-        if (flush(push) < 0 ||
-            (feed ? expect_changes(pop, &last) : expect(pop, REDIS_REPLY_ARRAY, "BLPOP")) < 0)
+        if (flush(push) < 0 || (feed ? expect_changes(pop, &last) : expect(pop, REDIS_REPLY_ARRAY, "BLPOP")) < 0)
             goto done;
         lat[i] = now_ns() - t0;
         sum += lat[i];

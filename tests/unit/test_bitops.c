@@ -90,7 +90,8 @@ static void overflow_wraps_saturates_or_fails(void)
 int main(void)
 {
     RUN(popcount_counts_every_length, "a popcount counts every byte of a buffer of any length");
-    RUN(popcount_matches_a_bit_by_bit_count, "a popcount of random bytes at every offset and length up to 200 equals a count bit by bit");
+    RUN(popcount_matches_a_bit_by_bit_count,
+        "a popcount of random bytes at every offset and length up to 200 equals a count bit by bit");
     RUN(find_gives_the_first_matching_bit_msb_first,
         "a search finds the first bit equal to 0 or 1, most significant first");
     RUN(fields_round_trip_at_any_offset_and_width, "a field of any width stored at any bit offset reads back the same");
