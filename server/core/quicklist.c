@@ -72,17 +72,38 @@ static int node_fits(const quicklist *q, const qlnode *node, size_t add)
     return node->used + add <= node_cap_bytes(q->fill);
 }
 
-static void node_reserve(qlnode *node, size_t need)
+/* Bytes a node's buffer occupies, as q->alloc counts it. */
+static size_t buf_alloc(const qlnode *n)
 {
-    size_t ncap;
+    return n->buf ? xmalloc_size(n->buf) : 0;
+}
+
+/* q (NULL for a node not linked yet: link_after counts it whole) after node's
+ * buffer went from old bytes to what it occupies now. */
+static void buf_changed(quicklist *q, const qlnode *n, size_t old)
+{
+    if (q)
+        q->alloc = q->alloc - old + buf_alloc(n);
+}
+
+/* Room for need bytes: doubling from 64 while entries are small (many share
+ * a node), the exact need past 1 KB (a node of 4 KB elements holds one or
+ * two: doubling gave a 4 KB element an 8 KB buffer). */
+static void node_reserve(quicklist *q, qlnode *node, size_t need)
+{
+    size_t ncap, old;
 
     if (need <= node->cap)
         return;
     ncap = node->cap ? node->cap : 64;
     while (ncap < need)
         ncap *= 2;
+    if (need > 1024)
+        ncap = need;
+    old = buf_alloc(node);
     node->buf = xrealloc(node->buf, ncap);
     node->cap = (uint32_t)ncap;
+    buf_changed(q, node, old);
 }
 
 static qlnode *node_new(void)
@@ -96,12 +117,14 @@ static int node_is_lz(const qlnode *n)
 }
 
 /* Make n's buffer raw entries again (a no-op for a raw node). */
-static void node_raw(qlnode *n)
+static void node_raw(quicklist *q, qlnode *n)
 {
     unsigned char *r;
+    size_t old;
 
     if (!node_is_lz(n))
         return;
+    old = buf_alloc(n);
     r = xmalloc(n->used);
     if (LZ4_decompress_safe((const char *)n->buf, (char *)r, (int)n->zlen, (int)n->used) != (int)n->used)
         abort(); /* our own block, checked when written: memory is corrupt */
@@ -109,14 +132,16 @@ static void node_raw(qlnode *n)
     n->buf = r;
     n->cap = n->used;
     n->zlen = 0;
+    buf_changed(q, n, old);
 }
 
 /* Store n's entries as one LZ4 block if that saves an eighth or more; a node
  * that does not shrink is marked so it is not tried again until it changes. */
-static void node_compress(qlnode *n)
+static void node_compress(quicklist *q, qlnode *n)
 {
     int bound, zl;
     char *z;
+    size_t old;
 
     if (n->zlen != 0 || n->used < 64)
         return;
@@ -128,10 +153,12 @@ static void node_compress(qlnode *n)
         n->zlen = QL_TRIED;
         return;
     }
+    old = buf_alloc(n);
     xfree(n->buf);
     n->buf = xrealloc(z, (size_t)zl);
     n->cap = (uint32_t)zl;
     n->zlen = (uint32_t)zl;
+    buf_changed(q, n, old);
 }
 
 /* 1 if n is more than q->compress nodes from either end. */
@@ -165,7 +192,7 @@ static void settle(quicklist *q, const qlnode *keep)
         for (n = ends[e], k = 0; n && k < q->compress; k++)
             n = e ? n->prev : n->next;
         if (n && n != keep && node_inner(q, n))
-            node_compress(n);
+            node_compress(q, n);
     }
     for (k = 0; k < 2; k++) {
         n = q->hand ? q->hand : q->head;
@@ -173,7 +200,7 @@ static void settle(quicklist *q, const qlnode *keep)
             return;
         q->hand = n->next;
         if (n != keep && node_inner(q, n))
-            node_compress(n);
+            node_compress(q, n);
     }
 }
 
@@ -197,6 +224,7 @@ static void link_after(quicklist *q, qlnode *prev, qlnode *node)
     else
         q->head = node;
     q->nodes++;
+    q->alloc += xmalloc_size(node) + buf_alloc(node);
 }
 
 static void unlink_node(quicklist *q, qlnode *node)
@@ -212,6 +240,7 @@ static void unlink_node(quicklist *q, qlnode *node)
     else
         q->tail = node->prev;
     q->nodes--;
+    q->alloc -= xmalloc_size(node) + buf_alloc(node);
     node_free(node);
 }
 
@@ -239,7 +268,7 @@ static void maybe_split(quicklist *q, qlnode *node)
     node->zlen = 0;
     off = node_offset(node, half);
     n2 = node_new();
-    node_reserve(n2, node->used - off);
+    node_reserve(NULL, n2, node->used - off);
     memcpy(n2->buf, node->buf + off, node->used - off);
     n2->used = node->used - off;
     n2->count = node->count - half;
@@ -276,6 +305,7 @@ int ql_free_some(quicklist *q, size_t max)
         if (max-- == 0)
             return 0;
         q->head = node->next;
+        q->alloc -= xmalloc_size(node) + buf_alloc(node);
         node_free(node);
         q->nodes--;
     }
@@ -292,7 +322,7 @@ quicklist *ql_dup(const quicklist *q)
     for (node = q->head; node; node = node->next) {
         qlnode *n = node_new();
         size_t bytes = node_is_lz(node) ? node->zlen : node->used; /* a compressed node is copied as it is */
-        node_reserve(n, bytes);
+        node_reserve(NULL, n, bytes);
         memcpy(n->buf, node->buf, bytes);
         n->used = node->used;
         n->count = node->count;
@@ -316,11 +346,16 @@ void ql_set_compress(quicklist *q, int depth)
 
 size_t ql_mem(const quicklist *q)
 {
+    return xmalloc_size(q) + q->alloc;
+}
+
+size_t ql_mem_walk(const quicklist *q)
+{
     size_t total = xmalloc_size(q);
     const qlnode *node;
 
     for (node = q->head; node; node = node->next)
-        total += xmalloc_size(node) + (node->buf ? xmalloc_size(node->buf) : 0);
+        total += xmalloc_size(node) + buf_alloc(node);
     return total;
 }
 
@@ -330,14 +365,14 @@ void ql_push(quicklist *q, int tail, const void *p, size_t n)
     qlnode *node = tail ? q->tail : q->head;
 
     if (node)
-        node_raw(node);
+        node_raw(q, node);
     if (!node || !node_fits(q, node, add)) {
         qlnode *nn = node_new();
         link_after(q, tail ? q->tail : NULL, nn);
         node = nn;
     }
     node->zlen = 0;
-    node_reserve(node, node->used + add);
+    node_reserve(q, node, node->used + add);
     if (tail) {
         write_entry(node->buf + node->used, p, n);
     } else {
@@ -370,7 +405,8 @@ int ql_at(const quicklist *q, long long idx, ql_pos *pos)
             back -= node->count;
         k = node->count - 1 - back;
     }
-    node_raw(node);
+    node_raw((quicklist *)q, node); /* q's elements are unchanged: only their encoding */
+    pos->q = (quicklist *)q;
     pos->node = node;
     pos->i = (uint32_t)k;
     pos->off = node_offset(node, (uint32_t)k);
@@ -394,7 +430,7 @@ int ql_next(ql_pos *pos)
     if (!pos->node->next)
         return -1;
     pos->node = pos->node->next;
-    node_raw(pos->node);
+    node_raw(pos->q, pos->node);
     pos->i = 0;
     pos->off = 0;
     return 0;
@@ -406,7 +442,7 @@ int ql_next_settle(quicklist *q, ql_pos *pos)
     int r = ql_next(pos);
 
     if (r == 0 && pos->node != left && node_inner(q, left))
-        node_compress(left);
+        node_compress(q, left);
     return r;
 }
 
@@ -420,7 +456,7 @@ int ql_prev(ql_pos *pos)
     if (!pos->node->prev)
         return -1;
     pos->node = pos->node->prev;
-    node_raw(pos->node);
+    node_raw(pos->q, pos->node);
     pos->i = pos->node->count - 1;
     pos->off = node_offset(pos->node, pos->i);
     return 0;
@@ -446,8 +482,10 @@ static void maybe_merge(quicklist *q, qlnode *node, ql_pos *pos)
     if (node->used >= node_cap_bytes(q->fill) / 4 ||
         !((node->prev && pair_fits(q, node->prev, node)) || (node->next && pair_fits(q, node, node->next)))) {
         if (node->cap > 256 && node->cap / 2 > node->used) {
+            size_t old = buf_alloc(node);
             node->cap = node->used + node->used / 4 + 16;
             node->buf = xrealloc(node->buf, node->cap);
+            buf_changed(q, node, old);
         }
         return;
     }
@@ -460,10 +498,10 @@ static void maybe_merge(quicklist *q, qlnode *node, ql_pos *pos)
     } else {
         return;
     }
-    node_raw(a);
-    node_raw(b);
+    node_raw(q, a);
+    node_raw(q, b);
     a->zlen = 0;
-    node_reserve(a, a->used + b->used);
+    node_reserve(q, a, a->used + b->used);
     memcpy(a->buf + a->used, b->buf, b->used);
     if (pos && pos->node == b) {
         pos->node = a;
@@ -486,7 +524,7 @@ int ql_delete(quicklist *q, ql_pos *pos, int forward)
     if (left)
         maybe_merge(q, left, r == 0 ? pos : NULL);
     if (r == 0)
-        node_raw(pos->node); /* it may have moved to a compressed neighbour */
+        node_raw(q, pos->node); /* it may have moved to a compressed neighbour */
     settle(q, r == 0 ? pos->node : NULL);
     return r;
 }
@@ -515,7 +553,7 @@ static int delete_at(quicklist *q, ql_pos *pos, int forward)
         }
         if (!prev)
             return -1;
-        node_raw(prev);
+        node_raw(q, prev);
         pos->node = prev;
         pos->i = prev->count - 1;
         pos->off = node_offset(prev, pos->i);
@@ -539,7 +577,7 @@ static int delete_at(quicklist *q, ql_pos *pos, int forward)
     if (!node->prev)
         return -1;
     pos->node = node->prev;
-    node_raw(pos->node);
+    node_raw(q, pos->node);
     pos->i = pos->node->count - 1;
     pos->off = node_offset(pos->node, pos->i);
     return 0;
@@ -554,7 +592,7 @@ void ql_insert(quicklist *q, const ql_pos *pos, int after, const void *p, size_t
     if (after)
         off += (uint32_t)entry_len(node->buf + off, NULL);
     node->zlen = 0;
-    node_reserve(node, node->used + add);
+    node_reserve(q, node, node->used + add);
     memmove(node->buf + off + add, node->buf + off, node->used - off);
     write_entry(node->buf + off, p, n);
     node->used += (uint32_t)add;
@@ -573,7 +611,7 @@ void ql_replace(quicklist *q, const ql_pos *pos, const void *p, size_t n)
 
     node->zlen = 0;
     if (add > olde)
-        node_reserve(node, node->used - olde + add);
+        node_reserve(q, node, node->used - olde + add);
     memmove(node->buf + pos->off + add, node->buf + pos->off + olde, node->used - pos->off - olde);
     write_entry(node->buf + pos->off, p, n);
     node->used = (uint32_t)(node->used - olde + add);
@@ -590,7 +628,7 @@ void ql_del_range(quicklist *q, size_t start, size_t count)
         return;
     while (count > 0) {
         qlnode *node = pos.node;
-        node_raw(node);
+        node_raw(q, node);
         if (pos.i == 0 && count >= node->count) {
             /* The whole node goes. */
             qlnode *next = node->next;

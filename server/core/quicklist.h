@@ -47,6 +47,7 @@ typedef struct quicklist {
     size_t len;               /* elements */
     size_t nodes;
     size_t bytes;             /* bytes of the elements (logical size) */
+    size_t alloc;             /* bytes the linked nodes and their buffers occupy (ql_mem) */
     int fill;                 /* list-max-listpack-size */
     int compress;             /* list-compress-depth: raw nodes at each end (0: none compressed) */
     qlnode *hand;             /* the next node the compression sweep looks at (NULL: the head) */
@@ -54,6 +55,7 @@ typedef struct quicklist {
 
 /* A position: an element of a node. */
 typedef struct ql_pos {
+    struct quicklist *q; /* the list (set by ql_at): a node read raw is counted in its alloc */
     qlnode *node;
     uint32_t i;               /* index within node */
     uint32_t off;             /* byte offset of the entry in node->buf */
@@ -81,6 +83,9 @@ void ql_set_compress(quicklist *q, int depth);
 static inline size_t ql_len(const quicklist *q) { return q->len; }
 /* Bytes of memory q holds (its struct, nodes and buffers). */
 size_t ql_mem(const quicklist *q);
+/* The same sum, walked node by node (O(nodes)): for the tests, which check
+ * that ql_mem's running count never drifts from it. */
+size_t ql_mem_walk(const quicklist *q);
 
 /* Push p[0..n) at the head (tail 0) or the tail (tail 1). */
 void ql_push(quicklist *q, int tail, const void *p, size_t n);

@@ -76,6 +76,8 @@ static int same_as_model(const quicklist *q)
     size_t count = 0, i = 0, bytes = 0;
     ql_pos pos;
 
+    if (ql_mem(q) != ql_mem_walk(q)) /* the running count of memory never drifts */
+        return 0;
     for (node = q->head; node; node = node->next) {
         if (node->count == 0 || (node->next && node->next->prev != node))
             return 0;
@@ -96,7 +98,7 @@ static int same_as_model(const quicklist *q)
         bytes += n;
         i++;
     } while (ql_next(&pos) == 0);
-    return i == mlen && bytes == q->bytes;
+    return i == mlen && bytes == q->bytes && ql_mem(q) == ql_mem_walk(q); /* the walk decoded nodes */
 }
 
 static void run_model(int fill, int steps)
@@ -241,6 +243,22 @@ static void run_model(int fill, int steps)
     CHECK(same_as_model(q));
     ql_free(q);
     m_clear();
+}
+
+/* A 4 KB element gets a buffer of its size, not the next power of two (8 KB:
+ * twice Redis's memory for a list of 4 KB elements). */
+static void test_large_elements_exact(void)
+{
+    static char big[4096];
+    quicklist *q = ql_new(-2);
+    int i;
+
+    memset(big, 'x', sizeof(big));
+    for (i = 0; i < 100; i++)
+        ql_push(q, i & 1, big, sizeof(big));
+    CHECK(ql_mem(q) == ql_mem_walk(q));
+    CHECK(ql_mem(q) < 100 * 4096 + 100 * 4096 / 8);
+    ql_free(q);
 }
 
 static void test_model_bytes(void)
@@ -442,6 +460,8 @@ static void test_free_in_steps(void)
 
 int main(void)
 {
+    RUN(test_large_elements_exact,
+        "100 elements of 4 KB take under 4.5 KB each, and the running count of memory equals a walk");
     RUN(test_model_bytes, "12000 random pushes, pops, inserts, replaces, deletes and walks under byte fills match a model");
     RUN(test_model_count, "9000 random operations under count fills (4 and 1 element per node) match a model");
     RUN(test_nodes_bounded, "100000 pushes at both ends keep every node within 8 KB, and popping them all frees every node");
