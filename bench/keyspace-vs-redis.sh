@@ -90,8 +90,8 @@ echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, servers on CPU 0, redis-benchmark on CPU 1 (-c 50," \
      "$REQUESTS requests); median of $ROUNDS rounds, a fresh server per measurement."
 echo
-echo "| test | pipeline | scratchpad-server | redis-server | ratio |"
-echo "|---|---:|---:|---:|---:|"
+echo "| test | pipeline | scratchpad-server | redis-server | ratio | rounds: scratchpad / redis |"
+echo "|---|---:|---:|---:|---:|---|"
 for t in $TESTS; do
     for p in 1 16; do
         : >"$work/sp"
@@ -105,7 +105,8 @@ for t in $TESTS; do
         done
         a=$(bench_median <"$work/sp")
         b=$(bench_median <"$work/redis")
-        echo "| $t | $p | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2fx", a / b}') |"
+        echo "| $t | $p | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2fx", a / b}') |" \
+            "$(awk '{s = s (NR > 1 ? " " : "") sprintf("%.0f", $1)} END {print s}' "$work/sp") / $(awk '{s = s (NR > 1 ? " " : "") sprintf("%.0f", $1)} END {print s}' "$work/redis") |"
     done
 done
 [ "${MEMORY:-1}" = 0 ] && exit 0
