@@ -16,6 +16,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import spserver  # noqa: E402
+from resp_wire import encode  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -33,11 +34,7 @@ def cpu_over(pid, seconds):
 
 
 def command(sock, *args):
-    out = b"*%d\r\n" % len(args)
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out += b"$%d\r\n%s\r\n" % (len(a), a)
-    sock.sendall(out)
+    sock.sendall(encode([a if isinstance(a, bytes) else str(a).encode() for a in args]))
 
 
 def read_reply(sock):
