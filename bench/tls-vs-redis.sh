@@ -1,6 +1,6 @@
 #!/bin/sh
 # tls-vs-redis.sh -- SET and GET over TLS, scratchpad-server and redis-server (Debian's, built with
-# TLS) alternating for 3 rounds, fresh server per round, servers on CPU 0 and redis-benchmark
+# TLS) alternating for ROUNDS rounds (default 3), fresh server per round, servers on CPU 0 and redis-benchmark
 # --tls on CPU 1 (-c 50, -r 100000, 3-byte values; 100k requests at -P 1, 400k at -P 16). The
 # certificates (a CA, a server and a client certificate, the client's required by both servers
 # as by default) are made once in a temporary directory by tests/lib/tlscerts.py. Prints one
@@ -18,7 +18,9 @@ OUT=$(mktemp)
 rps() { tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1; }
 ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
 HZ=$(getconf CLK_TCK)
-for round in 1 2 3; do
+ROUNDS=${ROUNDS:-3}
+round=1
+while [ $round -le "$ROUNDS" ]; do
  for srv in sp redis; do
   P=$((17700+round)); T=$((17750+round)); D=$(mktemp -d)
   if [ $srv = sp ]; then
@@ -40,16 +42,20 @@ for round in 1 2 3; do
   done
   kill $PID; wait $PID 2>/dev/null; rm -rf $D
  done
+ round=$((round + 1))
 done
-# Medians of the 3 rounds, and scratchpad / redis.
+# Medians of the rounds (the lower middle one for an even count), and scratchpad / redis.
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+span() { sort -n | awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.0f-%.0f", a, b }'; }
 for pl in 1 16; do
  for op in set get; do
   col=$([ $op = set ] && echo 5 || echo 7)
-  m_sp=$(grep " sp P$pl " "$OUT" | cut -d' ' -f$col | sort -n | sed -n 2p)
-  m_r=$(grep " redis P$pl " "$OUT" | cut -d' ' -f$col | sort -n | sed -n 2p)
-  c_sp=$(grep " sp P$pl " "$OUT" | cut -d' ' -f$((col + 5)) | sort -n | sed -n 2p)
-  c_r=$(grep " redis P$pl " "$OUT" | cut -d' ' -f$((col + 5)) | sort -n | sed -n 2p)
-  echo "median P$pl $op: rps scratchpad $m_sp redis $m_r ratio $(echo "$m_sp $m_r" | awk '{ printf "%.2f", $1 / $2 }');" \
+  m_sp=$(grep " sp P$pl " "$OUT" | cut -d' ' -f$col | median)
+  m_r=$(grep " redis P$pl " "$OUT" | cut -d' ' -f$col | median)
+  c_sp=$(grep " sp P$pl " "$OUT" | cut -d' ' -f$((col + 5)) | median)
+  c_r=$(grep " redis P$pl " "$OUT" | cut -d' ' -f$((col + 5)) | median)
+  echo "median P$pl $op: rps scratchpad $m_sp redis $m_r ratio $(echo "$m_sp $m_r" | awk '{ printf "%.2f", $1 / $2 }')" \
+   "(rounds $(grep " sp P$pl " "$OUT" | cut -d' ' -f$col | span) / $(grep " redis P$pl " "$OUT" | cut -d' ' -f$col | span));" \
    "server cpu ms/10k scratchpad $c_sp redis $c_r ratio redis/scratchpad $(echo "$c_r $c_sp" | awk '{ printf "%.2f", $1 / $2 }')"
  done
 done
