@@ -319,6 +319,21 @@ json_t *mcp_poll(mcp_session *s)
     return out;
 }
 
+/* Whether the session's tools/list has the tool named name (scratchpad-mcp
+ * --tools may offer a part of the table: a tool left out is unknown here too). */
+static int offered(const mcp_session *s, const char *name)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(s->tools, i, t)
+    {
+        const char *n = json_string_value(json_object_get(t, "name"));
+        if (n && strcmp(n, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static void call_tool(mcp_session *s, json_t *id, json_t *params)
 {
     const char *name = NULL;
@@ -327,7 +342,7 @@ static void call_tool(mcp_session *s, json_t *id, json_t *params)
         send_error(s, id, -32602, "tools/call needs params {name, arguments}");
         return;
     }
-    if (!spt_find(name)) {
+    if (!spt_find(name) || !offered(s, name)) {
         char msg[400];
         snprintf(msg, sizeof msg, "Unknown tool: %.300s", name);
         send_error(s, id, -32602, msg);

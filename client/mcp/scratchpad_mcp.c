@@ -12,6 +12,12 @@
  *
  * Also the generator of the tool files: --print-tools anthropic|openai|mcp|table
  * writes that form of the table to stdout (make tools-json).
+ *
+ * --tools (or $SCRATCHPAD_TOOLS) offers a part of the table: a comma-separated
+ * list of tool names, "scratchpad_" optional. Every definition a model is shown
+ * costs context (the whole table is about 35 KB of JSON), so a harness that
+ * needs only reading and writing offers only those; tools/call refuses a tool
+ * left out as unknown, and --print-tools prints the same part.
  */
 #include <errno.h>
 #include <signal.h>
@@ -37,11 +43,14 @@ static void usage(FILE *f)
         f,
         "usage: scratchpad-mcp [--url redis[s]://[[user]:password@]host:port[/db]] [--namespace ns]\n"
         "                      [--http addr:port] [--cacert file] [--cert file --key file] [--sni name] [--insecure]\n"
-        "       scratchpad-mcp --print-tools anthropic|openai|mcp|table\n"
+        "                      [--tools name,name,...]\n"
+        "       scratchpad-mcp --print-tools anthropic|openai|mcp|table [--tools name,name,...]\n"
         "The URL defaults to $SCRATCHPAD_URL, else redis://127.0.0.1:6379/0. rediss:// connects with TLS:\n"
         "--cacert the CAs to check the server with (default: the system's), --cert/--key a client\n"
         "certificate, --sni the name the server's certificate must show (default: the host).\n"
-        "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n");
+        "The namespace defaults to $SCRATCHPAD_NAMESPACE, else mcp:<unix seconds>:<pid>.\n"
+        "--tools (default $SCRATCHPAD_TOOLS, else every tool) offers only the tools named, with or\n"
+        "without their scratchpad_ prefix, e.g. --tools read,write,list,grep.\n");
 }
 
 /* Parse redis[s]://[[user]:password@]host[:port][/db] into o and *db (rediss:
@@ -104,11 +113,77 @@ static int parse_url(char *buf, spc_options *o, int *db)
     return 0;
 }
 
-static int print_tools(const char *form)
+/* The name of definition t in any form (openai's is under "function"). */
+static const char *def_name(json_t *t)
+{
+    json_t *f = json_object_get(t, "function");
+    return json_string_value(json_object_get(f ? f : t, "name"));
+}
+
+/* Keep in d (an array of definitions) only the tools that list names
+ * (comma-separated, "scratchpad_" optional), in the table's order. Returns 0,
+ * or -1 after saying on stderr which name is no tool (or that none is left). */
+static int select_tools(json_t *d, const char *list)
+{
+    json_t *keep = json_array();
+    char buf[4096], *save = NULL, *tok;
+    int rc = -1;
+    size_t i;
+    json_t *t;
+
+    if (!keep)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", list);
+    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        char full[256];
+        int found = 0;
+        snprintf(full, sizeof full, "%s%s", strncmp(tok, "scratchpad_", 11) == 0 ? "" : "scratchpad_", tok);
+        json_array_foreach(d, i, t)
+        {
+            const char *n = def_name(t);
+            if (n && strcmp(n, full) == 0) {
+                found = 1;
+                json_object_set_new(t, "x-selected", json_true());
+            }
+        }
+        if (!found) {
+            fprintf(stderr, "scratchpad-mcp: --tools: no tool named '%s'; the tools are:", tok);
+            json_array_foreach(d, i, t)
+            {
+                fprintf(stderr, " %s", def_name(t) + 11);
+            }
+            fputc('\n', stderr);
+            goto done;
+        }
+    }
+    json_array_foreach(d, i, t)
+    {
+        if (json_object_get(t, "x-selected")) {
+            json_object_del(t, "x-selected");
+            json_array_append(keep, t);
+        }
+    }
+    if (json_array_size(keep) == 0) {
+        fprintf(stderr, "scratchpad-mcp: --tools names no tool\n");
+        goto done;
+    }
+    json_array_clear(d);
+    json_array_extend(d, keep);
+    rc = 0;
+done:
+    json_decref(keep);
+    return rc;
+}
+
+static int print_tools(const char *form, const char *list)
 {
     json_t *d = spt_definitions(form);
     if (!d) {
         usage(stderr);
+        return 2;
+    }
+    if (list && *list && select_tools(d, list) < 0) {
+        json_decref(d);
         return 2;
     }
     char *s = json_dumps(d, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -319,11 +394,14 @@ done:
 int main(int argc, char **argv)
 {
     const char *url = getenv("SCRATCHPAD_URL"), *ns = getenv("SCRATCHPAD_NAMESPACE"), *http = NULL;
+    const char *list = getenv("SCRATCHPAD_TOOLS"), *print = NULL;
     const char *cacert = NULL, *cert = NULL, *key = NULL, *sni = NULL;
     int insecure = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--print-tools") == 0 && i + 1 < argc)
-            return print_tools(argv[++i]);
+            print = argv[++i];
+        else if (strcmp(argv[i], "--tools") == 0 && i + 1 < argc)
+            list = argv[++i];
         else if (strcmp(argv[i], "--url") == 0 && i + 1 < argc)
             url = argv[++i];
         else if (strcmp(argv[i], "--namespace") == 0 && i + 1 < argc)
@@ -345,6 +423,8 @@ int main(int argc, char **argv)
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
+    if (print)
+        return print_tools(print, list);
     char urlbuf[1024];
     spc_options o = {0};
     int db = 0;
@@ -363,6 +443,10 @@ int main(int argc, char **argv)
     json_t *tools = spt_definitions("mcp");
     if (!tools)
         return 1;
+    if (list && *list && select_tools(tools, list) < 0) {
+        json_decref(tools);
+        return 2;
+    }
     int rc = http ? serve_http(http, &o, db, ns, tools) : serve_stdio(&o, db, ns, tools);
     json_decref(tools);
     return rc;

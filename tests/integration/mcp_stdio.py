@@ -36,10 +36,11 @@ NS = "mcp-test"
 
 
 class Session:
-    def __init__(self, port, ns=NS, db=0):
+    def __init__(self, port, ns=NS, db=0, extra=(), env=None):
         self.err = tempfile.TemporaryFile()
-        self.p = subprocess.Popen([MCP, "--url", "redis://127.0.0.1:%d/%d" % (port, db), "--namespace", ns],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
+        self.p = subprocess.Popen([MCP, "--url", "redis://127.0.0.1:%d/%d" % (port, db), "--namespace", ns] +
+                                  list(extra), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
+                                  env=env)
         self.next_id = 0
         self.notes = []
 
@@ -89,8 +90,9 @@ class Session:
         assert rc == 0, "scratchpad-mcp exited %d:\n%s" % (rc, err[-3000:])
 
 
-def generated(form):
-    return json.loads(subprocess.run([MCP, "--print-tools", form], check=True, capture_output=True).stdout)
+def generated(form, *extra):
+    return json.loads(subprocess.run([MCP, "--print-tools", form] + list(extra), check=True,
+                                     capture_output=True).stdout)
 
 
 # (tool, good arguments, what the text contains) in order: a whole agent session.
@@ -468,6 +470,31 @@ def main():
             assert rep["contents"][0]["blob"] == "AAH/", rep
         r.case("a read is 30,000 characters by default and says what remains; binary is described or base64",
                big_read)
+
+        def tool_selection():
+            every = generated("mcp")
+            want = ["scratchpad_write", "scratchpad_read", "scratchpad_grep"]  # the table's order
+            for extra, env in ((["--tools", "read, scratchpad_write,grep"], None),
+                               ([], dict(os.environ, SCRATCHPAD_TOOLS="grep,read,write"))):
+                part = Session(srv.port, extra=extra, env=env)
+                try:
+                    tools = part.request("tools/list")["result"]["tools"]
+                    assert [t["name"] for t in tools] == want, tools
+                    assert tools == [t for t in every if t["name"] in want]
+                    text, err = part.call("scratchpad_write", {"name": "sel", "content": "picked"})
+                    assert not err, text
+                    rep = part.request("tools/call", {"name": "scratchpad_list", "arguments": {}})
+                    assert rep["error"]["code"] == -32602 and "Unknown tool" in rep["error"]["message"], rep
+                finally:
+                    part.close()
+            assert [t["function"]["name"] for t in generated("openai", "--tools", "grep,read,write")] == want
+            assert generated("anthropic", "--tools", ",".join(t["name"] for t in every)) == generated("anthropic")
+            bad = subprocess.run([MCP, "--print-tools", "mcp", "--tools", "read,nosuch"], capture_output=True)
+            assert bad.returncode == 2 and b"no tool named 'nosuch'" in bad.stderr and b" read " in bad.stderr, bad
+            assert len(json.dumps(generated("mcp", "--tools", "read,write,list,grep"))) < len(json.dumps(every)) / 3
+        r.case("--tools (or SCRATCHPAD_TOOLS) offers only the tools named, in the table's order, with or without "
+               "their prefix; a tool left out is unknown to tools/call; --print-tools prints the same part; a name "
+               "that is no tool exits 2 naming the tools", tool_selection)
 
         def server_down():
             port = srv.port
