@@ -220,9 +220,11 @@ class Change:
     client: str
 
 
-def as_tools(format="anthropic"):
-    """The tool definitions for a model API: "anthropic" or "openai" (or "mcp")."""
-    return _tools.definitions(format)
+def as_tools(format="anthropic", only=None):
+    """The tool definitions for a model API: "anthropic" or "openai" (or "mcp");
+    only: the names of the tools to give (e.g. ["read", "write"]), as
+    scratchpad-mcp --tools."""
+    return _tools.definitions(format, only)
 
 
 def _same(r):
@@ -526,9 +528,10 @@ class _Commands:
         return args
 
     # -- the tools
-    def as_tools(self, format="anthropic"):
-        """The tool definitions: "anthropic" or "openai" (or "mcp")."""
-        return _tools.definitions(format)
+    def as_tools(self, format="anthropic", only=None):
+        """The tool definitions: "anthropic" or "openai" (or "mcp"); only: the
+        names of the tools to give, as scratchpad-mcp --tools."""
+        return _tools.definitions(format, only)
 
 
 class Scratchpad(_Commands):

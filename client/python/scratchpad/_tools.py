@@ -28,12 +28,26 @@ class ToolError(Exception):
     """A tool call failed; str(e) is the text to show the model as an error result."""
 
 
-def definitions(format="anthropic"):
+def definitions(format="anthropic", only=None):
     """The tool definitions: "anthropic" ({name, description, input_schema}),
     "openai" ({type: "function", function: {name, description, parameters}})
-    or "mcp" ({name, description, inputSchema}). A new list each call."""
+    or "mcp" ({name, description, inputSchema}). A new list each call. only:
+    the names of the tools to give (the "scratchpad_" prefix optional), in the
+    table's order, as scratchpad-mcp --tools; a name that is no tool is a
+    ValueError."""
+    chosen = None
+    if only is not None:
+        names = [t["name"] for t in TABLE]
+        chosen = set()
+        for n in ([only] if isinstance(only, str) else only):
+            full = n if n.startswith("scratchpad_") else "scratchpad_" + n
+            if full not in names:
+                raise ValueError("no tool named %r; the tools are: %s" % (n, ", ".join(x[11:] for x in names)))
+            chosen.add(full)
     out = []
     for t in TABLE:
+        if chosen is not None and t["name"] not in chosen:
+            continue
         schema = copy.deepcopy(t["input_schema"])
         if format == "anthropic":
             out.append({"name": t["name"], "description": t["description"], "input_schema": schema})

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 import scratchpad
 from conftest import TOP
 
@@ -147,9 +149,15 @@ def test_pages(sp, c, srv):
 
 
 def test_tools_and_offload(sp, c, srv):
-    """as_tools in both forms, call() and its ToolError, offload_result stores a large output as <tool>_<n> (threshold in characters, or bytes) with the tool and the harness's fields as metadata and gives back a head+tail preview; a binary one, however small, is stored and described, never shown with replacement characters"""
+    """as_tools in both forms and a part of the table (only=), call() and its ToolError, offload_result stores a large output as <tool>_<n> (threshold in characters, or bytes) with the tool and the harness's fields as metadata and gives back a head+tail preview; a binary one, however small, is stored and described, never shown with replacement characters"""
     assert [t["name"] for t in scratchpad.as_tools("anthropic")] == \
         [t["function"]["name"] for t in sp.as_tools("openai")]
+    part = sp.as_tools("openai", only=["grep", "scratchpad_read", "write"])
+    assert [t["function"]["name"] for t in part] == ["scratchpad_write", "scratchpad_read", "scratchpad_grep"]
+    assert part == [t for t in sp.as_tools("openai") if t["function"]["name"] in
+                    ("scratchpad_write", "scratchpad_read", "scratchpad_grep")]
+    with pytest.raises(ValueError, match="no tool named 'nosuch'"):
+        scratchpad.as_tools("anthropic", only=["read", "nosuch"])
     assert {"scratchpad_snapshot", "scratchpad_diff", "scratchpad_history", "scratchpad_revert",
             "scratchpad_metadata"} <= {t["name"] for t in scratchpad.as_tools("anthropic")}
     assert sp.call("scratchpad_metadata", {"name": "plan", "set": {"by": "tool"}}).startswith("OK: set 1 metadata")
