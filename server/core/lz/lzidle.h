@@ -33,7 +33,10 @@
  * not refused by the samples at a length they have not since doubled (so a
  * value is asked at most a few times in its life: at its first idle time, and
  * again only if appends take it past 96 KB, 192 KB or 384 KB); and those
- * compressed at an acceleration above 1, whatever their size. A registered
+ * compressed at an acceleration above 1, whatever their size; and those whose
+ * dictionary a change detached (lzval_setrange), which the re-encoding folds
+ * back into their first sub-block (without a dictionary if they have fallen
+ * under 48 KB), giving back the detached copy. A registered
  * value that does not qualify stays registered, off the list, and is listed by
  * the change that makes it qualify. Each listed value carries the registry's
  * clock at its last change: the now_ms of the last lzidle_step or lzidle_clock
