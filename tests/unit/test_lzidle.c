@@ -327,6 +327,44 @@ static void test_registered_appends_leave_dictionary(void)
     CHECK(mem_used() == base);
 }
 
+/* A value whose chunks splices left at other lengths than full (an insertion
+ * at the top splits chunk 0), read through a cache, then converted (the
+ * conversion writes full chunks): reads through the same cache give the new
+ * chunks' bytes, not the slots the cache holds for the old ones (the value took
+ * a new uid); the same with a detached dictionary folded back. */
+static void test_conversion_after_splices_and_cache(void)
+{
+    size_t base = mem_used(), n = 600000, len, dn;
+    char *m = svc_new(n + 200, 9), *tmp = malloc(n + 200);
+    lzidle *q = lzidle_new();
+    lzcache *c = lzcache_new(64);
+    lzval *v = lzval_new_fast(m, n, 65536, 6);
+    int pass;
+
+    lzidle_adopt(q, v);
+    len = n;
+    for (pass = 0; pass < 2; pass++) {
+        /* an insertion at the top: chunk 0 becomes two, every later chunk moves one index up */
+        CHECK(lzval_splice(v, 5, 0, "0123456789", 10, c) == 0);
+        memmove(m + 15, m + 5, len - 5);
+        memcpy(m + 5, "0123456789", 10);
+        len += 10;
+        CHECK(lzval_nchunks(v) == (len + 65535) / 65536 + 1);
+        CHECK(pass == 0 ? lzval_dict(v) == 0 : lzval_detached_dict(v, &dn) != NULL);
+        CHECK(lzval_read(v, 0, len, tmp, c) == 0 && memcmp(tmp, m, len) == 0); /* every chunk cached */
+        drain(q, (pass + 1) * 2 * DELAY);
+        CHECK(lzval_dict(v) == SUB && lzval_detached_dict(v, &dn) == NULL);
+        CHECK(lzval_nchunks(v) == (len + 65535) / 65536);
+        CHECK(same(v, m, len, c) && same(v, m, len, NULL));
+    }
+    lzval_free(v);
+    lzcache_free(c);
+    CHECK(lzidle_free(q) == 0);
+    free(tmp);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
 static void test_order_and_copies(void)
 {
     size_t base = mem_used(), n = 200000;
@@ -506,6 +544,9 @@ int main(void)
     RUN(test_registered_appends_leave_dictionary,
         "appends to a registered value do not choose a dictionary, and a setrange on the dictionary detaches it "
         "(8 KB more) until the value is idle again and re-encoded without the copy");
+    RUN(test_conversion_after_splices_and_cache,
+        "a value converted after splices left chunks of other lengths reads right through a cache that held its old chunks, "
+        "and a detached dictionary is folded back");
     RUN(test_order_and_copies,
         "values are converted in the order of their last change, and a copy of a registered value is registered");
     RUN(test_zero_delay_and_corrupt,

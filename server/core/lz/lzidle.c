@@ -194,6 +194,21 @@ static size_t lz_begin(lzidle *q)
     return asked ? 4 * v->sub_size : 0;
 }
 
+/* Whether w's chunks cover the same raw bytes as v's: the conversion puts
+ * everything in full chunks, while splices leave chunks of any length, and a
+ * cache keys a decoded chunk by (uid, index). */
+static int lz_same_layout(const lzval *v, const lzval *w)
+{
+    size_t i;
+
+    if (v->nchunks != w->nchunks)
+        return 0;
+    for (i = 0; i < v->nchunks; i++)
+        if (v->chunks[i].raw_len != w->chunks[i].raw_len)
+            return 0;
+    return 1;
+}
+
 /* Put cur's sub-blocks into w until max_bytes of work is done or all are in;
  * then seal w and swap it in. Returns the work done (bytes). */
 static size_t lz_convert(lzidle *q, size_t max_bytes)
@@ -201,6 +216,7 @@ static size_t lz_convert(lzidle *q, size_t max_bytes)
     lzval *v = q->cur;
     char *raw = lzv_work_area(v);
     size_t done = 0, before;
+    int same;
 
     while (done < max_bytes && q->ci < v->nchunks) {
         const lz_chunk *ck = &v->chunks[q->ci];
@@ -222,7 +238,10 @@ static size_t lz_convert(lzidle *q, size_t max_bytes)
         return done;
     before = lzval_stored(v);
     lzval_seal(q->w);
+    same = lz_same_layout(v, q->w);
     lzv_take(v, q->w); /* frees w; the raw bytes, so v's uid, are unchanged */
+    if (!same)
+        v->uid = lzv_new_uid(); /* but a cache slot (uid, chunk) would name other bytes */
     q->w = NULL;
     q->cur = NULL;
     if (v->dict) {

@@ -23,7 +23,9 @@
  * completes them; until then every reader (windows, grep, the log's export of
  * the stored chunks, MEMORY USAGE) sees the old chunks, afterwards the new
  * ones: the same raw bytes under the same uid, so decoded chunks in any
- * lzcache stay right. A change of the value (append, setrange) or its free
+ * lzcache stay right, unless splices had left chunks of other lengths than the
+ * full ones the conversion writes: the value then takes a new uid, since a
+ * cache keys a decoded chunk by its index. A change of the value (append, setrange) or its free
  * drops the conversion in progress (the private copy is freed) and the value
  * waits delay_ms again from that change. The private copy costs up to the
  * value's stored size in memory while it is built, for one value at a time.
