@@ -284,10 +284,11 @@ static int lz_may_pack(const lzval *v, const lz_chunk *ck, size_t j)
 static const char *lz_dict_bytes(const lzval *v)
 {
     const lzval *o = lz_dict_owner(v);
-    const lz_chunk *ck = &o->chunks[0];
+    const lz_chunk *ck;
 
     if (o->xdict)
-        return o->xdict;
+        return o->xdict; /* also while the loader has no chunk yet */
+    ck = &o->chunks[0];
     return lz_st(v, ck) + (ck->compressed ? lz_tab(ck)[0].off + LZF_BLK_HDR : 0);
 }
 
