@@ -2221,6 +2221,57 @@ static void test_detached_dict_model(void)
     CHECK(mem_used() == base);
 }
 
+/* The loader's detached dictionary: only the sub-block size, only before the
+ * chunks, only with chunks, and only for frames that carry the DictID; each
+ * refusal makes the value bad (end gives NULL) and leaves no memory behind. */
+static void test_detached_dict_load_refuses(void)
+{
+    size_t base = mem_used(), n = 300000, cs = 65536, i, dn;
+    char *m = gen_new(n, GEN_SVC, 3300);
+    lzval *v = lzval_new(m, n, cs), *plain = lzval_new_nodict(m, n, cs), *r;
+    const char *dict, *d;
+    size_t stored, raw;
+    int comp;
+
+    CHECK(lzval_setrange(v, 5, "abc", 3, NULL) == 0);
+    memcpy(m + 5, "abc", 3);
+    dict = lzval_detached_dict(v, &dn);
+    CHECK(dict != NULL && dn == SUB && lzval_detached_dict(plain, &dn) == NULL);
+    dict = lzval_detached_dict(v, &dn);
+    /* the wrong size */
+    r = lzval_from_chunks_begin(cs);
+    CHECK(lzval_from_chunks_dict(r, dict, dn - 1) == -1);
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    /* after a chunk; and v's chunk 0 cannot load without it (its first block is
+     * LZ4 with the detached dictionary) */
+    r = lzval_from_chunks_begin(cs);
+    lzval_chunk_stored(v, 0, &d, &stored, &raw, &comp);
+    CHECK(lzval_from_chunks_add(r, d, stored, raw, comp) == -1 && lzval_from_chunks_end(r) == NULL);
+    r = lzval_from_chunks_begin(cs);
+    lzval_chunk_stored(plain, 0, &d, &stored, &raw, &comp);
+    CHECK(lzval_from_chunks_add(r, d, stored, raw, comp) == 0);
+    CHECK(lzval_from_chunks_dict(r, dict, dn) == -1 && lzval_from_chunks_end(r) == NULL);
+    /* without chunks */
+    r = lzval_from_chunks_begin(cs);
+    CHECK(lzval_from_chunks_dict(r, dict, dn) == 0 && lzval_from_chunks_end(r) == NULL);
+    /* frames without the DictID */
+    r = lzval_from_chunks_begin(cs);
+    CHECK(lzval_from_chunks_dict(r, dict, dn) == 0);
+    for (i = 0; i < lzval_nchunks(plain); i++) {
+        lzval_chunk_stored(plain, i, &d, &stored, &raw, &comp);
+        lzval_from_chunks_add(r, d, stored, raw, comp);
+    }
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    /* and the right one loads */
+    r = rebuild(v);
+    CHECK(r != NULL && same_stored(r, v) && splice_model_ok(r, m, n, NULL));
+    lzval_free(r);
+    lzval_free(plain);
+    lzval_free(v);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
 /* A splice in the middle of a large value rewrites only the chunk around it
  * (into two: it no longer fits in one): the chunks before and after keep their
  * stored bytes (the same pointers, those after one index later); a
@@ -2466,6 +2517,8 @@ int main(void)
         "random insertions, deletions and replacements of other lengths, with and without a dictionary, equal a plain buffer in bytes, counts, checksums, frames, windows and lookups, keep chunks between a quarter and a whole chunk_size, reload from their frames and leave a copy as it was");
     RUN(test_detached_dict_model,
         "a change of the first sub-block of a value with a dictionary detaches it and rewrites only the chunks it touches, and random changes there and elsewhere equal a plain buffer in bytes, counts, checksums (the detached dictionary's too), frames, memory, copies and reloads");
+    RUN(test_detached_dict_load_refuses,
+        "the loader takes a detached dictionary only of the sub-block size, before chunks that follow it, whose frames carry the DictID");
     RUN(test_splice_local,
         "a splice in the middle of a large value rewrites only the chunk it touches, and a value can be emptied and refilled");
     RUN(test_dict_memory, "a 1 MB value of service logs takes less than 0.36 of its bytes, 10 % less than independent blocks");
