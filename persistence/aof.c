@@ -263,18 +263,26 @@ void aof_rec_arg_ll(aof_buf *b, long long v)
     aof_rec_arg_bytes(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
+/* Kind 1, or kind 2 when v's dictionary is detached (its bytes after the
+ * header, before the chunks). */
 void aof_rec_arg_lzval(aof_buf *b, const lzval *v)
 {
-    size_t n = lzval_nchunks(v), i;
+    size_t n = lzval_nchunks(v), i, dn;
+    const char *dict = lzval_detached_dict(v, &dn);
     unsigned char *w;
 
     aof_count_arg(b);
     if (n > UINT32_MAX)
         aof_bug("lzval with too many chunks");
     w = aof_grow(b, 9);
-    w[0] = AOF_ARG_LZVAL;
+    w[0] = dict ? AOF_ARG_LZVAL_DICT : AOF_ARG_LZVAL;
     aof_put32(w + 1, (uint32_t)lzval_chunk_size(v));
     aof_put32(w + 5, (uint32_t)n);
+    if (dict) {
+        w = aof_grow(b, 4 + dn);
+        aof_put32(w, (uint32_t)dn);
+        memcpy(w + 4, dict, dn);
+    }
     for (i = 0; i < n; i++) {
         const char *data;
         size_t stored, raw;
@@ -358,20 +366,33 @@ static int aof_check_arg(const unsigned char **q, const unsigned char *end, cons
         *q = s + 9 + len;
         return 0;
     }
-    if (*s != AOF_ARG_LZVAL) {
+    if (*s != AOF_ARG_LZVAL && *s != AOF_ARG_LZVAL_DICT) {
         *why = "unknown argument kind";
         return -1;
     }
-    if (end - s < 9) {
+    if (end - s < (*s == AOF_ARG_LZVAL_DICT ? 13 : 9)) {
         *why = "compressed value header past the end of the payload";
         return -1;
     }
     cs = aof_get32(s + 1);
     n = aof_get32(s + 5);
-    s += 9;
     if (cs < AOF_CHUNK_MIN || cs > AOF_CHUNK_MAX) {
         *why = "compressed value with an invalid chunk size";
         return -1;
+    }
+    if (*s == AOF_ARG_LZVAL_DICT) {
+        uint32_t dn = aof_get32(s + 9);
+        if (dn == 0 || dn > cs || n == 0) {
+            *why = "compressed value with an invalid dictionary";
+            return -1;
+        }
+        if (dn > (uint64_t)(end - s - 13)) {
+            *why = "dictionary longer than the rest of the payload";
+            return -1;
+        }
+        s += 13 + dn;
+    } else {
+        s += 9;
     }
     for (i = 0; i < n; i++) {
         uint32_t raw, stored;
@@ -508,6 +529,8 @@ int aof_args_next(aof_iter *it, aof_arg *a)
         a->p = (const char *)s + 9;
         a->len = aof_get64(s + 1);
         a->chunk_size = a->nchunks = 0;
+        a->dict = NULL;
+        a->dict_len = 0;
         a->chunks = NULL;
     } else {
         const unsigned char *c;
@@ -516,7 +539,16 @@ int aof_args_next(aof_iter *it, aof_arg *a)
         a->len = 0;
         a->chunk_size = aof_get32(s + 1);
         a->nchunks = aof_get32(s + 5);
-        a->chunks = c = s + 9;
+        a->dict = NULL;
+        a->dict_len = 0;
+        c = s + 9;
+        if (a->kind == AOF_ARG_LZVAL_DICT) {
+            a->kind = AOF_ARG_LZVAL;
+            a->dict_len = aof_get32(s + 9);
+            a->dict = (const char *)s + 13;
+            c = s + 13 + a->dict_len;
+        }
+        a->chunks = c;
         for (i = 0; i < a->nchunks; i++) {
             a->len += aof_get32(c);
             c += 9 + aof_get32(c + 4);
@@ -561,6 +593,8 @@ lzval *aof_arg_lzval(const aof_arg *a)
     if (a->kind != AOF_ARG_LZVAL)
         return NULL;
     v = lzval_from_chunks_begin(a->chunk_size);
+    if (a->dict)
+        lzval_from_chunks_dict(v, a->dict, a->dict_len); /* a refusal makes v bad: NULL below */
     aof_chunks_begin(&it, a);
     while (aof_chunks_next(&it, &c)) {
         if (lzval_from_chunks_add(v, c.data, c.stored_len, c.raw_len, c.compressed) < 0)

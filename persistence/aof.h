@@ -15,7 +15,9 @@
  *              replayed: its effect, not the command as typed).
  * An argument: u8 kind; AOF_ARG_BYTES: u64 length | bytes;
  *              AOF_ARG_LZVAL: u32 chunk_size | u32 nchunks | per chunk
- *              (u32 raw_len | u32 stored_len | u8 compressed | stored bytes).
+ *              (u32 raw_len | u32 stored_len | u8 compressed | stored bytes);
+ *              AOF_ARG_LZVAL_DICT: the same with u32 dict_len | dict bytes (a
+ *              detached dictionary, lzval_detached_dict) before the chunks.
  * All integers are little-endian.
  *
  * This module does no I/O and keeps no globals: the encoder appends to an
@@ -53,6 +55,9 @@ struct lzval;
 /* Argument kinds. */
 #define AOF_ARG_BYTES 0
 #define AOF_ARG_LZVAL 1
+#define AOF_ARG_LZVAL_DICT \
+    2 /* kind 1 with a detached dictionary (the decoder reports it as
+                                AOF_ARG_LZVAL with aof_arg.dict set) */
 
 /* The file header, decoded. */
 typedef struct aof_header {
@@ -142,7 +147,8 @@ void aof_rec_arg_str(aof_buf *b, const char *s);
 /* The same with the decimal form of v ("PEXPIREAT" times, counters). */
 void aof_rec_arg_ll(aof_buf *b, long long v);
 /* Append v as a kind-1 argument: its stored chunks as lzval_chunk_stored gives
- * them, copied without re-compression. v is not kept. */
+ * them, copied without re-compression; a kind-2 argument when v has a detached
+ * dictionary (lzval_detached_dict), its bytes before the chunks. v is not kept. */
 void aof_rec_arg_lzval(aof_buf *b, const struct lzval *v);
 /* Close the current effect; at the outermost level, close the record. Returns
  * 0, or -1 if the record is longer than AOF_PAYLOAD_MAX (it is discarded: the
@@ -179,6 +185,8 @@ typedef struct aof_arg {
     uint32_t chunk_size;          /* LZVAL: raw bytes per full chunk */
     uint32_t nchunks;             /* LZVAL */
     const unsigned char *chunks;  /* LZVAL: the encoded chunk list (walk with aof_chunks_*) */
+    const char *dict;             /* LZVAL: the detached dictionary (kind 2), or NULL */
+    uint32_t dict_len;            /* bytes of dict */
     const unsigned char *end;
 } aof_arg;
 

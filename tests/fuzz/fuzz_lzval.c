@@ -5,13 +5,16 @@
  * The input is a value as the log stores it (docs/aof.md, argument kind 1,
  * without the kind byte): u32 chunk_size | u32 nchunks | per chunk u32 raw_len |
  * u32 stored_len | u8 compressed | stored bytes, little-endian; a stored length
- * past the input's end is cut to what is left. The seeds are values taken from
+ * past the input's end is cut to what is left. With the top bit of nchunks set,
+ * the argument is kind 2: u32 dict_len | the detached dictionary's bytes come
+ * before the chunks (lzval_from_chunks_dict). The seeds are values taken from
  * logs the server wrote (plain and dictionary frames, raw chunks), so mutations
  * start from real LZ4 frames.
  *
  * A value the loader accepts is then used as a loaded value is: read whole and
  * in windows, located by character and line, its chunks verified, copied,
- * appended to, overwritten and spliced (an insertion, a deletion); a plain byte array kept alongside must give the
+ * appended to, overwritten and spliced (an insertion, a deletion, and an edit
+ * of the first bytes, which detaches a dictionary); a plain byte array kept alongside must give the
  * same bytes after every change (the read-back oracle). A value the loader
  * refuses must leave nothing behind (the leak checker sees it). */
 #include "lz/lzval.h"
@@ -98,6 +101,18 @@ static void exercise(lzval *v, const uint8_t *tail, size_t tn)
         memmove(model + off, model + off + len, n + 2 * tn - off - len);
         tn = 2 * tn - len;
         check_bytes(d, model, n + tn, c);
+        /* the first bytes (the dictionary, in dictionary mode): one replaced by two */
+        off = (n + tn) > 4 ? 3 : 0;
+        len = n + tn > off ? 1 : 0;
+        if (lzval_splice(d, off, len, "ab", 2, c) < 0)
+            abort();
+        memmove(model + off + 2, model + off + len, n + tn - off - len);
+        memcpy(model + off, "ab", 2);
+        tn = tn + 2 - len;
+        check_bytes(d, model, n + tn, c);
+        for (i = 0; i < lzval_nchunks(d); i++)
+            if (lzval_chunk_verify(d, i, &blk) < 0)
+                abort();
     }
     lzval_seal(d);
     check_bytes(d, model, n + tn, NULL);
@@ -120,6 +135,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nchunks = aof_get32(p + 4);
     p += 8;
     v = lzval_from_chunks_begin(chunk_size);
+    if ((nchunks & 0x80000000u) && end - p >= 4) {
+        uint32_t dn = aof_get32(p);
+        p += 4;
+        if (dn > (size_t)(end - p))
+            dn = (uint32_t)(end - p);
+        lzval_from_chunks_dict(v, (const char *)p, dn);
+        p += dn;
+    }
+    nchunks &= 0x7FFFFFFFu;
     for (i = 0; i < nchunks && end - p >= 9; i++) {
         uint32_t raw_len = aof_get32(p), stored_len = aof_get32(p + 4);
         int compressed = p[8] != 0;

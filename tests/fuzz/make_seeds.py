@@ -11,7 +11,8 @@ are real inputs and can be made again when a format changes:
           chunks, a transaction, an incremental rewrite's base), each twice: as
           written (mode byte 0) and with the CRCs to be fixed (mode byte 1).
   lzval   every compressed value argument of those logs (argument kind 1 without
-          its kind byte): LZ4 frames of 1 KB and 64 KB chunks.
+          its kind byte, or kind 2 with the top bit of nchunks set): LZ4 frames
+          of 1 KB and 64 KB chunks.
   config  groups of active lines of scratchpad.conf, and quoting cases.
   manifest the manifests those servers wrote, with comments, incr files only.
   dump    DUMP payloads of strings from redis-server (plain, integer, LZF).
@@ -84,7 +85,7 @@ def resp_seeds():
 
 
 def lzval_args(payload):
-    """The kind-1 arguments of a checked EFFECTS payload, without the kind byte."""
+    """The kind-1 and kind-2 arguments of a checked EFFECTS payload, without the kind byte."""
     out = []
     p = 1
     count = struct.unpack_from("<I", payload, p)[0]
@@ -101,8 +102,12 @@ def lzval_args(payload):
                 p += 8 + n
             else:
                 start = p
-                _, nchunks = struct.unpack_from("<II", payload, p)
+                cs, nchunks = struct.unpack_from("<II", payload, p)
                 p += 8
+                if kind == 2:  # a detached dictionary: the top bit of nchunks says so (fuzz_lzval.c)
+                    dn = struct.unpack_from("<I", payload, p)[0]
+                    p += 4 + dn
+                    payload = payload[:start] + struct.pack("<II", cs, nchunks | 0x80000000) + payload[start + 8:]
                 for _ in range(nchunks):
                     _, stored, _ = struct.unpack_from("<IIB", payload, p)
                     p += 9 + stored
@@ -137,7 +142,9 @@ def aof_seeds():
             c = Conn(srv.port)
             script = [
                 ("SET", "small", "v"), ("SET", "log", text[:6000] if chunk == "1kb" else text[:52000]),
-                ("APPEND", "log", "one more line\n"), ("SELECT", "1"), ("RPUSH", "list", "a", "b"),
+                ("APPEND", "log", "one more line\n"),
+                # in the first 8 KB: a value with a dictionary detaches it (argument kind 2)
+                ("SETRANGE", "log", "10", "xyz"), ("SELECT", "1"), ("RPUSH", "list", "a", "b"),
                 ("MULTI",), ("INCR", "n"), ("HSET", "h", "f", "v"), ("EXEC",), ("EXPIRE", "list", "100"),
                 ("SP.WRITE", "agent-a", "plan", "- [ ] read the code\n"), ("DEL", "h"), ("SELECT", "0"),
             ]

@@ -20,6 +20,7 @@
 #include "mem.h"
 #include "test.h"
 #include "testfs.h"
+#include "textgen.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -524,6 +525,80 @@ static void test_spliced_value_roundtrip(void)
     aof_buf_free(&b);
     lzval_free(v);
     free(want);
+    free(got);
+}
+
+/* A compressed value whose dictionary an edit of its first sub-block detached
+ * (lzval_splice) is written as a kind-2 argument, its dictionary before the
+ * chunks, and rebuilds the same bytes, dictionary and chunks; a kind-2
+ * argument whose dictionary length is 0, above chunk_size or past the payload
+ * is malformed. */
+static void test_detached_dict_roundtrip(void)
+{
+    size_t n = 0, cap = 400000, i, dn, dn2;
+    char *text = malloc(cap + 200), *got = malloc(cap + 200);
+    lzval *v, *back;
+    aof_buf b;
+    aof_record rec;
+    aof_iter ei, ai;
+    aof_effect e;
+    aof_arg a;
+    const char *why = "", *d1, *d2;
+    unsigned char *arg;
+    uint32_t keep;
+    int same = 1;
+
+    n = cap;
+    gen_svc(text, n);
+    v = lzval_new(text, n, 65536);
+    CHECK(lzval_dict(v) > 0 && lzval_detached_dict(v, &dn) == NULL);
+    CHECK(lzval_splice(v, 10, 5, "EDITED", 6, NULL) == 0);
+    memmove(text + 16, text + 15, n - 15);
+    memcpy(text + 10, "EDITED", 6);
+    n++;
+    CHECK(lzval_detached_dict(v, &dn) != NULL && dn == 8192);
+    aof_buf_init(&b);
+    aof_rec_begin(&b, 0);
+    aof_rec_arg_str(&b, "_SPENTRY");
+    aof_rec_arg_lzval(&b, v);
+    CHECK(aof_rec_end(&b) == 0);
+    rec.len = aof_get32((unsigned char *)b.p);
+    rec.payload = (unsigned char *)b.p + AOF_REC_HDR;
+    rec.type = rec.payload[0];
+    CHECK(aof_payload_check(rec.payload, rec.len, &rec.neffects, &why) == 0);
+    aof_effects_begin(&ei, &rec);
+    CHECK(aof_effects_next(&ei, &e));
+    aof_args_begin(&ai, &e);
+    CHECK(aof_args_next(&ai, &a));
+    arg = (unsigned char *)ai.p;
+    CHECK(arg[0] == AOF_ARG_LZVAL_DICT);
+    CHECK(aof_args_next(&ai, &a) && a.kind == AOF_ARG_LZVAL && a.dict && a.dict_len == dn && a.len == n);
+    back = aof_arg_lzval(&a);
+    CHECK(back && lzval_len(back) == n && lzval_read(back, 0, n, got, NULL) == 0 && memcmp(got, text, n) == 0);
+    d1 = lzval_detached_dict(v, &dn);
+    d2 = back ? lzval_detached_dict(back, &dn2) : NULL;
+    CHECK(d2 && dn2 == dn && memcmp(d1, d2, dn) == 0 && lzval_nchunks(back) == lzval_nchunks(v));
+    for (i = 0; back && i < lzval_nchunks(v); i++) {
+        const char *s1, *s2;
+        size_t st1, st2, r1, r2;
+        int c1, c2;
+        lzval_chunk_stored(v, i, &s1, &st1, &r1, &c1);
+        lzval_chunk_stored(back, i, &s2, &st2, &r2, &c2);
+        same = same && st1 == st2 && r1 == r2 && c1 == c2 && memcmp(s1, s2, st1) == 0;
+    }
+    CHECK(same);
+    lzval_free(back);
+    /* the dictionary's length: 0, above chunk_size, past the payload */
+    keep = aof_get32(arg + 9);
+    aof_put32(arg + 9, 0);
+    CHECK(aof_payload_check(rec.payload, rec.len, &rec.neffects, &why) == -1 && strstr(why, "dictionary"));
+    aof_put32(arg + 9, 65537);
+    CHECK(aof_payload_check(rec.payload, rec.len, &rec.neffects, &why) == -1 && strstr(why, "dictionary"));
+    aof_put32(arg + 9, keep);
+    CHECK(aof_payload_check(rec.payload, (size_t)(arg + 13 + 100 - rec.payload), &rec.neffects, &why) == -1);
+    aof_buf_free(&b);
+    lzval_free(v);
+    free(text);
     free(got);
 }
 
@@ -1794,6 +1869,8 @@ int main(int argc, char **argv)
     RUN(test_encoder_rules, "a transaction is one record whose nested commands are its effects, empty effects vanish");
     RUN(test_spliced_value_roundtrip,
         "a compressed value with chunks of variable length (after a splice) is a valid argument and rebuilds the same bytes");
+    RUN(test_detached_dict_roundtrip,
+        "a compressed value with a detached dictionary is a kind-2 argument that rebuilds the same bytes, dictionary and chunks, and a bad dictionary length is malformed");
     RUN(test_malformed_payloads, "a payload with a good CRC but a bad structure is corrupt, never torn");
     RUN(test_torn_tail_every_offset, "a log cut at every byte of its last record gives every earlier record, then TORN with the bytes to drop");
     RUN(test_last_record_bit_flips_are_corrupt, "every single-bit flip in the last record is CORRUPT at its offset, zeros after it or not (a length grown past the end aside)");

@@ -63,6 +63,8 @@ static int same(const lzval *v, const char *m, size_t n, lzcache *c)
         ok = lzval_read(v, off, len, tmp, c) == 0 && memcmp(tmp, m + off, len) == 0;
     }
     w = lzval_from_chunks_begin(lzval_chunk_size(v));
+    if (lzval_detached_dict(v, &k))
+        lzval_from_chunks_dict(w, lzval_detached_dict(v, &k), k);
     for (i = 0; ok && i < lzval_nchunks(v); i++) {
         const char *d;
         size_t st, raw, blk;
@@ -292,7 +294,7 @@ static void test_refused_not_retried(void)
 
 static void test_registered_appends_leave_dictionary(void)
 {
-    size_t base = mem_used(), n = 400000, k;
+    size_t base = mem_used(), n = 400000, k, stored;
     char *m = svc_new(n, 7);
     lzidle *q = lzidle_new();
     lzval *v = lzval_new_nodict(m, 20000, 65536), *u = lzval_new(m, 20000, 65536);
@@ -307,16 +309,58 @@ static void test_registered_appends_leave_dictionary(void)
     CHECK(lzval_dict(v) == 0 && same(v, m, n, NULL));
     drain(q, DELAY);
     CHECK(lzval_dict(v) == SUB && same(v, m, n, NULL));
-    /* a setrange touching the dictionary rebuilds it without one, and it waits again */
+    /* a setrange touching the dictionary detaches it (the value keeps its
+     * dictionary and its other chunks), and the value waits to fold it back */
+    stored = lzval_stored(v);
     CHECK(lzval_setrange(v, 100, "0123456789", 10, NULL) == 0);
     memcpy(m + 100, "0123456789", 10);
-    CHECK(lzval_dict(v) == 0 && same(v, m, n, NULL));
+    CHECK(lzval_dict(v) == SUB && lzval_detached_dict(v, &k) != NULL && k == SUB && same(v, m, n, NULL));
+    CHECK(lzval_stored(v) < stored + SUB); /* the copy, less what its old place now saves */
     CHECK(drain(q, DELAY) == 0);
     drain(q, 2 * DELAY);
-    CHECK(lzval_dict(v) == SUB && same(v, m, n, NULL));
+    CHECK(lzval_dict(v) == SUB && lzval_detached_dict(v, &k) == NULL && same(v, m, n, NULL));
+    CHECK(lzval_stored(v) < stored + SUB);
     lzval_free(v);
     lzval_free(u);
     CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
+/* A value whose chunks splices left at other lengths than full (an insertion
+ * at the top splits chunk 0), read through a cache, then converted (the
+ * conversion writes full chunks): reads through the same cache give the new
+ * chunks' bytes, not the slots the cache holds for the old ones (the value took
+ * a new uid); the same with a detached dictionary folded back. */
+static void test_conversion_after_splices_and_cache(void)
+{
+    size_t base = mem_used(), n = 600000, len, dn;
+    char *m = svc_new(n + 200, 9), *tmp = malloc(n + 200);
+    lzidle *q = lzidle_new();
+    lzcache *c = lzcache_new(64);
+    lzval *v = lzval_new_fast(m, n, 65536, 6);
+    int pass;
+
+    lzidle_adopt(q, v);
+    len = n;
+    for (pass = 0; pass < 2; pass++) {
+        /* an insertion at the top: chunk 0 becomes two, every later chunk moves one index up */
+        CHECK(lzval_splice(v, 5, 0, "0123456789", 10, c) == 0);
+        memmove(m + 15, m + 5, len - 5);
+        memcpy(m + 5, "0123456789", 10);
+        len += 10;
+        CHECK(lzval_nchunks(v) == (len + 65535) / 65536 + 1);
+        CHECK(pass == 0 ? lzval_dict(v) == 0 : lzval_detached_dict(v, &dn) != NULL);
+        CHECK(lzval_read(v, 0, len, tmp, c) == 0 && memcmp(tmp, m, len) == 0); /* every chunk cached */
+        drain(q, (pass + 1) * 2 * DELAY);
+        CHECK(lzval_dict(v) == SUB && lzval_detached_dict(v, &dn) == NULL);
+        CHECK(lzval_nchunks(v) == (len + 65535) / 65536);
+        CHECK(same(v, m, len, c) && same(v, m, len, NULL));
+    }
+    lzval_free(v);
+    lzcache_free(c);
+    CHECK(lzidle_free(q) == 0);
+    free(tmp);
     free(m);
     CHECK(mem_used() == base);
 }
@@ -498,8 +542,11 @@ int main(void)
         "a value the samples refuse is asked again only when it passes 96, 192 or 384 KB; values below 48 KB wait "
         "only once they grow past it");
     RUN(test_registered_appends_leave_dictionary,
-        "appends to a registered value do not choose a dictionary, and a setrange on the dictionary rebuilds it "
-        "without one until it is idle again");
+        "appends to a registered value do not choose a dictionary, and a setrange on the dictionary detaches it "
+        "(8 KB more) until the value is idle again and re-encoded without the copy");
+    RUN(test_conversion_after_splices_and_cache,
+        "a value converted after splices left chunks of other lengths reads right through a cache that held its old chunks, "
+        "and a detached dictionary is folded back");
     RUN(test_order_and_copies,
         "values are converted in the order of their last change, and a copy of a registered value is registered");
     RUN(test_zero_delay_and_corrupt,

@@ -494,11 +494,16 @@ static void test_stored_forms(void)
 }
 
 /* Rebuild v from its exported chunks; NULL if rejected. */
+/* A loader's rebuild of v from what a writer exports: its detached dictionary,
+ * if any (lzval_detached_dict), then its stored chunks. */
 static lzval *rebuild(const lzval *v)
 {
     lzval *r = lzval_from_chunks_begin(lzval_chunk_size(v));
-    size_t i;
+    size_t i, dn;
+    const char *dict = lzval_detached_dict(v, &dn);
 
+    if (dict)
+        lzval_from_chunks_dict(r, dict, dn);
     for (i = 0; i < lzval_nchunks(v); i++) {
         const char *d;
         size_t stored, raw;
@@ -925,6 +930,16 @@ static int stored_decodes_to(const char *d, size_t stored, int comp, const char 
 
 /* Every stored chunk of v from chunk `from` on decodes to its slice of m, with
  * the first lzval_dict(v) bytes of m as the dictionary. */
+/* The bytes v's LZ4 blocks use as dictionary, for a standard decoder: the
+ * detached ones, or the value's first lzval_dict(v) bytes, m's. */
+static const char *dict_bytes(const lzval *v, const char *m)
+{
+    size_t dn;
+    const char *x = lzval_detached_dict(v, &dn);
+
+    return x ? x : m;
+}
+
 static int stored_chunks_ok(const lzval *v, const char *m, size_t from)
 {
     size_t cs = lzval_chunk_size(v), i;
@@ -935,7 +950,7 @@ static int stored_chunks_ok(const lzval *v, const char *m, size_t from)
         size_t stored, raw;
         int comp;
         lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
-        ok = stored_decodes_to(d, stored, comp, m + i * cs, raw, m, lzval_dict(v));
+        ok = stored_decodes_to(d, stored, comp, m + i * cs, raw, dict_bytes(v, m), lzval_dict(v));
     }
     return ok;
 }
@@ -1062,8 +1077,11 @@ static void test_seal(void)
 static lzval *rebuild_with_last(const lzval *v, const char *last, size_t stored, size_t raw)
 {
     lzval *r = lzval_from_chunks_begin(lzval_chunk_size(v));
-    size_t i, nch = lzval_nchunks(v);
+    size_t i, nch = lzval_nchunks(v), dn;
+    const char *dict = lzval_detached_dict(v, &dn);
 
+    if (dict)
+        lzval_from_chunks_dict(r, dict, dn);
     for (i = 0; i + 1 < nch; i++) {
         const char *d;
         size_t s, rl;
@@ -1884,11 +1902,16 @@ static void test_dict_corruption(void)
         CHECK(lzval_line_start(v, model_newlines(m, 2 * cs + 7 * SUB) + 1, &b, cc) == -1);
     }
     CHECK(rebuild(v) == NULL);
-    /* a change of the dictionary must decode every sub-block: it fails, v unchanged */
-    CHECK(lzval_setrange(v, 10, mod, 10, c) == -1);
-    CHECK(lzval_setrange(v, 0, mod, SUB, NULL) == -1);
+    /* a change of the dictionary costs its region (the dictionary is detached
+     * first), so chunk 2's damage does not stop it; chunk 2 stays damaged */
+    memcpy(tmp + cs, m, cs);
+    CHECK(lzval_setrange(v, 10, mod, 10, c) == 0);
+    CHECK(lzval_setrange(v, 0, mod, SUB, NULL) == 0);
+    memcpy(tmp + cs, mod, SUB);
     CHECK(lzval_len(v) == n && lzval_dict(v) == SUB);
-    CHECK(lzval_read(v, 0, 2 * cs, tmp, c) == 0 && memcmp(tmp, m, 2 * cs) == 0);
+    CHECK(lzval_read(v, 0, cs, tmp, c) == 0 && memcmp(tmp, tmp + cs, cs) == 0);
+    CHECK(lzval_read(v, cs, cs, tmp, c) == 0 && memcmp(tmp, m + cs, cs) == 0);
+    CHECK(chunk2_corrupt_reads_fail(v, m, cs, tmp, NULL) && rebuild(v) == NULL);
     /* chunk 0: its LZ4 blocks fail, the dictionary and every other chunk read right */
     CHECK(lzval_debug_corrupt(w, 0) == 0);
     for (pass = 0; pass < 2; pass++) {
@@ -1905,7 +1928,8 @@ static void test_dict_corruption(void)
         CHECK(lzval_chunk(w, 0, &len, cc) == NULL);
     }
     CHECK(lzval_setrange(w, SUB + 10, mod, 10, c) == -1);
-    CHECK(lzval_setrange(w, 5, mod, 10, c) == -1);
+    CHECK(lzval_setrange(w, 5, mod, 10, c) == 0); /* the dictionary's block is intact */
+    memcpy(m + 5, mod, 10);
     CHECK(lzval_setrange(w, 3 * cs + 5, mod, 10, c) == 0);
     memcpy(m + 3 * cs + 5, mod, 10);
     CHECK(lzval_read(w, 3 * cs, cs, tmp, c) == 0 && memcmp(tmp, m + 3 * cs, cs) == 0);
@@ -1941,7 +1965,7 @@ static int splice_model_ok(const lzval *v, const char *m, size_t n, lzcache *c)
         int comp;
         lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
         ok = raw > 0 && raw <= cs && (i + 1 == nch || raw >= cs / 4) && pos + raw <= n;
-        ok = ok && stored_decodes_to(d, stored, comp, m + pos, raw, m, lzval_dict(v));
+        ok = ok && stored_decodes_to(d, stored, comp, m + pos, raw, dict_bytes(v, m), lzval_dict(v));
         b = ok ? lzval_chunk(v, i, &blen, (i & 1) ? c : NULL) : NULL;
         ok = ok && b && blen == raw && memcmp(b, m + pos, raw) == 0;
         pos += raw;
@@ -2067,6 +2091,184 @@ static void test_splice_model(void)
         }
 done:
     CHECK(bad == 0);
+    CHECK(mem_used() == base);
+}
+
+/* How many of before[0..nb) (stored bytes of chunks, lzval_chunk_stored) are
+ * still the stored bytes of a chunk of v: chunks no change rebuilt. */
+static size_t chunks_kept(const lzval *v, const char **before, size_t nb)
+{
+    size_t i, k, kept = 0;
+
+    for (k = 0; k < nb; k++)
+        for (i = 0; i < lzval_nchunks(v); i++) {
+            const char *d;
+            size_t stored, raw;
+            int comp;
+            lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+            if (d == before[k]) {
+                kept++;
+                break;
+            }
+        }
+    return kept;
+}
+
+/* before[i] = the stored bytes of chunk i of v; returns the chunks. */
+static size_t chunks_note(const lzval *v, const char **before)
+{
+    size_t i, stored, raw;
+    int comp;
+
+    for (i = 0; i < lzval_nchunks(v); i++)
+        lzval_chunk_stored(v, i, &before[i], &stored, &raw, &comp);
+    return lzval_nchunks(v);
+}
+
+/* A change of the first sub-block of a value in dictionary mode (same length
+ * and not) detaches the dictionary and rewrites only the chunk(s) it touches:
+ * every other chunk keeps its stored bytes; then random setranges, splices and
+ * appends, half of them in the first sub-block, on a plain buffer alongside:
+ * bytes, counts, every chunk's checksums (the detached dictionary's too), the
+ * frames with the detached bytes as dictionary, memory (mem_used grows by
+ * lzval_stored exactly), copies (independent, the dictionary copied), reloads
+ * (with lzval_from_chunks_dict: byte for byte the same chunks). */
+static void test_detached_dict_model(void)
+{
+    static const size_t chunks[] = {65536, 4096};
+    size_t base = mem_used(), ci, blk;
+    int steps = getenv("SPLICE_STEPS") ? atoi(getenv("SPLICE_STEPS")) : 80;
+
+    for (ci = 0; ci < 2; ci++) {
+        size_t cs = chunks[ci], sub = cs < SUB ? cs : SUB, len = 600000, cap = 2 * len, pool = 100000, nch, dn;
+        char *m = malloc(cap), *src = gen_new(pool, GEN_SVC, 3100 + ci);
+        const char **before;
+        lzval *v, *d;
+        lzcache *c = lzcache_new(4);
+        int step, bad = 0;
+
+        gen(m, len, GEN_SVC, 3000 + ci);
+        v = lzval_new(m, len, cs);
+        CHECK(lzval_dict(v) == sub && lzval_detached_dict(v, &dn) == NULL && dn == 0);
+        CHECK(lzval_debug_corrupt_dict(v) == -1);
+        CHECK(mem_used() - base == lzval_stored(v) + lzcache_bytes(c));
+        before = malloc((lzval_nchunks(v) + 8) * sizeof(*before));
+        nch = chunks_note(v, before);
+        /* same length, in the dictionary: only chunk 0 is rewritten */
+        CHECK(lzval_setrange(v, 100, src, 50, c) == 0);
+        memcpy(m + 100, src, 50);
+        CHECK(lzval_detached_dict(v, &dn) != NULL && dn == sub && lzval_dict(v) == sub);
+        CHECK(chunks_kept(v, before, nch) == nch - 1);
+        CHECK(same_as_model(v, m, len, c) && stored_chunks_ok(v, m, 0) && rebuilds_exactly(v));
+        CHECK(mem_used() - base == lzval_stored(v) + lzcache_bytes(c));
+        /* an insertion at the very top: chunk 0 (with a neighbour for small chunks) */
+        nch = chunks_note(v, before);
+        CHECK(lzval_splice(v, 0, 0, src + 60, 300, c) == 0);
+        memmove(m + 300, m, len);
+        memcpy(m, src + 60, 300);
+        len += 300;
+        CHECK(chunks_kept(v, before, nch) >= nch - 2 && splice_model_ok(v, m, len, c));
+        CHECK(splice_reloads(v, m, len) && rebuilds_exactly(v));
+        free(before);
+        rng_seed(3200 + ci);
+        for (step = 0; step < steps && !bad; step++) {
+            size_t r = rng_below(10), off = rng_below(2) ? rng_below(sub) : rng_below(len + 1), del, n, s0;
+            if (off > len)
+                off = len;
+            del = rng_below((len - off < 2 * sub ? len - off : 2 * sub) + 1);
+            n = rng_below(2 * sub + 1);
+            if (len - del + n > cap)
+                n = 0;
+            s0 = rng_below(pool - n);
+            if (r < 4) { /* same length: setrange, perhaps extending */
+                n = off + n > cap ? cap - off : n;
+                bad += lzval_setrange(v, off, src + s0, n, (step & 1) ? c : NULL) != 0;
+                memcpy(m + off, src + s0, n);
+                if (off + n > len)
+                    len = off + n;
+            } else if (r < 9) {
+                bad += lzval_splice(v, off, del, src + s0, n, (step & 1) ? c : NULL) != 0;
+                memmove(m + off + n, m + off + del, len - off - del);
+                memcpy(m + off, src + s0, n);
+                len = len - del + n;
+            } else if (len + 3000 <= cap) {
+                bad += lzval_append(v, src + s0 % (pool - 3000), 3000, c) != 0;
+                memcpy(m + len, src + s0 % (pool - 3000), 3000);
+                len += 3000;
+            }
+            bad += !splice_model_ok(v, m, len, c) || lzval_dict(v) != sub;
+            bad += mem_used() - base != lzval_stored(v) + lzcache_bytes(c);
+            if (step % 20 == 19) {
+                d = lzval_dup(v);
+                bad += !splice_model_ok(d, m, len, NULL) || !same_stored(d, v) || !splice_reloads(v, m, len);
+                bad += lzval_splice(d, 0, 10, NULL, 0, NULL) != 0 || !splice_model_ok(v, m, len, NULL);
+                lzval_free(d);
+            }
+        }
+        if (bad)
+            fprintf(stderr, "    detached dictionary model: chunk size %zu, step %d\n", cs, step);
+        CHECK(bad == 0);
+        /* the checksums cover the detached dictionary */
+        CHECK(lzval_detached_dict(v, &dn) != NULL);
+        CHECK(lzval_chunk_verify(v, 0, &blk) == 0 && lzval_debug_corrupt_dict(v) == 0);
+        CHECK(lzval_chunk_verify(v, 0, &blk) == -1 && blk == 0);
+        CHECK(lzval_nchunks(v) < 2 || lzval_chunk_verify(v, 1, &blk) == 0);
+        lzval_free(v);
+        lzcache_free(c);
+        free(src);
+        free(m);
+    }
+    CHECK(mem_used() == base);
+}
+
+/* The loader's detached dictionary: only the sub-block size, only before the
+ * chunks, only with chunks, and only for frames that carry the DictID; each
+ * refusal makes the value bad (end gives NULL) and leaves no memory behind. */
+static void test_detached_dict_load_refuses(void)
+{
+    size_t base = mem_used(), n = 300000, cs = 65536, i, dn;
+    char *m = gen_new(n, GEN_SVC, 3300);
+    lzval *v = lzval_new(m, n, cs), *plain = lzval_new_nodict(m, n, cs), *r;
+    const char *dict, *d;
+    size_t stored, raw;
+    int comp;
+
+    CHECK(lzval_setrange(v, 5, "abc", 3, NULL) == 0);
+    memcpy(m + 5, "abc", 3);
+    dict = lzval_detached_dict(v, &dn);
+    CHECK(dict != NULL && dn == SUB && lzval_detached_dict(plain, &dn) == NULL);
+    dict = lzval_detached_dict(v, &dn);
+    /* the wrong size */
+    r = lzval_from_chunks_begin(cs);
+    CHECK(lzval_from_chunks_dict(r, dict, dn - 1) == -1);
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    /* after a chunk; and v's chunk 0 cannot load without it (its first block is
+     * LZ4 with the detached dictionary) */
+    r = lzval_from_chunks_begin(cs);
+    lzval_chunk_stored(v, 0, &d, &stored, &raw, &comp);
+    CHECK(lzval_from_chunks_add(r, d, stored, raw, comp) == -1 && lzval_from_chunks_end(r) == NULL);
+    r = lzval_from_chunks_begin(cs);
+    lzval_chunk_stored(plain, 0, &d, &stored, &raw, &comp);
+    CHECK(lzval_from_chunks_add(r, d, stored, raw, comp) == 0);
+    CHECK(lzval_from_chunks_dict(r, dict, dn) == -1 && lzval_from_chunks_end(r) == NULL);
+    /* without chunks */
+    r = lzval_from_chunks_begin(cs);
+    CHECK(lzval_from_chunks_dict(r, dict, dn) == 0 && lzval_from_chunks_end(r) == NULL);
+    /* frames without the DictID */
+    r = lzval_from_chunks_begin(cs);
+    CHECK(lzval_from_chunks_dict(r, dict, dn) == 0);
+    for (i = 0; i < lzval_nchunks(plain); i++) {
+        lzval_chunk_stored(plain, i, &d, &stored, &raw, &comp);
+        lzval_from_chunks_add(r, d, stored, raw, comp);
+    }
+    CHECK(lzval_from_chunks_end(r) == NULL);
+    /* and the right one loads */
+    r = rebuild(v);
+    CHECK(r != NULL && same_stored(r, v) && splice_model_ok(r, m, n, NULL));
+    lzval_free(r);
+    lzval_free(plain);
+    lzval_free(v);
+    free(m);
     CHECK(mem_used() == base);
 }
 
@@ -2304,13 +2506,19 @@ int main(void)
     RUN(test_dict_reads_every_window, "a value with a dictionary reads every window, chunk, character and line as a plain copy, with characters cut by sub-block and chunk boundaries");
     RUN(test_dict_appends, "appends onto a value with a dictionary compress with it, keep a raw tail, and store what lzval_new stores");
     RUN(test_dict_taken_by_appends, "a value grown by appends takes a dictionary once it pays, random bytes and long values keep independent blocks");
-    RUN(test_dict_setrange, "setrange in the dictionary rebuilds the value with the new one, elsewhere it rewrites only its chunk");
+    RUN(test_dict_setrange,
+        "setrange in the dictionary detaches it and keeps it, elsewhere it rewrites only its chunk");
     RUN(test_dict_export_rebuild, "frames of a value with a dictionary carry the DictID, rebuild byte-exactly and go on as the original");
     RUN(test_dict_older_frames_load, "frames without the DictID, as older logs hold them, load as before and keep independent blocks");
     RUN(test_dict_rebuild_refuses, "a dictionary frame without a raw full first block, mixed with independent frames, relabelled or mislabelled is refused");
-    RUN(test_dict_corruption, "a corrupted chunk of a value with a dictionary fails every read that needs its LZ4 blocks, and a change that needs it leaves the value as it was");
+    RUN(test_dict_corruption,
+        "a corrupted chunk of a value with a dictionary fails every read that needs its LZ4 blocks, a change that needs it leaves the value as it was, and a change of the dictionary needs only its region");
     RUN(test_splice_model,
         "random insertions, deletions and replacements of other lengths, with and without a dictionary, equal a plain buffer in bytes, counts, checksums, frames, windows and lookups, keep chunks between a quarter and a whole chunk_size, reload from their frames and leave a copy as it was");
+    RUN(test_detached_dict_model,
+        "a change of the first sub-block of a value with a dictionary detaches it and rewrites only the chunks it touches, and random changes there and elsewhere equal a plain buffer in bytes, counts, checksums (the detached dictionary's too), frames, memory, copies and reloads");
+    RUN(test_detached_dict_load_refuses,
+        "the loader takes a detached dictionary only of the sub-block size, before chunks that follow it, whose frames carry the DictID");
     RUN(test_splice_local,
         "a splice in the middle of a large value rewrites only the chunk it touches, and a value can be emptied and refilled");
     RUN(test_dict_memory, "a 1 MB value of service logs takes less than 0.36 of its bytes, 10 % less than independent blocks");

@@ -66,10 +66,11 @@ static int lz_dict_candidate(const lzval *v)
 }
 
 /* Whether registered v should wait to be re-encoded (see lzidle.h): for a
- * dictionary, or from a fast acceleration. */
+ * dictionary, from a fast acceleration, or to fold a detached dictionary back
+ * into its first sub-block (lzval.c, "changes"). */
 static int lz_wants(const lzval *v)
 {
-    return v->accel > 1 || lz_dict_candidate(v);
+    return v->accel > 1 || v->xdict || lz_dict_candidate(v);
 }
 
 static void lz_unlink(lzidle *q, lzval *v)
@@ -170,8 +171,10 @@ void lzv_idle_forget(lzval *v)
 }
 
 /* Start on the head of the list: take it off and, if it may get a dictionary,
- * ask the samples; on a yes, or for a value written fast, it becomes cur with
- * an empty copy (in dictionary mode on a yes; at acceleration 1 either way).
+ * ask the samples; on a yes, for a value written fast, or for one with a
+ * detached dictionary, it becomes cur with an empty copy (in dictionary mode
+ * on a yes, or for a detached dictionary while the value is large enough for
+ * one: it had one; at acceleration 1 either way).
  * Returns the work done (bytes). */
 static size_t lz_begin(lzidle *q)
 {
@@ -183,12 +186,27 @@ static size_t lz_begin(lzidle *q)
         v->dict_no = v->len;
         q->st.refused_values++;
     }
-    if (r > 0 || (r == 0 && v->accel > 1)) {
+    if (r > 0 || (r == 0 && (v->accel > 1 || v->xdict))) {
         q->cur = v;
-        q->w = lzv_shell(v, r > 0);
+        q->w = lzv_shell(v, r > 0 || (v->xdict && lzv_dict_fits(v)));
         q->ci = q->cj = 0;
     }
     return asked ? 4 * v->sub_size : 0;
+}
+
+/* Whether w's chunks cover the same raw bytes as v's: the conversion puts
+ * everything in full chunks, while splices leave chunks of any length, and a
+ * cache keys a decoded chunk by (uid, index). */
+static int lz_same_layout(const lzval *v, const lzval *w)
+{
+    size_t i;
+
+    if (v->nchunks != w->nchunks)
+        return 0;
+    for (i = 0; i < v->nchunks; i++)
+        if (v->chunks[i].raw_len != w->chunks[i].raw_len)
+            return 0;
+    return 1;
 }
 
 /* Put cur's sub-blocks into w until max_bytes of work is done or all are in;
@@ -198,6 +216,7 @@ static size_t lz_convert(lzidle *q, size_t max_bytes)
     lzval *v = q->cur;
     char *raw = lzv_work_area(v);
     size_t done = 0, before;
+    int same;
 
     while (done < max_bytes && q->ci < v->nchunks) {
         const lz_chunk *ck = &v->chunks[q->ci];
@@ -219,7 +238,10 @@ static size_t lz_convert(lzidle *q, size_t max_bytes)
         return done;
     before = lzval_stored(v);
     lzval_seal(q->w);
+    same = lz_same_layout(v, q->w);
     lzv_take(v, q->w); /* frees w; the raw bytes, so v's uid, are unchanged */
+    if (!same)
+        v->uid = lzv_new_uid(); /* but a cache slot (uid, chunk) would name other bytes */
     q->w = NULL;
     q->cur = NULL;
     if (v->dict) {

@@ -23,7 +23,9 @@
  * completes them; until then every reader (windows, grep, the log's export of
  * the stored chunks, MEMORY USAGE) sees the old chunks, afterwards the new
  * ones: the same raw bytes under the same uid, so decoded chunks in any
- * lzcache stay right. A change of the value (append, setrange) or its free
+ * lzcache stay right, unless splices had left chunks of other lengths than the
+ * full ones the conversion writes: the value then takes a new uid, since a
+ * cache keys a decoded chunk by its index. A change of the value (append, setrange) or its free
  * drops the conversion in progress (the private copy is freed) and the value
  * waits delay_ms again from that change. The private copy costs up to the
  * value's stored size in memory while it is built, for one value at a time.
@@ -33,7 +35,10 @@
  * not refused by the samples at a length they have not since doubled (so a
  * value is asked at most a few times in its life: at its first idle time, and
  * again only if appends take it past 96 KB, 192 KB or 384 KB); and those
- * compressed at an acceleration above 1, whatever their size. A registered
+ * compressed at an acceleration above 1, whatever their size; and those whose
+ * dictionary a change detached (lzval_setrange), which the re-encoding folds
+ * back into their first sub-block (without a dictionary if they have fallen
+ * under 48 KB), giving back the detached copy. A registered
  * value that does not qualify stays registered, off the list, and is listed by
  * the change that makes it qualify. Each listed value carries the registry's
  * clock at its last change: the now_ms of the last lzidle_step or lzidle_clock

@@ -72,13 +72,24 @@
  *    in). A registered value's appends ask nothing (lzv_dict_wanted is not
  *    called), and each change or free of it reports to the registry
  *    (lzv_idle_changed / lzv_idle_forget).
- *  - changes: a setrange or splice that touches the dictionary rebuilds the whole value
- *    with the new one (one decoding and compression of the value: 2.5 ms per MB;
- *    simpler than a value with two dictionaries, and keeps the saving), or, for
- *    a registered value, without a dictionary (faster; the registry converts it
- *    again once idle); any other setrange rewrites only the sub-blocks it
- *    touches, any other splice only the chunks it touches, which keep the
- *    dictionary (chunk 0's first sub-block is left as it was).
+ *  - changes: a setrange or splice that touches the dictionary first detaches
+ *    it (lz_detach): the value keeps the dictionary's bytes, as they were, in
+ *    a block of its own (xdict, sub_size bytes, with the checksum of the block
+ *    it was copied from; dict_id unchanged, since the bytes are), every block
+ *    goes on decoding with them, and the change then costs what any other
+ *    does: a setrange rewrites only the sub-blocks it touches, a splice only
+ *    the chunks it touches; chunk 0's first sub-block becomes a block like any
+ *    other (LZ4 with the detached dictionary). Before, such a change rebuilt
+ *    the whole value (one decoding and compression of it: ~200 ms for 100 MB,
+ *    bench/sp-edit-large.py). The copy costs sub_size bytes for the value's
+ *    life, or until the registry's re-encoding (lzidle.c), which takes a
+ *    value with a detached dictionary as a candidate and rebuilds it as an
+ *    ordinary dictionary-mode value (its first sub-block the dictionary
+ *    again), or a plain one if it has become too small for one. A copy
+ *    (lzval_dup) copies the block; a value shared (lzval_share) shares it
+ *    with the rest. The log carries it beside the chunks (docs/aof.md, kind 2;
+ *    lzval_detached_dict, lzval_from_chunks_dict). Only a change that leaves
+ *    the value no longer than a sub-block rebuilds it, without a dictionary.
  *  - frames: every frame of a value in dictionary mode carries the flag (chunk 0
  *    too: its LZ4 blocks use the dictionary, its first block is it), none of a
  *    value without; from_chunks takes the mode from the first frame and refuses
@@ -126,10 +137,11 @@
  *  - a complete sub-block is LZ4 unless that saves less than 1/8; plain form
  *    only for a full chunk with no LZ4 block; a value is never left with a full
  *    chunk still holding spare room;
- *  - dictionary mode (dict): sub-block 0 of chunk 0 is complete and stored raw
- *    (the first block of a frame, or the start of a plain chunk), it is the
- *    dictionary of every LZ4 block of the value, and every frame's header has
- *    the DictID; dict_id is renewed whenever those bytes change;
+ *  - dictionary mode (dict): the dictionary of every LZ4 block of the value is
+ *    xdict if set (then the value is longer than a sub-block), else sub-block
+ *    0 of chunk 0, which is then complete and stored raw (the first block of a
+ *    frame, or the start of a plain chunk); every frame's header has the
+ *    DictID; dict_id is renewed whenever those bytes change;
  *  - raw_before / chars_before / nl_before of chunk i are the sums over chunks
  *    [0, i) (lz_fix_prefix after any change of a chunk's length or counts);
  *  - uid is unique in the process and renewed on every change of the raw bytes,
@@ -252,20 +264,59 @@ static size_t lz_max_stored(const lzval *v)
 
 /* ---- the dictionary ---- */
 
-/* Whether sub-block j of chunk ck (a chunk of v) may be stored LZ4: in
- * dictionary mode sub-block 0 of chunk 0 is the dictionary and stays raw. */
-static int lz_may_pack(const lzval *v, const lz_chunk *ck, size_t j)
+/* The value whose dictionary v's blocks use: v, or the value a region
+ * lz_splice builds belongs to. */
+static const lzval *lz_dict_owner(const lzval *v)
 {
-    return !(v->dict && !v->region_mid && ck == &v->chunks[0] && j == 0);
+    return v->dict_src ? v->dict_src : v;
 }
 
-/* The raw bytes of v's dictionary (v in dictionary mode): chunk 0's first
- * sub-block, stored raw. */
+/* Whether sub-block j of chunk ck (a chunk of v) may be stored LZ4: in
+ * dictionary mode sub-block 0 of chunk 0 is the dictionary and stays raw,
+ * unless the dictionary is detached. */
+static int lz_may_pack(const lzval *v, const lz_chunk *ck, size_t j)
+{
+    return !(v->dict && !v->region_mid && !lz_dict_owner(v)->xdict && ck == &v->chunks[0] && j == 0);
+}
+
+/* The raw bytes of v's dictionary (v in dictionary mode): the detached copy,
+ * or chunk 0's first sub-block, stored raw. */
 static const char *lz_dict_bytes(const lzval *v)
 {
-    const lz_chunk *ck = &(v->dict_src ? v->dict_src : v)->chunks[0];
+    const lzval *o = lz_dict_owner(v);
+    const lz_chunk *ck;
 
+    if (o->xdict)
+        return o->xdict; /* also while the loader has no chunk yet */
+    ck = &o->chunks[0];
     return lz_st(v, ck) + (ck->compressed ? lz_tab(ck)[0].off + LZF_BLK_HDR : 0);
+}
+
+/* Give v (in dictionary mode, its dictionary still chunk 0's first sub-block)
+ * a detached copy of its dictionary, so that a change may rewrite that
+ * sub-block while every other block keeps decoding with the same bytes
+ * (dict_id stays: the bytes do not change). The copy keeps the block's
+ * checksum, after checking it: 0, or -1 if the block fails it (v unchanged). */
+static int lz_detach(lzval *v)
+{
+    const lz_chunk *ck = &v->chunks[0];
+    const char *d = lz_dict_bytes(v);
+    uint32_t sum = lz_tab(ck)[0].sum;
+
+    if (lzv_sum(d, v->sub_size, LZ_SUM_RAW) != sum)
+        return -1;
+    v->xdict = xmalloc(v->sub_size);
+    memcpy(v->xdict, d, v->sub_size);
+    v->xdict_sum = sum;
+    return 0;
+}
+
+/* Drop v's detached dictionary, if any (its chunks no longer use it). */
+static void lz_xdict_free(lzval *v)
+{
+    xfree(v->xdict);
+    v->xdict = NULL;
+    v->xdict_sum = 0;
 }
 
 /* The thread's prefix buffer holding v's dictionary (v in dictionary mode),
@@ -993,11 +1044,16 @@ void lzv_take(lzval *v, lzval *w)
     v->dict = w->dict;
     v->dict_id = w->dict_id;
     v->accel = w->accel;
+    lz_xdict_free(v);
+    v->xdict = w->xdict;
+    v->xdict_sum = w->xdict_sum;
     xfree(w);
 }
 
 /* The change of [off, off + del) (inside v) into p[0..n) when it touches the
- * dictionary (v in dictionary mode, off < sub_size): the whole value is rebuilt
+ * dictionary (v in dictionary mode, off < sub_size) and lz_keep_dict refused
+ * to detach it (the value is left no longer than a sub-block, or the
+ * dictionary's block fails its checksum): the whole value is rebuilt
  * (lz_rebuild), with the new dictionary, or, for a value an lzidle registry
  * converts (v->idle) or one left no longer than a sub-block, without one, which
  * is faster and leaves the dictionary to the registry once the value is idle
@@ -1021,7 +1077,8 @@ static int lz_redict(lzval *v, size_t off, size_t del, const char *p, size_t n, 
 }
 
 /* The change of [off, off + del) into p[0..n) (p in none of v's data blocks;
- * del != n; in dictionary mode off >= sub_size, so the dictionary stays), at
+ * del != n; in dictionary mode off >= sub_size or the dictionary detached, so
+ * the dictionary stays), at
  * the cost of the chunks it touches: the region of the chunks holding [off, off
  * + del) (the one holding off for an insertion), widened by a neighbour while
  * its new length would be under a quarter of chunk_size (so small chunks do not
@@ -1203,6 +1260,11 @@ lzval *lzval_dup(const lzval *v)
         ck->room = (uint32_t)(xmalloc_size(ck->data) - tb);
         d->data_bytes += xmalloc_size(ck->data);
     }
+    if (v->xdict) {
+        d->xdict = xmalloc(v->sub_size);
+        memcpy(d->xdict, v->xdict, v->sub_size);
+        d->xdict_sum = v->xdict_sum;
+    }
     d->dict_no = v->dict_no;
     if (v->idle)
         lzidle_adopt(v->idle, d);
@@ -1224,6 +1286,7 @@ void lzval_free(lzval *v)
     for (i = 0; i < v->nchunks; i++)
         xfree(v->chunks[i].data);
     xfree(v->chunks);
+    xfree(v->xdict);
     xfree(v);
 }
 
@@ -1270,7 +1333,7 @@ size_t lzval_newlines(const lzval *v)
 
 size_t lzval_stored(const lzval *v)
 {
-    return xmalloc_size(v) + xmalloc_size(v->chunks) + v->data_bytes;
+    return xmalloc_size(v) + xmalloc_size(v->chunks) + v->data_bytes + (v->xdict ? xmalloc_size(v->xdict) : 0);
 }
 
 size_t lzval_nchunks(const lzval *v)
@@ -1333,14 +1396,33 @@ int lzval_append(lzval *v, const char *p, size_t n, lzcache *c)
     return 0;
 }
 
+/* Whether a change of [off, off + del) into n bytes that reaches v's
+ * dictionary (v in dictionary mode, off < sub_size) may keep it, detached, and
+ * cost only the chunks it touches: when the value stays longer than a
+ * sub-block; the dictionary is then detached if it is not yet (*fresh set).
+ * 0, or -1 for a rebuild (lz_redict). */
+static int lz_keep_dict(lzval *v, size_t del, size_t n, int *fresh)
+{
+    if (v->len - del + n <= v->sub_size)
+        return -1;
+    if (v->xdict)
+        return 0;
+    if (lz_detach(v) < 0)
+        return -1; /* the rebuild reads the same block and fails too */
+    *fresh = 1;
+    return 0;
+}
+
 /* The part inside the value is overwritten first; it covers the last byte, so
  * the append of the rest finds a raw tail or a sub-block boundary and cannot
- * fail. A source pointing into any chunk the change may replace is copied. */
+ * fail. A source pointing into any chunk the change may replace is copied. A
+ * change of the dictionary's sub-block detaches the dictionary (lz_keep_dict),
+ * which a failed change takes back. */
 int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
 {
     size_t inside, i;
     char *copy = NULL;
-    int r = 0;
+    int r = 0, fresh = 0;
 
     if (off > v->len || n > SIZE_MAX - off)
         return -1;
@@ -1350,10 +1432,10 @@ int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
         if (lz_overlaps(p, n, v->chunks[i].data, xmalloc_size(v->chunks[i].data)))
             p = copy = lz_copy_source(p, n);
     inside = v->len - off < n ? v->len - off : n;
-    if (inside && v->dict && off < v->sub_size)
+    if (inside && v->dict && off < v->sub_size && lz_keep_dict(v, inside, inside, &fresh) < 0)
         r = lz_redict(v, off, inside, p, inside, c);
-    else if (inside)
-        r = lz_overwrite(v, off, p, inside, c);
+    else if (inside && (r = lz_overwrite(v, off, p, inside, c)) < 0 && fresh)
+        lz_xdict_free(v);
     if (r == 0 && inside < n)
         r = lzval_append(v, p + inside, n - inside, c);
     if (r == 0 && v->idle)
@@ -1363,13 +1445,15 @@ int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c)
 }
 
 /* The same-length case is setrange's (in place), an insertion at the end an
- * append; otherwise lz_splice, or lz_redict when the change reaches the
- * dictionary. A source pointing into any of v's chunks is copied first. */
+ * append; otherwise lz_splice, the dictionary detached first when the change
+ * reaches it (lz_keep_dict), or lz_redict when the value would be left no
+ * longer than a sub-block. A source pointing into any of v's chunks is copied
+ * first. */
 int lzval_splice(lzval *v, size_t off, size_t del, const char *p, size_t n, lzcache *c)
 {
     char *copy = NULL;
     size_t i;
-    int r;
+    int r, fresh = 0;
 
     if (off > v->len || del > v->len - off || n > SIZE_MAX - (v->len - del))
         return -1;
@@ -1380,10 +1464,10 @@ int lzval_splice(lzval *v, size_t off, size_t del, const char *p, size_t n, lzca
     for (i = 0; i < v->nchunks && n && !copy; i++)
         if (lz_overlaps(p, n, v->chunks[i].data, xmalloc_size(v->chunks[i].data)))
             p = copy = lz_copy_source(p, n);
-    if (v->dict && off < v->sub_size)
+    if (v->dict && off < v->sub_size && lz_keep_dict(v, del, n, &fresh) < 0)
         r = lz_redict(v, off, del, p, n, c);
-    else
-        r = lz_splice(v, off, del, p, n, c);
+    else if ((r = lz_splice(v, off, del, p, n, c)) < 0 && fresh)
+        lz_xdict_free(v);
     if (r == 0 && v->idle)
         lzv_idle_changed(v);
     free(copy);
@@ -1443,7 +1527,7 @@ static void lz_check_visit(void *arg, size_t j, size_t off, const char *raw, siz
 static int lz_check_frame(const lzval *v, const char *data, size_t stored_len, size_t raw_len,
                           lz_sub *tab)
 {
-    lzf_dict d = {v->dict_id, v->dict && v->nchunks ? lz_dict_bytes(v) : NULL};
+    lzf_dict d = {v->dict_id, v->dict && (v->nchunks || v->xdict) ? lz_dict_bytes(v) : NULL};
 
     return lzf_check(data, stored_len, raw_len, v->sub_size, v->bd, v->dict ? &d : NULL,
                      lzv_work_area(v), lz_check_visit, tab);
@@ -1489,7 +1573,7 @@ int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t 
         goto bad;
     if (compressed && !v->framed) {
         v->framed = 1;
-        if (lzf_header_dict(data, stored_len)) {
+        if (lzf_header_dict(data, stored_len) && !v->xdict) {
             if (v->sub_size > LZ_SUB || (v->nchunks && v->chunks[0].raw_len < v->sub_size))
                 goto bad;
             v->dict = 1;
@@ -1533,8 +1617,32 @@ bad:
     return -1;
 }
 
+/* Only before the first chunk, and only sub_size bytes: the value is then in
+ * dictionary mode whatever its frames, and every frame must say so. */
+int lzval_from_chunks_dict(lzval *v, const char *p, size_t n)
+{
+    if (v->bad || v->nchunks || v->xdict || n != v->sub_size || v->sub_size > LZ_SUB) {
+        v->bad = 1;
+        return -1;
+    }
+    v->dict = 1;
+    v->dict_id = lzv_new_uid();
+    v->xdict = xmalloc(n);
+    memcpy(v->xdict, p, n);
+    v->xdict_sum = lzv_sum(p, n, LZ_SUM_RAW);
+    return 0;
+}
+
+const char *lzval_detached_dict(const lzval *v, size_t *n)
+{
+    *n = v->xdict ? v->sub_size : 0;
+    return v->xdict;
+}
+
 lzval *lzval_from_chunks_end(lzval *v)
 {
+    if (v->xdict && v->nchunks == 0)
+        v->bad = 1; /* a detached dictionary is only written with chunks */
     if (v->bad) {
         lzval_free(v);
         return NULL;
@@ -1553,6 +1661,8 @@ int lzval_chunk_verify(const lzval *v, size_t i, size_t *block)
 
     *block = 0;
     if (i >= v->nchunks)
+        return -1;
+    if (i == 0 && v->xdict && lzv_sum(v->xdict, v->sub_size, LZ_SUM_RAW) != v->xdict_sum)
         return -1;
     ck = &v->chunks[i];
     for (j = 0; j < lz_nsub(v, ck->raw_len); j++) {
@@ -1590,7 +1700,7 @@ int lzval_debug_corrupt(lzval *v, size_t i)
     if (i >= v->nchunks)
         return -1;
     ck = &v->chunks[i];
-    keep = v->dict && i == 0 ? 1 : 0; /* sub-blocks left intact: the dictionary */
+    keep = v->dict && !v->xdict && i == 0 ? 1 : 0; /* sub-blocks left intact: the dictionary */
     if (!ck->compressed) {
         if (keep * v->sub_size < ck->raw_len)
             lz_st(v, ck)[keep * v->sub_size] ^= 0x01;
@@ -1610,5 +1720,13 @@ int lzval_debug_corrupt(lzval *v, size_t i)
     v->uid = lzv_new_uid();
     if (v->idle)
         lzv_idle_changed(v);
+    return 0;
+}
+
+int lzval_debug_corrupt_dict(lzval *v)
+{
+    if (!v->xdict)
+        return -1;
+    v->xdict[v->sub_size / 2] ^= 0x01;
     return 0;
 }

@@ -153,13 +153,16 @@ void lzval_seal(lzval *v);
 
 /* Overwrite bytes from off with p[0..n), extending the value if off + n is past
  * the end (off <= lzval_len(v) required). Re-compresses only the touched
- * sub-blocks (the other sub-blocks of a touched chunk are copied as stored),
- * except in dictionary mode when it touches the first sub-block (the
- * dictionary): then the whole value is decoded and compressed again with the
- * new dictionary, ~2.5 ms per MB of value, in one call (without a dictionary,
- * ~1.6 ms per MB, for a value registered in an lzidle registry, which converts
- * it again once it is idle). Fails (-1, v unchanged)
- * if a sub-block it must decode is corrupt. */
+ * sub-blocks (the other sub-blocks of a touched chunk are copied as stored).
+ * In dictionary mode a change of the first sub-block (the dictionary) first
+ * detaches the dictionary: the value keeps the old dictionary's bytes in a
+ * block of its own (sub-block size, counted in lzval_stored, written to the
+ * log beside the chunks: lzval_detached_dict), which every block keeps
+ * decoding with, so the change still costs only its sub-blocks; the background
+ * re-encoding (lzidle) folds such a value back into a plain dictionary-mode
+ * one. Only a value left no longer than a sub-block is rebuilt whole (without
+ * a dictionary). Fails (-1, v's bytes unchanged) if a sub-block it must decode
+ * is corrupt. */
 int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c);
 
 /* Replace bytes [off, off + del) with p[0..n) (off + del <= lzval_len(v); p may
@@ -171,9 +174,9 @@ int lzval_setrange(lzval *v, size_t off, const char *p, size_t n, lzcache *c);
  * them is shifted (O(chunks), no data moved). Chunks therefore need not be full
  * (lzval_chunk_stored gives each one's raw length). del == n is lzval_setrange;
  * an insertion at the end, lzval_append. In dictionary mode a change of the
- * first sub-block (the dictionary) rebuilds the whole value, as lzval_setrange
- * does. Fails (-1, v unchanged) if a sub-block it must decode is corrupt or
- * the arguments are out of range. */
+ * first sub-block (the dictionary) detaches the dictionary first and then costs
+ * its region too, as lzval_setrange says. Fails (-1, v's bytes unchanged) if a
+ * sub-block it must decode is corrupt or the arguments are out of range. */
 int lzval_splice(lzval *v, size_t off, size_t del, const char *p, size_t n, lzcache *c);
 
 /* Byte offset at which character ch (0-based) starts; ch == lzval_chars(v) gives
@@ -205,11 +208,19 @@ const char *lzval_chunk(const lzval *v, size_t i, size_t *len, lzcache *c);
  *    the value's first lzval_dict(v) bytes as dictionary (`lz4 -d -D` them),
  *    which chunk 0 holds raw as its first block. It is not a single LZ4 block:
  *    decode it with an LZ4 frame decoder, or load it with lzval_from_chunks_*.
+ *    When the dictionary is detached (lzval_detached_dict), it is those bytes
+ *    instead, and chunk 0's first block is like any other (LZ4 or raw).
  * The last chunk may hold the raw tail (its last frame block stored raw); it is a
  * valid stored chunk like any other. The pointer is valid until v changes (an
  * append, setrange, splice, seal or free, or the end of a conversion by lzidle_step). */
 void lzval_chunk_stored(const lzval *v, size_t i, const char **data, size_t *stored_len,
                         size_t *raw_len, int *compressed);
+
+/* The detached dictionary of v (see lzval_setrange): its bytes, *n of them (the
+ * sub-block size), or NULL (*n 0) when v has none (no dictionary, or chunk 0's
+ * first sub-block is it). Valid until v changes. A writer of v's chunks must
+ * write these bytes too, and a loader give them to lzval_from_chunks_dict. */
+const char *lzval_detached_dict(const lzval *v, size_t *n);
 
 /* Whether the stored bytes of chunk i are the ones this module wrote: every
  * block against the checksum (CRC32C) recorded when its bytes were written
@@ -222,6 +233,8 @@ void lzval_chunk_stored(const lzval *v, size_t i, const char **data, size_t *sto
  * background conversion) refuse to re-store a sub-block that fails its
  * checksum, as they refuse one that does not decode. */
 int lzval_chunk_verify(const lzval *v, size_t i, size_t *block);
+/* (Chunk 0's verification covers the detached dictionary too: a damage there
+ * answers -1 with *block 0.) */
 
 /* Rebuild a value from stored chunks (as lzval_chunk_stored gave them, with the
  * same chunk_size, in order), for the log loader: the stored bytes are kept as
@@ -235,6 +248,12 @@ int lzval_chunk_verify(const lzval *v, size_t i, size_t *block);
  * full sub-block, for one). Start with lzval_from_chunks_begin, add each chunk,
  * then end. */
 lzval *lzval_from_chunks_begin(size_t chunk_size);
+/* The detached dictionary p[0..n) (lzval_detached_dict), before the first
+ * chunk: the value is in dictionary mode, every frame must have the DictID,
+ * and chunk 0 need not start with a raw sub-block. n must be the sub-block
+ * size (8 KB at most) and the value must get chunks; otherwise the value is
+ * bad (-1, and end returns NULL). */
+int lzval_from_chunks_dict(lzval *v, const char *p, size_t n);
 int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t raw_len, int compressed);
 /* Returns v, or NULL (v freed) if the chunks do not form a valid value. */
 lzval *lzval_from_chunks_end(lzval *v);
@@ -244,7 +263,12 @@ lzval *lzval_from_chunks_end(lzval *v);
  * raw sub-block or a plain chunk gets one bit of its first byte flipped (which
  * no decoder can detect; lzval_chunk_verify does). The checksums are left as
  * they were: this is damage in memory. The dictionary (chunk 0's first
- * sub-block, raw) is left intact. Returns -1 if i is out of range. */
+ * sub-block, raw) is left intact; a detached one is not part of chunk 0. Returns -1 if i is out of range. */
 int lzval_debug_corrupt(lzval *v, size_t i);
+
+/* Test hook: flip one bit of v's detached dictionary (lzval_detached_dict), its
+ * checksum left as it was, so that tests see lzval_chunk_verify catch it.
+ * Returns -1 if v has none. */
+int lzval_debug_corrupt_dict(lzval *v);
 
 #endif

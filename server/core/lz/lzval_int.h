@@ -54,6 +54,10 @@ struct lzval {
     lz_chunk *chunks;
     uint64_t dict_id;   /* dictionary mode: names the dictionary's bytes, renewed when
                            they change (the prefix buffer is keyed by it); else 0 */
+    char *xdict;        /* dictionary mode, detached: the dictionary's sub_size raw bytes in
+                           a block of their own (mem.h), or NULL when it is chunk 0's first
+                           sub-block (see lzval.c, "changes") */
+    uint32_t xdict_sum; /* the checksum of xdict's bytes (LZ_SUM_RAW), copied with them */
     uint8_t bd;         /* frame block-size id - 4: sub_size fits 64 KB << 2 * bd */
     uint8_t dict;       /* 1: dictionary mode (see the top comment of lzval.c) */
     int accel;          /* LZ4 acceleration of the sub-blocks it compresses: 1, or more for a
