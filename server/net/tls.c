@@ -124,6 +124,12 @@ int tls_configure(void)
      * another address holding the same bytes (net.c's blocks move when a
      * held reply is answered -IOERR). */
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* Read ahead: one read() takes what the socket has into OpenSSL's buffer.
+     * Without it OpenSSL reads a record's 5-byte header, then its body: two
+     * system calls for every request of a client that does not pipeline, a
+     * third of the calls a TLS request costs (docs/performance.md). Records
+     * read ahead raise no readable event: tls_pending counts them. */
+    SSL_CTX_set_read_ahead(ctx, 1);
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"scratchpad", 10);
     if (cfg->tls_session_caching) {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
@@ -260,11 +266,9 @@ static ssize_t outcome(tls_conn *t, int r, int reading)
     }
 }
 
-/* One SSL_read: at most one record's bytes, as a plain read takes what the
- * socket has. Another record waiting in the socket raises the next readable
- * event; the rest of a record longer than len waits inside OpenSSL, where
- * tls_pending sees it. Trying a second record at once would cost a read()
- * that fails with EAGAIN on every request of a client that does not pipeline. */
+/* One SSL_read: at most one record's bytes. What else OpenSSL holds (the rest
+ * of a record longer than len, records read ahead with it) tls_pending sees;
+ * a record still in the socket raises the next readable event. */
 ssize_t tls_read(tls_conn *t, void *buf, size_t len)
 {
     int r;
@@ -317,8 +321,16 @@ ssize_t tls_writev(tls_conn *t, const struct iovec *iov, int n)
 
 size_t tls_pending(const tls_conn *t)
 {
-    int p = t->failed ? 0 : SSL_pending(t->ssl);
-    return p > 0 ? (size_t)p : 0;
+    int p;
+
+    if (t->failed)
+        return 0;
+    p = SSL_pending(t->ssl);
+    if (p > 0)
+        return (size_t)p;
+    /* Records read ahead, not decrypted yet: at most a record's worth. (Only
+     * part of a record may be there: reading it then waits for the socket.) */
+    return SSL_has_pending(t->ssl) ? SSL3_RT_MAX_PLAIN_LENGTH : 0;
 }
 
 int tls_read_wants_write(const tls_conn *t)
