@@ -31,6 +31,7 @@
 enum { LISTEN_TCP, LISTEN_UNIX, LISTEN_TLS };
 
 static void read_cb(evutil_socket_t fd, short what, void *arg);
+static void read_again(client *c);
 static struct event *accept_resume_ev; /* re-enables accepting after a descriptor shortage */
 static void write_cb(evutil_socket_t fd, short what, void *arg);
 
@@ -619,8 +620,8 @@ static void log_read_error(client *c)
 static void read_cb(evutil_socket_t fd, short what, void *arg)
 {
     client *c = arg;
-    size_t readlen = IOBUF_LEN;
-    ssize_t n;
+    size_t readlen = IOBUF_LEN, more;
+    ssize_t n, got;
     (void)what;
 
     if (c->flags & CLIENT_CLOSE_ASAP)
@@ -653,16 +654,25 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
         return;
     }
     c->qlen += (size_t)n;
-    /* Bytes OpenSSL decrypted beyond readlen raise no event: take them now. */
-    while (c->tls && tls_pending(c->tls) > 0 && (long long)c->qlen <= srv.cfg.client_query_buffer_limit) {
-        size_t more = tls_pending(c->tls);
+    got = n;
+    /* Bytes OpenSSL holds (the rest of a record, records read ahead) raise no
+     * event: take up to readlen of them now, and have this callback run again
+     * for the rest, so that one client's long pipeline waits its turn. */
+    while (c->tls && (more = tls_pending(c->tls)) > 0 && (long long)c->qlen <= srv.cfg.client_query_buffer_limit) {
+        if ((size_t)got >= readlen) {
+            read_again(c);
+            break;
+        }
+        if (more > readlen - (size_t)got)
+            more = readlen - (size_t)got;
         qbuf_room(c, more);
         n = tls_read(c->tls, c->qbuf + c->qlen, more);
         if (n <= 0)
-            break; /* a failure shows again at the next read */
+            break; /* a failure shows again at the next read; EAGAIN: a part of a record, the rest raises an event */
         c->qlen += (size_t)n;
+        got += n;
     }
-    srv.stat_net_in += n;
+    srv.stat_net_in += got;
     c->last_interaction = now_ms();
     if ((long long)c->qlen > srv.cfg.client_query_buffer_limit) {
         char desc[512];
@@ -1121,6 +1131,17 @@ void net_busy_begin(client *caller)
                                    event_get_callback_arg(l));
         event_add(busy_listen[i], NULL);
     }
+}
+
+/* Run c's read callback again soon without a readable event (its TLS
+ * session holds bytes read ahead): on the loop, and on the busy loop too
+ * while a script runs long (which ever comes first reads them; the other
+ * finds nothing). */
+static void read_again(client *c)
+{
+    event_active(c->rev, EV_READ, 0);
+    if (busy_caller && c->fd < busy_nslots && busy_slots[c->fd].c == c && busy_slots[c->fd].ev)
+        event_active(busy_slots[c->fd].ev, EV_READ, 0);
 }
 
 void net_serve_while_busy(void)

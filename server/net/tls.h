@@ -14,8 +14,9 @@
  *   with errno EAGAIN when OpenSSL waits for the socket (tls_read_wants_write
  *   says whether a read waits for it to become writable), or -1 with another
  *   errno when the connection failed: tls_error then says why, for the log.
- * - Bytes decrypted and kept inside OpenSSL raise no readable event: the reader
- *   asks tls_pending after a read and reads again while it is not 0.
+ * - Bytes kept inside OpenSSL (decrypted, or records read ahead of the one a
+ *   read returned) raise no readable event: the reader asks tls_pending after a
+ *   read and reads again while it is not 0, or has the read callback run again.
  * - A write that could not go out is retried by the next tls_writev with the
  *   same bytes at the head (net.c never changes queued bytes that a write has
  *   tried) and at least as many of them: OpenSSL's rule for a retried
@@ -48,7 +49,8 @@ tls_conn *tls_new(int fd);
 void tls_free(tls_conn *t);
 ssize_t tls_read(tls_conn *t, void *buf, size_t len);
 ssize_t tls_writev(tls_conn *t, const struct iovec *iov, int n);
-/* Bytes already decrypted and waiting inside OpenSSL. */
+/* Bytes waiting inside OpenSSL: decrypted ones, else at most a record's worth
+ * (SSL3_RT_MAX_PLAIN_LENGTH) when records were read ahead; 0 if none. */
 size_t tls_pending(const tls_conn *t);
 /* 1 if the last tls_read returned -1 / EAGAIN waiting for the socket to be
  * writable (the handshake or a key update has bytes to send). */

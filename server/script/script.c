@@ -14,7 +14,6 @@
 #include <lua-bitop.h>
 #include <lua-cjson.h>
 #include <math.h>
-#include <nettle/base16.h>
 #include <nettle/sha1.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -810,13 +809,18 @@ static int l_pcall(lua_State *l)
 
 void script_sha1_hex(const char *p, size_t n, char out[41])
 {
+    static const char hex[] = "0123456789abcdef";
     struct sha1_ctx ctx;
     uint8_t d[SHA1_DIGEST_SIZE];
+    int i;
 
     sha1_init(&ctx);
     sha1_update(&ctx, n, (const uint8_t *)p);
     sha1_digest(&ctx, SHA1_DIGEST_SIZE, d);
-    base16_encode_update(out, SHA1_DIGEST_SIZE, d);
+    for (i = 0; i < SHA1_DIGEST_SIZE; i++) { /* nettle's base16 costs 370 instructions an EVAL */
+        out[2 * i] = hex[d[i] >> 4];
+        out[2 * i + 1] = hex[d[i] & 15];
+    }
     out[40] = '\0';
 }
 
@@ -1000,6 +1004,12 @@ static void protect_global(lua_State *l, const char *name)
 static void load_api_new(lua_State *L);
 static void load_hook(lua_State *l, lua_Debug *ar);
 
+/* What every run reads from the registry, also under integer keys: a
+ * lua_rawgeti finds it without interning a string as lua_getfield does (some
+ * 200 instructions each, six a script). luaL_ref takes 0 and up: these are
+ * below. */
+enum { REG_GLOBALS = -1, REG_ERR_HANDLER = -2, REG_FUNCTIONS = -3, REG_FLAGS = -4, REG_KEYS = -5, REG_ARGV = -6 };
+
 /* A new Lua state with the sandbox and the redis table. */
 static lua_State *state_new(void)
 {
@@ -1122,6 +1132,23 @@ static lua_State *state_new(void)
     lua_setfield(L, LUA_REGISTRYINDEX, "sp_globals_mt");
     lua_settop(L, 0);
     load_api_new(L);
+    {
+        static const struct {
+            const char *name;
+            int key;
+        } fast[] = {{"sp_globals", REG_GLOBALS},
+                    {"sp_err_handler", REG_ERR_HANDLER},
+                    {"sp_functions", REG_FUNCTIONS},
+                    {"sp_flags", REG_FLAGS}};
+        for (i = 0; i < (int)(sizeof(fast) / sizeof(fast[0])); i++) {
+            lua_getfield(L, LUA_REGISTRYINDEX, fast[i].name);
+            lua_rawseti(L, LUA_REGISTRYINDEX, fast[i].key);
+        }
+        lua_pushliteral(L, "KEYS");
+        lua_rawseti(L, LUA_REGISTRYINDEX, REG_KEYS);
+        lua_pushliteral(L, "ARGV");
+        lua_rawseti(L, LUA_REGISTRYINDEX, REG_ARGV);
+    }
     return L;
 }
 
@@ -1169,7 +1196,7 @@ int script_flags(const char *name)
     lua_State *L = LE;
     int r = -1;
 
-    lua_getfield(L, LUA_REGISTRYINDEX, "sp_flags");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, REG_FLAGS);
     lua_getfield(L, -1, name);
     if (lua_isnumber(L, -1))
         r = (int)lua_tointeger(L, -1);
@@ -1529,10 +1556,13 @@ static void push_array(lua_State *l, int n, const sarg *a)
     }
 }
 
-static void set_array(lua_State *l, int g, const char *name, int n, const sarg *a)
+/* g[name] = {a...}, name the string at REG_KEYS or REG_ARGV (g, the real
+ * globals, has no __newindex: a raw set is what lua_setfield would do). */
+static void set_array(lua_State *l, int g, int name, int n, const sarg *a)
 {
+    lua_rawgeti(l, LUA_REGISTRYINDEX, name);
     push_array(l, n, a);
-    lua_setfield(l, g, name);
+    lua_rawset(l, g);
 }
 
 void script_run(client *c, int is_function, const char *name, int flags, int ro, int nkeys, const sarg *keys, int nargs,
@@ -1543,14 +1573,14 @@ void script_run(client *c, int is_function, const char *name, int flags, int ro,
     unsigned gen;
 
     lua_settop(L, 0);
-    lua_getfield(L, LUA_REGISTRYINDEX, "sp_globals");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, REG_GLOBALS);
     g = lua_gettop(L);
     if (!is_function) {
-        set_array(L, g, "KEYS", nkeys, keys);
-        set_array(L, g, "ARGV", nargs, args);
+        set_array(L, g, REG_KEYS, nkeys, keys);
+        set_array(L, g, REG_ARGV, nargs, args);
     }
-    lua_getfield(L, LUA_REGISTRYINDEX, "sp_err_handler");
-    lua_getfield(L, LUA_REGISTRYINDEX, "sp_functions");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, REG_ERR_HANDLER);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, REG_FUNCTIONS);
     lua_getfield(L, -1, name);
     lua_remove(L, -2);
     if (is_function) { /* a function takes its keys and arguments as parameters */

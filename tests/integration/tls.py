@@ -226,6 +226,38 @@ def many_small_records(c, srv, tp):
     assert got == want, got[:100]
 
 
+def records_read_ahead(c, srv, tp):
+    """Sent while the server sleeps: a SET of 16,100 bytes in one TLS record,
+    then 10 INCRs in a record each, all within the 16,709 bytes OpenSSL reads
+    ahead at once. Past one read's worth (16 KB) the server stops, with the
+    last INCR inside OpenSSL and the socket empty (no readable event to come):
+    it runs its read callback again for it, and every request is answered."""
+    sleeper = tls_client(c, tp)
+    s = ssl_socket(c, tp)
+    s.sendall(encode([b"PING"]))
+    assert s.recv(100) == b"+PONG\r\n"  # the handshake is over on both sides
+    t = threading.Thread(target=lambda: sleeper.execute_command("DEBUG", "SLEEP", "0.5"))
+    t.start()
+    time.sleep(0.1)
+    big = encode([b"SET", b"ahead:big", b"v" * 16062])
+    assert len(big) == 16100, len(big)
+    s.send(big)
+    n = 10
+    for _ in range(n):
+        s.send(encode([b"INCR", b"ahead:counter"]))
+    want = b"+OK\r\n" + b"".join(b":%d\r\n" % (i + 1) for i in range(n))
+    got = b""
+    while len(got) < len(want):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    t.join(5)
+    s.close()
+    sleeper.close()
+    assert got == want, got
+
+
 def blocking_pop(c, srv, tp):
     a, b = tls_client(c, tp), tls_client(c, tp)
     out = {}
@@ -424,6 +456,8 @@ def main():
             rep.case("a reader too slow for 10 MB of pipelined replies gets every byte once, in order",
                      slow_reader, c, srv, tp)
             rep.case("a request sent in 7-byte TLS records is read whole", many_small_records, c, srv, tp)
+            rep.case("a 16 KB request and 10 small ones in their own TLS records, read ahead at once while the "
+                     "server sleeps, are all answered", records_read_ahead, c, srv, tp)
             rep.case("BLPOP over TLS is woken by an LPUSH over TLS", blocking_pop, c, srv, tp)
             rep.case("pub/sub and MONITOR over TLS", pubsub_and_monitor, c, srv, tp)
             rep.case("CLIENT PAUSE WRITE holds a TLS client's write until the pause ends", client_pause, c, srv, tp)
