@@ -127,9 +127,11 @@ static void test_odd_sizes_bypass_the_pool(void)
 int main(void)
 {
     memset(value, 'x', sizeof(value));
-    RUN(test_written_blocks_are_reused, "written standard blocks wait in the pool, counted in used_memory, and the next replies reuse them");
+    RUN(test_written_blocks_are_reused,
+        "written standard blocks wait in the pool, counted in used_memory, and the next replies reuse them");
     RUN(test_pool_is_bounded, "the pool keeps at most 256 blocks and frees the others");
-    RUN(test_cron_frees_idle_blocks, "reply_pool_cron frees the blocks that no reply drew during a whole period, back to the memory before");
+    RUN(test_cron_frees_idle_blocks,
+        "reply_pool_cron frees the blocks that no reply drew during a whole period, back to the memory before");
     RUN(test_odd_sizes_bypass_the_pool, "a block of another size is freed, not pooled");
     return TEST_DONE();
 }
