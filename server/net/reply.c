@@ -30,7 +30,6 @@
 static oblock *pool;    /* free standard blocks, linked by next */
 static size_t pool_len; /* blocks in pool */
 static size_t pool_low; /* the fewest blocks pool held since the last reply_pool_cron */
-static size_t pool_cap; /* usable bytes of a standard block (0 until the first one) */
 
 static int dropped(const client *c)
 {
@@ -82,12 +81,10 @@ static oblock *block_new(client *c, size_t cap)
         pool = b->next;
         if (--pool_len < pool_low)
             pool_low = pool_len;
-        b->cap = pool_cap;
+        b->cap = BLOCK_MIN; /* it has at least that (oblock_free) */
     } else {
         b = xmalloc(sizeof(oblock) + cap);
         b->cap = xmalloc_size(b) - sizeof(oblock);
-        if (cap == BLOCK_MIN)
-            pool_cap = b->cap;
     }
     b->next = NULL;
     b->shared = NULL;
@@ -459,9 +456,11 @@ void oblock_free(oblock *b)
     if (!b)
         return;
     reply_shared_release(b->shared);
-    /* A block of another size whose cap happens to equal pool_cap has at
-     * least pool_cap usable bytes, so it may serve as a standard one. */
-    if (!b->shared && b->cap == pool_cap && pool_cap && pool_len < POOL_MAX) {
+    /* A standard block's cap is BLOCK_MIN plus malloc's rounding (which varies
+     * with the chunk malloc found: so a range, and a reused block gets
+     * BLOCK_MIN); a block of another size whose cap falls in the range has at
+     * least BLOCK_MIN bytes too, and may serve as a standard one. */
+    if (!b->shared && b->cap >= BLOCK_MIN && b->cap <= BLOCK_MIN + 256 && pool_len < POOL_MAX) {
         b->next = pool;
         pool = b;
         pool_len++;
