@@ -63,6 +63,7 @@ UNIT_LINK_test_resp       := $(BUILD)/server/net/resp.o
 UNIT_LINK_test_expire     := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/lazyfree.o $(BUILD)/server/keyspace/type.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/string/value.o
 UNIT_LINK_test_db         := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/lazyfree.o $(BUILD)/server/keyspace/type.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/string/value.o
 UNIT_LINK_test_config     := $(SERVER_LIB) $(PERSIST_LIB)
+UNIT_LINK_test_reply      := $(SERVER_LIB) $(PERSIST_LIB)
 UNIT_LINK_test_acl        := $(BUILD)/server/cmd/aclrules.o
 UNIT_LINK_test_set        := $(BUILD)/server/keyspace/db.o $(BUILD)/server/keyspace/lazyfree.o $(BUILD)/server/keyspace/type.o $(BUILD)/server/keyspace/vcomp.o $(BUILD)/server/types/set/set.o
 

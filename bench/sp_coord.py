@@ -6,10 +6,16 @@ free port of 127.0.0.1 in a temporary directory, with the log on (appendfsync
 everysec, the default) or off (APPENDONLY=no), and measures:
 
 1. Fenced vs unfenced SP.WRITE: redis-benchmark -c 50 -P 16 -n N (N from
-   BENCH_N, default 300000) of `SP.WRITE bench e:__rand_int__ <64 bytes>`
-   (-r 1000), then the same with `FENCE res <token>` of a lease taken for an
-   hour; the two take turns ROUNDS times (default 3) and the medians are
-   reported with their ratio (target: fenced >= 0.95x).
+   BENCH_N, default 100000) of `SP.WRITE bench e:__rand_int__ <64 bytes>`
+   (-r 1000), and the same with `FENCE res <token>` of a lease taken for an
+   hour, on the same server. After one unmeasured run of each (the entries,
+   their history and the log's first growth), the two take turns ROUNDS times
+   (default 10), in the order plain-fenced, then fenced-plain, and so on (so
+   that neither always runs second, after the other's log growth or a log
+   rewrite). Reported: each kind's median, min, max and spread ((max - min) /
+   median), and the fenced/plain ratio of each round's adjacent pair, with the
+   median and the range of those ratios (target: fenced >= 0.95x). With two
+   CPUs or more the server runs on CPU 0 and redis-benchmark on CPU 1.
 2. SP.CHANGES BLOCK wake-up latency on loopback: a reader connection blocked on
    `SP.CHANGES ns SINCE <last> BLOCK 5000`, a writer connection sends one
    SP.WRITE; the time from just before the write is sent to the reader's
@@ -37,8 +43,8 @@ import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 BIN = os.environ.get("BIN") or os.path.join(TOP, "build", "scratchpad-server")
-N = int(os.environ.get("BENCH_N", "300000"))
-ROUNDS = int(os.environ.get("ROUNDS", "3"))
+N = int(os.environ.get("BENCH_N", "100000"))
+ROUNDS = int(os.environ.get("ROUNDS", "10"))
 WAKE_N = int(os.environ.get("WAKE_N", "5000"))
 
 
@@ -100,8 +106,20 @@ class Conn:
         return self.read()
 
 
+def pinning():
+    """(server prefix, client prefix): taskset to CPUs 0 and 1 when there are
+    two and taskset works, else no pinning."""
+    if (os.cpu_count() or 1) >= 2 and shutil.which("taskset") and \
+            subprocess.run(["taskset", "-c", "1", "true"], capture_output=True).returncode == 0:
+        return ["taskset", "-c", "0"], ["taskset", "-c", "1"]
+    return [], []
+
+
+PIN_SERVER, PIN_BENCH = pinning()
+
+
 def bench_rate(port, args):
-    out = subprocess.run(["redis-benchmark", "-p", str(port), "-c", "50", "-P", "16", "-n", str(N), "-r", "1000",
+    out = subprocess.run(PIN_BENCH + ["redis-benchmark", "-p", str(port), "-c", "50", "-P", "16", "-n", str(N), "-r", "1000",
                           "-q", "--csv"] + [str(a) for a in args], capture_output=True, text=True, timeout=600)
     m = re.findall(r'"([0-9.]+)"', out.stdout.splitlines()[-1])
     return float(m[0])
@@ -111,7 +129,7 @@ def main():
     d = tempfile.mkdtemp(prefix="sp-coord-bench-")
     port = free_port()
     aof = os.environ.get("APPENDONLY", "yes")
-    proc = subprocess.Popen([BIN, "--port", str(port), "--bind", "127.0.0.1", "--appendonly", aof], cwd=d,
+    proc = subprocess.Popen(PIN_SERVER + [BIN, "--port", str(port), "--bind", "127.0.0.1", "--appendonly", aof], cwd=d,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(500):
@@ -123,20 +141,35 @@ def main():
         c = Conn(port)
         tok = c.call("SP.LEASE", "bench", "res", "bencher", 3600 * 1000)[0]
         value = "x" * 64
-        plain, fenced = [], []
-        for _ in range(ROUNDS):
-            plain.append(bench_rate(port, ["SP.WRITE", "bench", "e:__rand_int__", value]))
-            fenced.append(bench_rate(port, ["SP.WRITE", "bench", "e:__rand_int__", value, "FENCE", "res", tok]))
+        plain_cmd = ["SP.WRITE", "bench", "e:__rand_int__", value]
+        fenced_cmd = plain_cmd + ["FENCE", "res", tok]
+        bench_rate(port, plain_cmd)  # unmeasured: the entries exist, the log has grown once
+        bench_rate(port, fenced_cmd)
+        plain, fenced, ratios = [], [], []
+        for r in range(ROUNDS):
+            if r % 2 == 0:
+                p = bench_rate(port, plain_cmd)
+                f = bench_rate(port, fenced_cmd)
+            else:
+                f = bench_rate(port, fenced_cmd)
+                p = bench_rate(port, plain_cmd)
+            plain.append(p)
+            fenced.append(f)
+            ratios.append(f / p)
         p, f = statistics.median(plain), statistics.median(fenced)
-        print("## Fenced SP.WRITE (redis-benchmark -c 50 -P 16 -n %d -r 1000, 64-byte values, appendonly %s)"
-              % (N, aof))
+        print("## Fenced SP.WRITE (redis-benchmark -c 50 -P 16 -n %d -r 1000, 64-byte values, appendonly %s, "
+              "%d rounds alternating, %s)" % (N, aof, ROUNDS, "pinned" if PIN_SERVER else "not pinned"))
         print()
-        print("| | median req/s | rounds |")
-        print("|---|---|---|")
-        print("| SP.WRITE | %.0f | %s |" % (p, ", ".join("%.0f" % x for x in plain)))
-        print("| SP.WRITE ... FENCE res token | %.0f | %s |" % (f, ", ".join("%.0f" % x for x in fenced)))
+        print("| | median req/s | min | max | spread | rounds |")
+        print("|---|---|---|---|---|---|")
+        for name, xs, med in (("SP.WRITE", plain, p), ("SP.WRITE ... FENCE res token", fenced, f)):
+            print("| %s | %.0f | %.0f | %.0f | %.0f%% | %s |" % (name, med, min(xs), max(xs),
+                                                             100 * (max(xs) - min(xs)) / med,
+                                                             ", ".join("%.0f" % x for x in xs)))
         print()
-        print("fenced / unfenced: **%.3fx**" % (f / p))
+        print("fenced / unfenced, ratio of the medians: **%.3fx**; median of the rounds' paired ratios: **%.3fx** "
+              "(range %.3f-%.3f: %s)" % (f / p, statistics.median(ratios), min(ratios), max(ratios),
+                                        ", ".join("%.3f" % x for x in ratios)))
         print()
         # Wake-up latency (the collector off: its passes took milliseconds of
         # this process's time, not the server's).

@@ -89,10 +89,12 @@ typedef struct mem_figures {
 } mem_figures;
 
 /* Bytes of d's main table that are not data: the bucket arrays and the header
- * of every entry (the dictEntry and robj of Redis). */
+ * of every entry (the dictEntry and robj of Redis): 16 bytes, and 16 more
+ * (dbent_ext) for an entry in the wide layout (a TTL, a long key or room). */
 static size_t mem_db_main(const db *d)
 {
-    return xmalloc_size(d->keys.tab[0]) + xmalloc_size(d->keys.tab[1]) + (size_t)db_size(d) * offsetof(dbent, data);
+    return xmalloc_size(d->keys.tab[0]) + xmalloc_size(d->keys.tab[1]) + (size_t)db_size(d) * offsetof(dbent, data) +
+           d->nwide * sizeof(dbent_ext);
 }
 
 /* Bytes of d's expiry heaps (keys with a TTL, values with expiring parts). */

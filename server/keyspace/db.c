@@ -53,6 +53,8 @@ static void entry_free(db *d, dbent *e)
 {
     if (e == last_found)
         last_found = NULL;
+    if (e->wide)
+        d->nwide--;
     arena_free(d->arena, e, dbent_size(e));
 }
 
@@ -272,6 +274,7 @@ static dbent *dbent_alloc(db *d, const char *key, size_t klen, size_t room, int 
     e = arena_alloc(d->arena, got);
     memset(e, 0, sizeof(dbent));
     e->wide = 1;
+    d->nwide++;
     x = dbent_ext_of(e);
     x->klen = (uint32_t)klen;
     x->vlen = 0;

@@ -107,6 +107,7 @@ typedef struct db {
     xitem *sheap;     /* min-heap by when: keys whose value has expiring parts */
     uint32_t nsheap, sheapcap;
     arena *arena;     /* shared by all databases */
+    size_t nwide;     /* entries in the wide layout (a dbent_ext after the header) */
 } db;
 
 static inline unsigned dbent_epoch(const dbent *e) { return (unsigned)(e->flags >> DBENT_EPOCH_SHIFT) & DBENT_EPOCH_MASK; }

@@ -639,6 +639,10 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
         readlen = c->parser.need <= QBUF_WHOLE_MAX || want < step ? want : step;
     }
     qbuf_room(c, readlen);
+    /* Fill the room the buffer already has: a pipeline of 4 KB SETs (66 KB
+     * per batch of 16) then takes 4 reads instead of 5, as Redis's. */
+    if (!c->tls && c->qcap - c->qlen > readlen)
+        readlen = c->qcap - c->qlen;
     n = c->tls ? tls_read(c->tls, c->qbuf + c->qlen, readlen) : read(fd, c->qbuf + c->qlen, readlen);
     if (n <= 0) {
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
@@ -722,7 +726,14 @@ static int client_write(client *c)
     }
     if (n == 0)
         return 0;
-    w = c->tls ? tls_writev(c->tls, iov, n) : writev(c->fd, iov, n);
+    /* One piece (every unpipelined reply) goes by write: the kernel's writev
+     * copies and checks the iovec array first. */
+    if (c->tls)
+        w = tls_writev(c->tls, iov, n);
+    else if (n == 1)
+        w = write(c->fd, iov[0].iov_base, iov[0].iov_len);
+    else
+        w = writev(c->fd, iov, n);
     if (w < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
             return 0;
@@ -1027,6 +1038,7 @@ void net_clients_cron(void)
             c->qcap = 0;
         }
     }
+    reply_pool_cron();
 }
 
 int client_protected_allowed(const client *c, int setting)

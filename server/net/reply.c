@@ -3,7 +3,16 @@
  * Layout: a 16 KB static buffer inside the client, then a singly linked list of
  * blocks. Once a block exists everything goes to blocks, so order is kept. A
  * deferred length is a small placeholder block whose capacity is hidden (cap 0)
- * until it is filled. */
+ * until it is filled.
+ *
+ * Blocks of the standard size (BLOCK_MIN) are recycled through a pool instead
+ * of going back to malloc once written: with pipelined replies of a few KB
+ * (GET -P 16 of 4 KB values: 5 blocks per batch and client), allocating and
+ * freeing them made glibc grow and trim the top of its heap over and over (a
+ * brk and some 0.1 page faults per request, against none for Redis with
+ * jemalloc). The pool holds at most POOL_MAX blocks; they stay allocated, so
+ * used_memory counts them, and reply_pool_cron frees those that no reply
+ * needed during a whole cron period. */
 #include "net/reply.h"
 
 #include <stdarg.h>
@@ -16,6 +25,11 @@
 
 #define BLOCK_MIN (16 * 1024)
 #define DEFER_ROOM 32
+#define POOL_MAX 256 /* blocks of BLOCK_MIN kept for reuse: 4 MB at most */
+
+static oblock *pool;    /* free standard blocks, linked by next */
+static size_t pool_len; /* blocks in pool */
+static size_t pool_low; /* the fewest blocks pool held since the last reply_pool_cron */
 
 static int dropped(const client *c)
 {
@@ -60,11 +74,21 @@ void reply_check_limits(client *c)
 
 static oblock *block_new(client *c, size_t cap)
 {
-    oblock *b = xmalloc(sizeof(oblock) + cap);
+    oblock *b;
+
+    if (cap == BLOCK_MIN && pool) {
+        b = pool;
+        pool = b->next;
+        if (--pool_len < pool_low)
+            pool_low = pool_len;
+        b->cap = BLOCK_MIN; /* it has at least that (oblock_free) */
+    } else {
+        b = xmalloc(sizeof(oblock) + cap);
+        b->cap = xmalloc_size(b) - sizeof(oblock);
+    }
     b->next = NULL;
     b->shared = NULL;
     b->len = 0;
-    b->cap = xmalloc_size(b) - sizeof(oblock);
     if (c->otail)
         c->otail->next = b;
     else
@@ -432,7 +456,34 @@ void oblock_free(oblock *b)
     if (!b)
         return;
     reply_shared_release(b->shared);
+    /* A standard block's cap is BLOCK_MIN plus malloc's rounding (which varies
+     * with the chunk malloc found: so a range, and a reused block gets
+     * BLOCK_MIN); a block of another size whose cap falls in the range has at
+     * least BLOCK_MIN bytes too, and may serve as a standard one. */
+    if (!b->shared && b->cap >= BLOCK_MIN && b->cap <= BLOCK_MIN + 256 && pool_len < POOL_MAX) {
+        b->next = pool;
+        pool = b;
+        pool_len++;
+        return;
+    }
     xfree(b);
+}
+
+void reply_pool_cron(void)
+{
+    while (pool_low > 0 && pool) {
+        oblock *b = pool;
+        pool = b->next;
+        xfree(b);
+        pool_len--;
+        pool_low--;
+    }
+    pool_low = pool_len;
+}
+
+size_t reply_pool_blocks(void)
+{
+    return pool_len;
 }
 
 void reply_shared(client *c, oshared *s)

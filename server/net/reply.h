@@ -74,6 +74,12 @@ oshared *reply_shared_new(const char *p, size_t n);
 void reply_shared(client *c, oshared *s);
 void reply_shared_release(oshared *s);
 void oblock_free(oblock *b);
+/* Written blocks of the standard size wait in a pool (at most 4 MB, counted in
+ * used_memory) for the next reply. reply_pool_cron, called once per cron
+ * period, frees the blocks that stayed in the pool through the whole period
+ * since the previous call; reply_pool_blocks says how many are pooled now. */
+void reply_pool_cron(void);
+size_t reply_pool_blocks(void);
 /* A script's client (CLIENT_SCRIPT): its replies so far as one contiguous
  * buffer of *len bytes, valid until reply_discard, which drops them. */
 char *reply_flatten(client *c, size_t *len);

@@ -251,6 +251,45 @@ static resp_status resp_count(resp_parser *p, const char *buf, size_t len, size_
 /* The arguments of a multibulk request, from state BULK_LEN or BULK_DATA. */
 static resp_status resp_bulks(resp_parser *p, const char *buf, size_t len, size_t *consumed)
 {
+    /* Whole arguments first: each "$<digits>\r\n<data>\r\n" already buffered,
+     * with a slot free, is taken with the position and the count in locals
+     * (the loop below stores six fields through p per argument). Anything else
+     * -- a partial argument, a long or odd length line, a length over a limit,
+     * bad bytes after the data, no slot -- stops here with p as the loop
+     * expects it at the start of that argument, and the loop decides. */
+    if (p->state == RESP_ST_BULK_LEN) {
+        size_t pos = p->pos, argc = p->argc, cap = p->args_cap;
+        resp_arg *args = p->args;
+        long long want = p->mbulk;
+        long long max = p->unauth && p->max_bulk > RESP_UNAUTH_MAX_BULK ? RESP_UNAUTH_MAX_BULK : p->max_bulk;
+
+        while (argc < cap && pos < len && buf[pos] == '$') {
+            long long n;
+            const char *q = resp_fast_num(buf + pos + 1, buf + len, &n);
+            size_t start, end;
+
+            if (!q || n > max || (unsigned long long)n > SIZE_MAX - 2 - (size_t)(q - buf))
+                break;
+            start = (size_t)(q - buf);
+            end = start + (size_t)n;
+            if (len < end + 2 || buf[end] != '\r' || buf[end + 1] != '\n')
+                break;
+            args[argc].off = start;
+            args[argc].len = (size_t)n;
+            argc++;
+            pos = end + 2;
+            if ((long long)argc == want) {
+                p->argc = argc;
+                return resp_done(p, pos, consumed);
+            }
+        }
+        if (pos != p->pos) {
+            p->argc = argc;
+            p->pos = pos;
+            p->scan = pos;
+            p->bulk = -1;
+        }
+    }
     for (;;) {
         size_t end;
 

@@ -476,6 +476,53 @@ def t_memory_stats():
     expect_error(lambda: R.execute_command("MEMORY", "STATS", "x"), "wrong number of arguments for 'memory|stats' command")
 
 
+def main_overhead():
+    """db.5's overhead.hashtable.main once two readings 0.1 s apart agree (no
+    rehash of its table in progress)."""
+    prev = None
+    for _ in range(100):
+        cur = R.memory_stats()["db.5"]["overhead.hashtable.main"]
+        if cur == prev:
+            return cur
+        prev = cur
+        time.sleep(0.1)
+    raise AssertionError("overhead.hashtable.main of db.5 does not settle")
+
+
+def t_memory_stats_wide():
+    R.select(5)
+    try:
+        R.flushdb()
+        for i in range(200):
+            R.set("w:%d" % i, "v")
+        base = main_overhead()
+        for i in range(200):
+            R.expire("w:%d" % i, 1000)
+        eq(main_overhead() - base, 200 * 16, "a first TTL adds the wide layout's 16 bytes to each entry's header")
+        base = main_overhead()
+        R.set("L" * 300, "v")
+        eq(main_overhead() - base, 32, "a key of 300 bytes (wide) counts a header of 32 bytes")
+        base = main_overhead()
+        R.set("n:short", "v")
+        eq(main_overhead() - base, 16, "a short key without a TTL (narrow) counts a header of 16 bytes")
+        base = main_overhead()
+        R.delete("w:0", "L" * 300)
+        eq(base - main_overhead(), 64, "deleting two wide entries gives back 32 bytes each")
+        base = main_overhead()
+        R.set("w:1", "v" * 1000)
+        R.set("w:2", "v")
+        eq(main_overhead(), base, "replacing the value of a wide entry keeps its count")
+        R.move("w:3", 6)
+        eq(base - main_overhead(), 32, "MOVE takes a wide entry's 32 bytes to the other database")
+        R.select(6)
+        eq(R.memory_stats()["db.6"]["overhead.hashtable.main"] > 32, True, "db.6 counts the moved entry")
+        R.flushdb()
+        R.select(5)
+    finally:
+        R.flushdb()
+        R.select(0)
+
+
 def t_memory_other():
     raw2, raw3 = Raw(2), Raw(3)
     try:
@@ -537,6 +584,8 @@ def main():
         rep.case("MEMORY USAGE of a scratchpad grows and falls with its entries (SP.WRITE, SP.DEL)",
                  t_memory_usage_scratchpad)
         rep.case("MEMORY STATS reports consistent figures, db.N maps and RESP3 doubles", t_memory_stats)
+        rep.case("MEMORY STATS counts 32 bytes of header for an entry in the wide layout (TTL, long key), 16 "
+                 "for a narrow one", t_memory_stats_wide)
         rep.case("MEMORY HELP, DOCTOR, MALLOC-STATS and PURGE answer with Redis's shapes", t_memory_other)
     finally:
         srv.stop()

@@ -71,9 +71,20 @@ static size_t lease_lower(const spco *co, const char *res, size_t rlen)
 
 sp_lease *spco_lease_find(const spco *co, const char *res, size_t rlen)
 {
-    size_t i = lease_lower(co, res, rlen);
-    if (i < co->nleases && res_cmp(co->leases[i], res, rlen) == 0)
-        return co->leases[i];
+    size_t lo = 0, hi = co->nleases;
+
+    /* lease_lower's search, stopping at an equal name (a fenced write's
+     * lookup: one comparison when the scratchpad has one lease) */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = res_cmp(co->leases[mid], res, rlen);
+        if (r == 0)
+            return co->leases[mid];
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
