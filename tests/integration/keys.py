@@ -378,6 +378,33 @@ def t_copy_values_are_independent():
     eq(client(4).get("cpv:big"), big, "a compressed value copied to another database")
 
 
+def t_moved_raw_values_grow():
+    # A raw value of 129-255 bytes lands in a narrow entry when COPY, RENAME or
+    # MOVE makes its new entry; writing more than 255 bytes to it (SET, APPEND,
+    # SETRANGE, INCR's replacement, PFMERGE into it) must widen the entry
+    # (it aborted the server: the diff_hll seed 1613414013 found it).
+    r = R
+    mid = b"m" * 200
+    grow = {"set": (lambda c, k: c.set(k, b"n" * 300), b"n" * 300),
+            "append": (lambda c, k: c.append(k, b"a" * 100), mid + b"a" * 100),
+            "setrange": (lambda c, k: c.setrange(k, 250, b"r" * 50), mid + b"\0" * 50 + b"r" * 50)}
+    for how in ("copy", "rename", "move"):
+        for op, (write, want) in grow.items():
+            src, dst, target = "mrv:%s:%s" % (how, op), "mrv:%s:%s:new" % (how, op), r
+            r.set(src, mid)
+            if how == "copy":
+                eq(r.copy(src, dst), True)
+            elif how == "rename":
+                r.rename(src, dst)
+            else:
+                client(5).delete(src)
+                eq(r.move(src, 5), True)
+                dst, target = src, client(5)
+            write(target, dst)
+            eq(target.get(dst), want, "%s after %s of a 200-byte value" % (op.upper(), how.upper()))
+    eq(r.ping(), True)
+
+
 def t_move():
     r = R
     raw = Raw(PORT)
@@ -1010,6 +1037,8 @@ CASES = [
     (t_rename, "RENAME and RENAMENX move the value and TTL, handle same-key and missing-key cases"),
     (t_copy, "COPY copies value and TTL within and across databases, with REPLACE, DB and Redis's errors"),
     (t_copy_values_are_independent, "a COPY of an inline, heap or compressed value is independent of its source"),
+    (t_moved_raw_values_grow, "a 200-byte value copied, renamed or moved takes a SET, APPEND or SETRANGE past 255 "
+                              "bytes (the server aborted)"),
     (t_move, "MOVE moves a key and its TTL to another database, refuses an existing target and bad indexes"),
     (t_swapdb, "SWAPDB exchanges contents while clients keep their database numbers"),
     (t_randomkey, "RANDOMKEY returns live keys only and nil at once when every key has expired"),

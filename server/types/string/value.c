@@ -212,6 +212,16 @@ int sv_read(const dbent *e, size_t off, size_t n, char *dst)
 }
 
 /* Store p[0..n) as e's value, e holding no value (enc INLINE, vlen 0). */
+/* A RAW value's entry about to hold n bytes: a narrow entry's length field
+ * holds at most DBENT_NARROW_MAX, so past it the entry becomes wide (moved:
+ * use the entry returned). RAW entries are made wide (store_fresh), but COPY,
+ * RENAME, MOVE and a resize give a RAW value of up to DBENT_NARROW_MAX bytes
+ * a narrow entry, and a write may then grow it. */
+static dbent *raw_room(db *d, dbent *e, size_t n)
+{
+    return !e->wide && n > DBENT_NARROW_MAX ? db_wide_entry(d, e) : e;
+}
+
 static dbent *store_fresh(db *d, dbent *e, const char *p, size_t n)
 {
     if (n <= SV_INLINE_MAX) {
@@ -248,6 +258,7 @@ dbent *sv_replace(db *d, dbent *e, const char *p, size_t n)
         }
     }
     if (e->enc == ENC_RAW && n > SV_INLINE_MAX) {
+        e = raw_room(d, e, n);
         char *buf = dbent_ptr(e);
         size_t cap = xmalloc_size(buf);
         if (cap < n || cap > 2 * n + 64) {
@@ -314,6 +325,7 @@ static dbent *to_raw(db *d, dbent *e, size_t need)
 {
     if (e->enc == ENC_RAW) {
         char *buf = dbent_ptr(e);
+        e = raw_room(d, e, need);
         if (xmalloc_size(buf) < need)
             dbent_set_ptr(e, xrealloc(buf, grow_cap(need)));
         return e;
