@@ -485,7 +485,7 @@ size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_ent
     if (x == a || x == b)
         return 0;
     return xmalloc_size(x) + x->rawcap + spmeta_stored(x->meta) +
-           (x->lz && !(a && a->lz == x->lz) && !(b && b->lz == x->lz) ? lzval_stored(x->lz) : 0);
+           (x->lz ? lzval_stored_beside(x->lz, a ? a->lz : NULL, b ? b->lz : NULL) : 0);
 }
 
 size_t sp_entry_chunks(const sp_entry *e)

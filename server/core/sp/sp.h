@@ -327,12 +327,14 @@ int sp_entry_line_start(const sp_entry *e, size_t line, size_t *byte, const sp_p
 static inline size_t sp_entry_length(const sp_entry *e) { return e->kind == SP_TEXT ? e->chars : e->size; }
 /* SHA-256 of the content (computed once, cached until the next change). */
 int sp_entry_sha256(sp_entry *e, uint8_t out[32], const sp_params *pr);
-/* Bytes of memory the entry holds (its struct and content, whoever shares them). */
+/* Bytes of memory the entry holds (its struct and content, whoever shares
+ * them: every chunk of its compressed content counted, lzval_stored). */
 size_t sp_entry_stored(const sp_entry *e);
 /* The bytes of x that a and b (may be NULL: the same name's entry in the live
  * scratchpad, a neighbouring snapshot or version) do not hold already: 0 if x
  * is one of them, its struct and raw content if it only shares their
- * compressed content. */
+ * compressed content, plus its compressed chunks that neither holds (when
+ * its content is a copy sharing chunks with theirs, lzval_stored_beside). */
 size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_entry *b);
 /* Number of compressed chunks (0 for raw). */
 size_t sp_entry_chunks(const sp_entry *e);
