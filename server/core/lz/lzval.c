@@ -1424,17 +1424,25 @@ size_t lzval_stored_union(const lzval *const *vals, size_t n)
     return total;
 }
 
+/* (lzval_int.h) */
+int lzv_shares_chunks(const lzval *v)
+{
+    size_t i;
+
+    for (i = 0; i < v->nchunks; i++)
+        if (*lz_refs(&v->chunks[i]))
+            return 1;
+    return 0;
+}
+
 /* A value none of whose blocks is shared holds lzval_stored beside anyone. */
 size_t lzval_stored_beside(const lzval *x, const lzval *a, const lzval *b)
 {
     const lzval *all[3] = {x, a, b};
-    size_t i;
 
     if (x == a || x == b)
         return 0;
-    for (i = 0; i < x->nchunks && *lz_refs(&x->chunks[i]) == 0; i++)
-        ;
-    if (i == x->nchunks || (!a && !b))
+    if (!lzv_shares_chunks(x) || (!a && !b))
         return lzval_stored(x);
     return lzval_stored_union(all, 3) - lzval_stored_union(all + 1, 2);
 }

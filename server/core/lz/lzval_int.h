@@ -220,6 +220,10 @@ void lzv_put(lzval *w, const char *p, size_t n);
  * and dict_no are kept: the caller says whether the raw bytes changed. */
 void lzv_take(lzval *v, lzval *w);
 
+/* Whether some chunk of v has a data block another value holds too
+ * (lzval_dup): O(chunks). */
+int lzv_shares_chunks(const lzval *v);
+
 /* ---- defined in lzidle.c ---- */
 
 /* v (v->idle set) changed: its bytes or its length. Moves it to the end of the
