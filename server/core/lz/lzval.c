@@ -1,7 +1,7 @@
 /* lzval.c -- a byte string kept as LZ4-compressed chunks (see lzval.h).
  *
- * Modules: this file is the value's layout and every change to it (new, dup,
- * append, setrange, splice, seal, free), its export to and load from the log, and the
+ * Modules: this file is the value's layout and every change to it (new, dup
+ * and the sharing of chunks, append, setrange, splice, seal, free), its export to and load from the log, and the
  * decoding of one sub-block. Reading (windows, whole chunks, char / byte / line
  * positions) is lzread.c's, the dictionary decision lzdict.c's, the cache of
  * decoded chunks lzcache.c's, the LZ4 frame bytes lzframe.c's; lzval_int.h
@@ -146,11 +146,40 @@
  *    [0, i) (lz_fix_prefix after any change of a chunk's length or counts);
  *  - uid is unique in the process and renewed on every change of the raw bytes,
  *    so a cache slot keyed by (uid, chunk) only ever holds the bytes it claims;
+ *  - a data block whose holder count (lz_refs) is above 0 is never written;
  *  - a change decodes everything it needs (at most two sub-blocks: the partly
  *    overwritten first and last, or the compressed tail an append reopens; all
  *    of them for a rebuild, into a new value swapped in at the end; a splice's
  *    region, into a buffer, before it builds the new chunks) before it
  *    alters anything, so a corrupt sub-block leaves the value as it was.
+ *
+ * Sharing: a copy (lzval_dup) shares the original's data blocks instead of
+ * copying them: each block starts with a count of its holders besides the
+ * first (lz_refs, in LZ_BLK_HEAD bytes before the table), and the copy takes
+ * the index (the lz_chunk array) and one more hold on every block, O(chunks)
+ * and ~70 bytes a chunk, never the stored bytes. A snapshot, fork or history
+ * version of a scratchpad entry is such a copy once the live entry changes
+ * (sp.c), so an edit of a 100 MB entry under a snapshot costs the chunks it
+ * rewrites, not a copy of the ~21 MB of chunks. The rules:
+ *  - a block is written in place only by a value that holds it alone: every
+ *    writer (lz_put_block, lz_tail_add, lz_pack_tail, lz_open, lz_plain_if_raw,
+ *    lz_resize, lzval_debug_corrupt) first calls lz_own, which copies a shared
+ *    block (its table and stored bytes, checksums as they are) for the value
+ *    and lets go of the shared one; the others keep it unchanged;
+ *  - a block replaced (overwrite, splice, reframe, the background's re-encoding
+ *    through lzv_take) or a value freed lets go of it (lz_release): the last
+ *    holder frees it; lz_fit leaves the spare room of a shared block alone;
+ *  - every value has its own uid (lz_alloc), renewed on every change of its
+ *    bytes, so the cache (keyed by uid and chunk index) never serves one
+ *    value's decoded chunk for another's, however many blocks they share;
+ *  - memory: each block is one allocation, so mem_used (INFO used_memory)
+ *    counts it once; data_bytes and lzval_stored count every block a value
+ *    holds, whoever else holds it; lzval_stored_union counts a set of values'
+ *    blocks once each and lzval_stored_beside what one value holds beside
+ *    others (SP.INFO's snapshot_bytes);
+ *  - the detached dictionary (xdict, one sub-block) is copied, not shared;
+ *  - the counts are plain integers: values are changed and freed on one
+ *    thread only; a fork rewrite's child reads blocks and writes no count.
  *
  * Scratch memory: each thread keeps three buffers, grown to the largest size it
  * has met and kept for its life: the work area (two decoded sub-blocks and one

@@ -40,7 +40,8 @@
  * window reads of the same region (HEAD, TAIL, paging) do not decompress again. It
  * is the caller's object, passed explicitly; it may be NULL (no caching). Each
  * lzval carries a unique id, renewed on every change, so a cache never serves a
- * stale or a freed value's chunk. lzcache.h (included here) declares
+ * stale or a freed value's chunk, nor one of a copy sharing its chunks
+ * (lzval_dup: a copy has its own id). lzcache.h (included here) declares
  * lzcache_new and lzcache_free.
  *
  * Memory comes from the accounted allocator (mem.h). Allocation failure aborts.
@@ -114,8 +115,9 @@ lzval *lzval_dup(const lzval *v);
 void lzval_free(lzval *v);
 /* One more holder of v (a scratchpad's entry, snapshot or fork sharing its
  * content): returns v, which each holder releases with lzval_free. A shared
- * value must not be changed (lzval_shared says so): a holder about to change it
- * takes its own copy (lzval_dup) and releases the shared one. */
+ * value must not be changed (lzval_holders says so): a holder about to change it
+ * takes its own copy (lzval_dup, which shares the chunks: the change then
+ * costs the chunks it rewrites) and releases the shared one. */
 lzval *lzval_share(lzval *v);
 /* How many hold v: 1, or more when shared. */
 size_t lzval_holders(const lzval *v);

@@ -787,8 +787,9 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
         return 0;
     if (e->enc == SP_ENC_LZ4) {
         if (lzval_holders(e->lz) > 1) {
-            /* Shared with a snapshot or a fork: this entry takes its own copy
-             * (the compressed chunks, not recompressed). */
+            /* Shared with a snapshot, a fork or a version: this entry takes
+             * its own copy, which shares the chunks (lzval_dup: the index is
+             * copied; the append replaces only the last chunk). */
             lzval *mine = lzval_dup(e->lz);
             lzval_free(e->lz);
             e->lz = mine;

@@ -299,15 +299,16 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
 /* Overwrite bytes [off, off+n) of e with p[0..n) (off + n <= size; the size
  * does not change; the caller checked that text stays valid UTF-8). A
  * compressed entry recompresses only the sub-blocks the bytes touch
- * (lzval_setrange; its own copy first if the content is shared), so the cost is
+ * (lzval_setrange; its own copy first if the content is shared, which shares
+ * the chunks and replaces only the touched ones), so the cost is
  * that of the region, not of the entry. Counts follow, the sha cache is
  * dropped. 0, or -1 if a chunk it must read is corrupt (e unchanged). */
 int sp_entry_overwrite(sp_entry *e, size_t off, const char *p, size_t n, const sp_params *pr);
 /* Replace bytes [off, off+del) of e, an entry of s, with p[0..n) (off + del <=
  * size; the size changes by n - del; the encoding stays; the caller checked
  * that text stays valid UTF-8). A compressed entry rebuilds only the chunks the
- * change touches (lzval_splice; its own copy first if the content is shared),
- * so the cost is that of the region, not of the entry. Counts follow, the sha
+ * change touches (lzval_splice; its own copy first if the content is shared,
+ * which shares the chunks and replaces only the touched ones), so the cost is that of the region, not of the entry. Counts follow, the sha
  * cache is dropped. 0, or -1 if a chunk it must read is corrupt (e unchanged). */
 int sp_entry_splice(sp *s, sp_entry *e, size_t off, size_t del, const char *p, size_t n, const sp_params *pr);
 /* Copy bytes [off, off+n) into dst (off + n <= size). */
