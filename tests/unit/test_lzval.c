@@ -2418,11 +2418,11 @@ static void test_shared_chunks_model(void)
 {
     enum { K = 6 };
     static const size_t chunks[] = {20000, 4096, 65536};
-    int bad = 0, steps = getenv("SHARE_STEPS") ? atoi(getenv("SHARE_STEPS")) : 300, step;
+    int bad = 0, steps = getenv("SHARE_STEPS") ? atoi(getenv("SHARE_STEPS")) : 150, step;
     size_t ci;
 
     for (ci = 0; ci < 3 && !bad; ci++) {
-        size_t cs = chunks[ci], pool = 100000, cap = 700000, len[K] = {0}, k;
+        size_t cs = chunks[ci], pool = 400000, cap = 900000, len[K] = {0}, k;
         char *src = gen_new(pool, GEN_UTF8, 5100 + ci), *m[K];
         lzval *v[K] = {NULL};
         lzidle *q = lzidle_new();
