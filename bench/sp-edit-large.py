@@ -16,13 +16,18 @@ For each place (top, middle, end) and each command:
 a second connection sends PING in a loop (one at a time) from 0.2 s before the
 command until 0.2 s after its reply, and the longest PING round trip is the
 pause every other client saw. Reported: the command's own reply time, the
-longest PING, and the CPU time the server spent meanwhile (user + system, from
+longest PING, the CPU time the server spent meanwhile (user + system, from
 /proc/<pid>/stat: the figure to compare on a loaded machine, where the wall
-times include waiting for a CPU), per place and command (Markdown on standard
-output). A benchmark, not a test: it asserts nothing.
+times include waiting for a CPU), and how much INFO used_memory grew with the
+command, per place and command (Markdown on standard output). With
+SNAPSHOT=yes an SP.SNAPSHOT of the scratchpad is taken before the edits, so
+that every one of them changes an entry the snapshot shares (so does the
+history's version, sp-history-depth 1 by default, from the second edit on).
+A benchmark, not a test: it asserts nothing.
 
 Environment (optional): SERVER (default build/scratchpad-server), SIZE (bytes,
 default 100000000), WAIT (s, default 7), LOG (yes/no, default yes),
+SNAPSHOT (yes/no, default no),
 SERVER_CPU / BENCH_CPU (0 / 1: the server and this script are pinned there
 when taskset works).
 """
@@ -40,6 +45,7 @@ SERVER = os.environ.get("SERVER", os.path.join(TOP, os.environ.get("BUILD", "bui
 SIZE = int(os.environ.get("SIZE", "100000000"))
 WAIT = float(os.environ.get("WAIT", "7"))
 LOG = os.environ.get("LOG", "yes")
+SNAPSHOT = os.environ.get("SNAPSHOT", "no")
 SERVER_CPU = os.environ.get("SERVER_CPU", "0")
 BENCH_CPU = os.environ.get("BENCH_CPU", "1")
 
@@ -113,6 +119,13 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
+def used_memory(c):
+    for line in c.call("INFO", "memory").split(b"\r\n"):
+        if line.startswith(b"used_memory:"):
+            return int(line.split(b":")[1])
+    raise SystemExit("INFO memory has no used_memory")
+
+
 def timed(port, pid, c, *args):
     stop, out = threading.Event(), []
     th = threading.Thread(target=pinger, args=(port, stop, out))
@@ -158,10 +171,14 @@ def main():
         c.call("CONFIG", "SET", "compress-dict-delay", "86400000")
         st = c.call("SP.STAT", "big", "log")
         st = dict(zip(st[::2], st[1::2]))
-        print("# SP.EDIT / SP.INSERT on a %.0f MB entry (%d lines, %s, stored %.1f MB, %s chunks), log %s\n" % (
-            SIZE / 1e6, lines, st[b"encoding"].decode(), int(st[b"stored"]) / 1e6, st[b"chunks"].decode(), LOG))
-        print("| place | command | reply (ms) | longest PING meanwhile (ms) | server CPU (ms) |")
-        print("|---|---|---|---|---|")
+        if SNAPSHOT == "yes":
+            c.call("SP.SNAPSHOT", "big", "before")
+        print("# SP.EDIT / SP.INSERT on a %.0f MB entry (%d lines, %s, stored %.1f MB, %s chunks), log %s%s\n" % (
+            SIZE / 1e6, lines, st[b"encoding"].decode(), int(st[b"stored"]) / 1e6, st[b"chunks"].decode(), LOG,
+            ", in a snapshot" if SNAPSHOT == "yes" else ""))
+        print("| place | command | reply (ms) | longest PING meanwhile (ms) | server CPU (ms) | used_memory growth (KB) |")
+        print("|---|---|---|---|---|---|")
+        mem_start = used_memory(c)
         for place, ln in (("top", 2), ("middle", lines // 2), ("end", lines - 1)):
             for what, args in (
                     ("SP.EDIT, same length", ("SP.EDIT", "big", "log", "line %d " % ln, "LINE %d " % ln)),
@@ -169,8 +186,13 @@ def main():
                                          "line %d edited " % (ln + 1))),
                     ("SP.INSERT", ("SP.INSERT", "big", "log", str(ln - 1 if place != "end" else -1),
                                    "inserted line\n"))):
+                mem0 = used_memory(c)
                 took, worst, cpu = timed(port, srv.pid, c, *args)
-                print("| %s | %s | %.1f | %.1f | %.0f |" % (place, what, took * 1000, worst * 1000, cpu))
+                grow = used_memory(c) - mem0
+                print("| %s | %s | %.1f | %.1f | %.0f | %.0f |" % (place, what, took * 1000, worst * 1000, cpu,
+                                                                 grow / 1024.0))
+        print("\nused_memory after the nine commands: %+.1f MB (the entry's chunks: %.1f MB)" % (
+            (used_memory(c) - mem_start) / 1e6, int(st[b"stored"]) / 1e6))
         sys.stdout.flush()
     finally:
         srv.terminate()

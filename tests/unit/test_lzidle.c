@@ -327,6 +327,48 @@ static void test_registered_appends_leave_dictionary(void)
     CHECK(mem_used() == base);
 }
 
+/* A value with a detached dictionary whose chunks a copy shares is left as
+ * it is (re-encoding it would copy every shared chunk to save one sub-block);
+ * once the copy is gone, its next change lists it again and it is folded back.
+ * A copy that is still fast-written (acceleration above 1) is re-encoded,
+ * sharing or not, and the original keeps its chunks. */
+static void test_shared_detached_dict_waits(void)
+{
+    size_t base = mem_used(), n = 400000, k, stored;
+    char *m = svc_new(n, 9);
+    lzidle *q = lzidle_new();
+    lzval *v = lzval_new_nodict(m, n, 65536), *d, *f;
+
+    lzidle_adopt(q, v);
+    drain(q, DELAY);
+    CHECK(lzval_dict(v) == SUB);
+    d = lzval_dup(v);
+    CHECK(lzval_setrange(v, 100, "0123456789", 10, NULL) == 0);
+    memcpy(m + 100, "0123456789", 10);
+    CHECK(lzval_detached_dict(v, &k) != NULL);
+    stored = lzval_stored_union((const lzval *const[]){v, d}, 2);
+    drain(q, 2 * DELAY);
+    CHECK(lzval_detached_dict(v, &k) != NULL && same(v, m, n, NULL));
+    CHECK(lzval_stored_union((const lzval *const[]){v, d}, 2) == stored);
+    lzval_free(d);
+    CHECK(lzval_setrange(v, 200, "abcdefghij", 10, NULL) == 0);
+    memcpy(m + 200, "abcdefghij", 10);
+    drain(q, 4 * DELAY);
+    CHECK(lzval_detached_dict(v, &k) == NULL && lzval_dict(v) == SUB && same(v, m, n, NULL));
+    /* a fast-written copy is re-encoded; the original keeps its bytes */
+    f = lzval_new_fast(m, n, 65536, 8);
+    lzidle_adopt(q, f);
+    d = lzval_dup(f);
+    drain(q, 6 * DELAY);
+    CHECK(lzval_accel(f) == 1 && lzval_accel(d) == 1 && same(f, m, n, NULL) && same(d, m, n, NULL));
+    lzval_free(f);
+    lzval_free(d);
+    lzval_free(v);
+    CHECK(lzidle_free(q) == 0);
+    free(m);
+    CHECK(mem_used() == base);
+}
+
 /* A value whose chunks splices left at other lengths than full (an insertion
  * at the top splits chunk 0), read through a cache, then converted (the
  * conversion writes full chunks): reads through the same cache give the new
@@ -544,6 +586,9 @@ int main(void)
     RUN(test_registered_appends_leave_dictionary,
         "appends to a registered value do not choose a dictionary, and a setrange on the dictionary detaches it "
         "(8 KB more) until the value is idle again and re-encoded without the copy");
+    RUN(test_shared_detached_dict_waits,
+        "a value with a detached dictionary whose chunks a copy shares is not re-encoded until the copy is gone "
+        "and it changes again; a fast-written copy is re-encoded and the original keeps its bytes");
     RUN(test_conversion_after_splices_and_cache,
         "a value converted after splices left chunks of other lengths reads right through a cache that held its old chunks, "
         "and a detached dictionary is folded back");

@@ -11,6 +11,7 @@
  * dictionary are built from service-log text (GEN_SVC, close to
  * bench/gen_logs.py), for which lzval_new chooses one from about 64 KB. */
 #include "lz/lzval.h"
+#include "lz/lzidle.h"
 #include "mem.h"
 #include "test.h"
 #include "textgen.h"
@@ -2312,6 +2313,215 @@ static void test_splice_local(void)
     free(m);
 }
 
+/* The stored bytes of chunk i of v (where its data block keeps them). */
+static const char *chunk_bytes(const lzval *v, size_t i)
+{
+    const char *d;
+    size_t stored, raw;
+    int comp;
+
+    lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+    return d;
+}
+
+/* The largest stored chunk of v, in bytes. */
+static size_t max_chunk_stored(const lzval *v)
+{
+    size_t i, most = 0;
+
+    for (i = 0; i < lzval_nchunks(v); i++) {
+        const char *d;
+        size_t stored, raw;
+        int comp;
+        lzval_chunk_stored(v, i, &d, &stored, &raw, &comp);
+        most = stored > most ? stored : most;
+    }
+    return most;
+}
+
+/* A copy of a 2 MB value shares its chunks: it costs its index, and each
+ * change of the copy (an overwrite, an insertion, a deletion, an append, a
+ * seal) costs the chunks it rewrites, while the original keeps its bytes and
+ * its chunks. Memory comes back to the baseline once both are freed in
+ * either order. */
+static void test_dup_shares_chunks(void)
+{
+    size_t n = 2 * 1024 * 1024 + 3000, cs = 65536, base, idx, grow, big, order;
+    char *m = gen_new(n, GEN_SVC, 4242), *md = malloc(n + 20000);
+    lzcache *c = lzcache_new(4);
+
+    for (order = 0; order < 2; order++) {
+        size_t start = mem_used() - lzcache_bytes(c), len = n, nch;
+        lzval *v = lzval_new(m, n, cs), *d;
+        const char *c5;
+
+        nch = lzval_nchunks(v);
+        big = max_chunk_stored(v);
+        CHECK(lzval_dict(v) > 0);
+        base = mem_used() - lzcache_bytes(c);
+        d = lzval_dup(v);
+        idx = mem_used() - lzcache_bytes(c) - base;
+        CHECK(idx < nch * 100 + 1024);
+        CHECK(lzval_stored_beside(d, v, NULL) < 100 * nch + 1024);
+        CHECK(lzval_stored_union((const lzval *const[]){v, d, v, NULL}, 4) + lzcache_bytes(c) == mem_used() - start);
+        memcpy(md, m, n);
+        c5 = chunk_bytes(v, 5);
+        CHECK(lzval_read(v, 5 * cs, 4000, md + n, c) == 0); /* v's chunk 5 in the cache */
+        /* an overwrite in chunk 5 */
+        CHECK(lzval_setrange(d, 5 * cs + 100, "EDITED", 6, c) == 0);
+        memcpy(md + 5 * cs + 100, "EDITED", 6);
+        grow = mem_used() - lzcache_bytes(c) - base - idx;
+        CHECK(grow <= big + 64);
+        CHECK(chunk_bytes(v, 5) == c5 && chunk_bytes(d, 5) != c5 && chunk_bytes(d, 6) == chunk_bytes(v, 6));
+        /* an insertion and a deletion in chunk 20 */
+        CHECK(lzval_splice(d, 20 * cs + 7, 0, "INSERTED\n", 9, c) == 0);
+        memmove(md + 20 * cs + 16, md + 20 * cs + 7, len - 20 * cs - 7);
+        memcpy(md + 20 * cs + 7, "INSERTED\n", 9);
+        len += 9;
+        CHECK(lzval_splice(d, 20 * cs + 500, 300, NULL, 0, c) == 0);
+        memmove(md + 20 * cs + 500, md + 20 * cs + 800, len - 20 * cs - 800);
+        len -= 300;
+        /* an append and a seal, in the last chunk */
+        CHECK(lzval_append(d, "appended line\n", 14, c) == 0);
+        memcpy(md + len, "appended line\n", 14);
+        len += 14;
+        lzval_seal(d);
+        grow = mem_used() - lzcache_bytes(c) - base - idx;
+        CHECK(grow <= 5 * big + 1024); /* chunks 5, 20 (and a neighbour), the last */
+        CHECK(splice_model_ok(d, md, len, c));
+        CHECK(splice_model_ok(v, m, n, c));
+        CHECK(lzval_stored_union((const lzval *const[]){v, d}, 2) + lzcache_bytes(c) == mem_used() - start);
+        CHECK(lzval_stored_beside(d, v, NULL) + lzcache_bytes(c) == mem_used() - start - lzval_stored(v));
+        if (order) {
+            lzval_free(d);
+            CHECK(splice_model_ok(v, m, n, c));
+            lzval_free(v);
+        } else {
+            lzval_free(v);
+            CHECK(splice_model_ok(d, md, len, c));
+            lzval_free(d);
+        }
+        CHECK(mem_used() - lzcache_bytes(c) == start);
+    }
+    lzcache_free(c);
+    free(md);
+    free(m);
+}
+
+/* Several values sharing chunks through lzval_dup, each changed at random
+ * (splices, overwrites, appends, seals, the background re-encoding of lzidle,
+ * frees) against its own model, through one cache: every value holds its
+ * model's bytes, counts and checksums after each step, and the memory held is
+ * exactly the values' headers and indexes plus each distinct data block once
+ * (lzval_stored_union). SHARE_STEPS sets the length. */
+static void test_shared_chunks_model(void)
+{
+    enum { K = 6 };
+    static const size_t chunks[] = {20000, 4096, 65536};
+    int bad = 0, steps = getenv("SHARE_STEPS") ? atoi(getenv("SHARE_STEPS")) : 150, step;
+    size_t ci;
+
+    for (ci = 0; ci < 3 && !bad; ci++) {
+        size_t cs = chunks[ci], pool = 400000, cap = 900000, len[K] = {0}, k;
+        char *src = gen_new(pool, GEN_UTF8, 5100 + ci), *m[K];
+        lzval *v[K] = {NULL};
+        lzidle *q = lzidle_new();
+        size_t base = mem_used();
+        lzcache *c = lzcache_new(4);
+        int64_t now = 0;
+
+        for (k = 0; k < K; k++)
+            m[k] = malloc(cap);
+        len[0] = 300000;
+        gen(m[0], len[0], GEN_SVC, 5200 + ci);
+        v[0] = lzval_new_fast(m[0], len[0], cs, 4);
+        lzidle_adopt(q, v[0]);
+        rng_seed(5300 + ci);
+        for (step = 0; step < steps && !bad; step++) {
+            size_t r = rng_below(100), a = rng_below(K), t, off, del, n, s0;
+            lzcache *cc = (step & 1) ? c : NULL;
+            for (t = 0; t < K && !v[a]; t++)
+                a = (a + 1) % K;
+            if (!v[a]) { /* all freed: start again from a copy of the model */
+                len[a] = 200000;
+                gen(m[a], len[a], GEN_SVC, 5400 + step);
+                v[a] = lzval_new(m[a], len[a], cs);
+            }
+            n = rng_below(r < 50 ? 300 : 3 * cs);
+            s0 = rng_below(pool - n);
+            if (r < 20) { /* a copy into a free slot (or over one freed first) */
+                t = rng_below(K);
+                if (t == a)
+                    t = (t + 1) % K;
+                lzval_free(v[t]);
+                v[t] = lzval_dup(v[a]);
+                memcpy(m[t], m[a], len[a]);
+                len[t] = len[a];
+                a = t;
+            } else if (r < 45) {
+                off = step % 9 == 0 ? rng_below(len[a] < 9000 ? len[a] + 1 : 9000) : rng_below(len[a] + 1);
+                del = rng_below((len[a] - off < 2 * cs ? len[a] - off : 2 * cs) + 1);
+                if (len[a] - del + n > cap)
+                    n = 0;
+                if (lzval_splice(v[a], off, del, src + s0, n, cc) != 0)
+                    bad++;
+                memmove(m[a] + off + n, m[a] + off + del, len[a] - off - del);
+                memcpy(m[a] + off, src + s0, n);
+                len[a] = len[a] - del + n;
+            } else if (r < 65) {
+                off = rng_below(len[a] + 1);
+                if (off + n > cap)
+                    n = 0;
+                if (lzval_setrange(v[a], off, src + s0, n, cc) != 0)
+                    bad++;
+                memcpy(m[a] + off, src + s0, n);
+                len[a] = off + n > len[a] ? off + n : len[a];
+            } else if (r < 80) {
+                if (len[a] + n > cap)
+                    n = 0;
+                if (lzval_append(v[a], src + s0, n, cc) != 0)
+                    bad++;
+                memcpy(m[a] + len[a], src + s0, n);
+                len[a] += n;
+            } else if (r < 85) {
+                lzval_seal(v[a]);
+            } else if (r < 93) {
+                now += 1000000;
+                lzidle_step(q, now, 0, SIZE_MAX);
+            } else {
+                lzval_free(v[a]);
+                v[a] = NULL;
+            }
+            for (k = 0; k < K && !bad; k++)
+                if (v[k] && (k == a || step % 10 == 0) && !splice_model_ok(v[k], m[k], len[k], c)) {
+                    fprintf(stderr, "    value %zu (op %zu) differs from its model\n", k, r);
+                    bad++;
+                }
+            if (!bad && step % 5 == 0) {
+                size_t held = lzval_stored_union((const lzval *const *)v, K) + lzcache_bytes(c);
+                if (held != mem_used() - base) {
+                    fprintf(stderr, "    op %zu: memory %zu, values and cache hold %zu\n", r, mem_used() - base, held);
+                    bad++;
+                }
+            }
+        }
+        if (bad)
+            fprintf(stderr, "    shared chunks model: chunk size %zu, step %d\n", cs, step);
+        for (k = 0; k < K; k++) {
+            lzval_free(v[(k * 5 + ci) % K]);
+            v[(k * 5 + ci) % K] = NULL;
+        }
+        lzcache_free(c);
+        if (mem_used() != base)
+            bad++;
+        lzidle_free(q);
+        for (k = 0; k < K; k++)
+            free(m[k]);
+        free(src);
+    }
+    CHECK(bad == 0);
+}
+
 static void test_dict_memory(void)
 {
     size_t base = mem_used(), n = 1 << 20, slice = 32768, k, indep = 0, stored, raw;
@@ -2521,6 +2731,12 @@ int main(void)
         "the loader takes a detached dictionary only of the sub-block size, before chunks that follow it, whose frames carry the DictID");
     RUN(test_splice_local,
         "a splice in the middle of a large value rewrites only the chunk it touches, and a value can be emptied and refilled");
+    RUN(test_dup_shares_chunks,
+        "a copy of a 2 MB value shares its chunks: it costs its index, each change of the copy costs the chunks it "
+        "rewrites, the original keeps its bytes, and memory returns to its baseline whichever is freed first");
+    RUN(test_shared_chunks_model,
+        "values sharing chunks through copies, changed at random (splices, overwrites, appends, seals, background "
+        "re-encodings, frees), each equal its own model, and memory is exactly each shared chunk once");
     RUN(test_dict_memory, "a 1 MB value of service logs takes less than 0.36 of its bytes, 10 % less than independent blocks");
     return TEST_DONE();
 }

@@ -172,7 +172,9 @@ void lzv_idle_forget(lzval *v)
 
 /* Start on the head of the list: take it off and, if it may get a dictionary,
  * ask the samples; on a yes, for a value written fast, or for one with a
- * detached dictionary, it becomes cur with an empty copy (in dictionary mode
+ * detached dictionary none of whose chunks is shared (lzval_dup: re-encoding
+ * it would replace every chunk another value holds too, a copy of the value,
+ * to save the detached sub-block; it waits for its next change), it becomes cur with an empty copy (in dictionary mode
  * on a yes, or for a detached dictionary while the value is large enough for
  * one: it had one; at acceleration 1 either way).
  * Returns the work done (bytes). */
@@ -186,7 +188,7 @@ static size_t lz_begin(lzidle *q)
         v->dict_no = v->len;
         q->st.refused_values++;
     }
-    if (r > 0 || (r == 0 && (v->accel > 1 || v->xdict))) {
+    if (r > 0 || (r == 0 && (v->accel > 1 || (v->xdict && !lzv_shares_chunks(v))))) {
         q->cur = v;
         q->w = lzv_shell(v, r > 0 || (v->xdict && lzv_dict_fits(v)));
         q->ci = q->cj = 0;

@@ -38,7 +38,9 @@
  * compressed at an acceleration above 1, whatever their size; and those whose
  * dictionary a change detached (lzval_setrange), which the re-encoding folds
  * back into their first sub-block (without a dictionary if they have fallen
- * under 48 KB), giving back the detached copy. A registered
+ * under 48 KB), giving back the detached copy (unless another value shares
+ * its chunks, lzval_dup: the re-encoding would then copy them all to save the
+ * sub-block, so the value is taken off the list until its next change). A registered
  * value that does not qualify stays registered, off the list, and is listed by
  * the change that makes it qualify. Each listed value carries the registry's
  * clock at its last change: the now_ms of the last lzidle_step or lzidle_clock

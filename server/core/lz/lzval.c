@@ -1,7 +1,7 @@
 /* lzval.c -- a byte string kept as LZ4-compressed chunks (see lzval.h).
  *
- * Modules: this file is the value's layout and every change to it (new, dup,
- * append, setrange, splice, seal, free), its export to and load from the log, and the
+ * Modules: this file is the value's layout and every change to it (new, dup
+ * and the sharing of chunks, append, setrange, splice, seal, free), its export to and load from the log, and the
  * decoding of one sub-block. Reading (windows, whole chunks, char / byte / line
  * positions) is lzread.c's, the dictionary decision lzdict.c's, the cache of
  * decoded chunks lzcache.c's, the LZ4 frame bytes lzframe.c's; lzval_int.h
@@ -146,11 +146,40 @@
  *    [0, i) (lz_fix_prefix after any change of a chunk's length or counts);
  *  - uid is unique in the process and renewed on every change of the raw bytes,
  *    so a cache slot keyed by (uid, chunk) only ever holds the bytes it claims;
+ *  - a data block whose holder count (lz_refs) is above 0 is never written;
  *  - a change decodes everything it needs (at most two sub-blocks: the partly
  *    overwritten first and last, or the compressed tail an append reopens; all
  *    of them for a rebuild, into a new value swapped in at the end; a splice's
  *    region, into a buffer, before it builds the new chunks) before it
  *    alters anything, so a corrupt sub-block leaves the value as it was.
+ *
+ * Sharing: a copy (lzval_dup) shares the original's data blocks instead of
+ * copying them: each block starts with a count of its holders besides the
+ * first (lz_refs, in LZ_BLK_HEAD bytes before the table), and the copy takes
+ * the index (the lz_chunk array) and one more hold on every block, O(chunks)
+ * and ~70 bytes a chunk, never the stored bytes. A snapshot, fork or history
+ * version of a scratchpad entry is such a copy once the live entry changes
+ * (sp.c), so an edit of a 100 MB entry under a snapshot costs the chunks it
+ * rewrites, not a copy of the ~21 MB of chunks. The rules:
+ *  - a block is written in place only by a value that holds it alone: every
+ *    writer (lz_put_block, lz_tail_add, lz_pack_tail, lz_open, lz_plain_if_raw,
+ *    lz_resize, lzval_debug_corrupt) first calls lz_own, which copies a shared
+ *    block (its table and stored bytes, checksums as they are) for the value
+ *    and lets go of the shared one; the others keep it unchanged;
+ *  - a block replaced (overwrite, splice, reframe, the background's re-encoding
+ *    through lzv_take) or a value freed lets go of it (lz_release): the last
+ *    holder frees it; lz_fit leaves the spare room of a shared block alone;
+ *  - every value has its own uid (lz_alloc), renewed on every change of its
+ *    bytes, so the cache (keyed by uid and chunk index) never serves one
+ *    value's decoded chunk for another's, however many blocks they share;
+ *  - memory: each block is one allocation, so mem_used (INFO used_memory)
+ *    counts it once; data_bytes and lzval_stored count every block a value
+ *    holds, whoever else holds it; lzval_stored_union counts a set of values'
+ *    blocks once each and lzval_stored_beside what one value holds beside
+ *    others (SP.INFO's snapshot_bytes);
+ *  - the detached dictionary (xdict, one sub-block) is copied, not shared;
+ *  - the counts are plain integers: values are changed and freed on one
+ *    thread only; a fork rewrite's child reads blocks and writes no count.
  *
  * Scratch memory: each thread keeps three buffers, grown to the largest size it
  * has met and kept for its life: the work area (two decoded sub-blocks and one
@@ -430,10 +459,47 @@ int lzv_load(const lzval *v, size_t i, size_t j, char *dst, lzcache *c)
     return lzv_unpack(v, ck, j, dst, full);
 }
 
+/* ---- sharing ---- */
+
+/* Let go of a data block v no longer uses (the caller takes it off
+ * data_bytes): one holder less, freed by its last one. */
+static void lz_release(char *data)
+{
+    uint32_t *refs = (uint32_t *)(void *)data;
+
+    if (*refs) {
+        (*refs)--;
+        return;
+    }
+    xfree(data);
+}
+
+/* Make ck's data block v's own before v writes into it: a block other values
+ * hold too is copied (table and stored bytes, the checksums as they are, so a
+ * damage stays seen) into a block of v alone, and v lets go of the shared one,
+ * which its other holders keep as it is. O(1) for a block v holds alone. */
+static void lz_own(lzval *v, lz_chunk *ck)
+{
+    size_t tb = lz_tab_bytes(v);
+    char *blk;
+
+    if (*lz_refs(ck) == 0)
+        return;
+    blk = xmalloc(tb + ck->stored_len);
+    memcpy(blk, ck->data, tb + ck->stored_len);
+    *(uint32_t *)(void *)blk = 0;
+    v->data_bytes -= xmalloc_size(ck->data);
+    lz_release(ck->data);
+    ck->data = blk;
+    ck->room = (uint32_t)(xmalloc_size(blk) - tb);
+    v->data_bytes += xmalloc_size(blk);
+}
+
 /* ---- building chunks ---- */
 
 static void lz_resize(lzval *v, lz_chunk *ck, size_t room)
 {
+    lz_own(v, ck);
     v->data_bytes -= xmalloc_size(ck->data);
     ck->data = xrealloc(ck->data, lz_tab_bytes(v) + room);
     v->data_bytes += xmalloc_size(ck->data);
@@ -456,10 +522,11 @@ static void lz_grow(lzval *v, lz_chunk *ck, size_t need)
     lz_resize(v, ck, room);
 }
 
-/* Give back the room past stored_len (kept when under 64 bytes: allocator rounding). */
+/* Give back the room past stored_len (kept when under 64 bytes: allocator
+ * rounding; kept in a shared block, where giving it back would take a copy). */
 static void lz_fit(lzval *v, lz_chunk *ck)
 {
-    if (ck->room >= ck->stored_len + 64)
+    if (*lz_refs(ck) == 0 && ck->room >= ck->stored_len + 64)
         lz_resize(v, ck, ck->stored_len);
 }
 
@@ -553,6 +620,7 @@ static void lz_put_block(lzval *v, lz_chunk *ck, const char *raw, size_t n, int 
     lz_sub *tab;
     char *st;
 
+    lz_own(v, ck);
     if (pack && lz_may_pack(v, ck, j) && (m = lz_compress(v, raw, n, out)) > 0) {
         src = out;
         size = m;
@@ -589,6 +657,7 @@ static void lz_copy_block(lzval *v, lz_chunk *ck, const lz_chunk *o, size_t j)
     lz_sub *tab;
     char *st;
 
+    lz_own(v, ck);
     if (!o->compressed) {
         lz_put_block(v, ck, lz_st(v, o) + j * v->sub_size, n, 0, NULL);
         lz_tab(ck)[jn].sum = otab[j].sum; /* the bytes as stored: a damage stays seen */
@@ -625,6 +694,9 @@ static void lz_pack_tail(lzval *v, lz_chunk *ck, char *out)
     m = lz_compress(v, blk + LZF_BLK_HDR, n, out);
     if (m == 0)
         return;
+    lz_own(v, ck);
+    st = lz_st(v, ck);
+    blk = st + lz_tab(ck)[j].off;
     lzf_block_put(blk, m, 0);
     memcpy(blk + LZF_BLK_HDR, out, m);
     lz_tab(ck)[j].sum = lzv_sum(out, m, LZ_SUM_LZ4);
@@ -642,6 +714,7 @@ static void lz_tail_add(lzval *v, lz_chunk *ck, const char *p, size_t k, char *o
     lz_sub *tab;
     char *st;
 
+    lz_own(v, ck);
     if (have == 0) {
         lz_grow(v, ck, ck->stored_len + LZF_BLK_HDR + k);
         tab = lz_tab(ck);
@@ -682,6 +755,9 @@ static void lz_plain_if_raw(lzval *v, lz_chunk *ck)
         if (!lz_blk_raw(st + tab[j].off))
             break;
     if (j == nsub) {
+        lz_own(v, ck);
+        tab = lz_tab(ck);
+        st = lz_st(v, ck);
         for (j = 0; j < nsub; j++) {
             size_t n = lz_blen(v, ck->raw_len, j);
             memmove(st + pos, st + tab[j].off + LZF_BLK_HDR, n);
@@ -742,7 +818,7 @@ static int lz_reframe(lzval *v, lz_chunk *ck)
         lz_put_block(v, ck, lz_st(v, &old) + j * v->sub_size, n, n == v->sub_size, out);
     }
     v->data_bytes -= xmalloc_size(old.data);
-    xfree(old.data);
+    lz_release(old.data);
     return 0;
 }
 
@@ -774,6 +850,7 @@ static int lz_open(lzval *v)
     w = lzv_work_area(v);
     if (lzv_block_ok(v, ck, j) < 0 || lz_decode(v, src, size, w, have, have) < 0)
         return -1;
+    lz_own(v, ck);
     pos = lz_tab(ck)[j].off;
     lz_grow(v, ck, pos + LZF_BLK_HDR + have + LZF_END);
     st = lz_st(v, ck);
@@ -919,7 +996,7 @@ static int lz_overwrite(lzval *v, size_t off, const char *p, size_t n, lzcache *
         else
             lz_fit(v, ck);
         v->data_bytes -= xmalloc_size(old.data);
-        xfree(old.data);
+        lz_release(old.data);
     }
     lz_fix_prefix(v, fi);
     v->uid = lzv_new_uid();
@@ -1034,7 +1111,7 @@ void lzv_take(lzval *v, lzval *w)
     size_t i;
 
     for (i = 0; i < v->nchunks; i++)
-        xfree(v->chunks[i].data);
+        lz_release(v->chunks[i].data);
     xfree(v->chunks);
     v->chunks = w->chunks;
     v->nchunks = w->nchunks;
@@ -1138,7 +1215,7 @@ static int lz_splice(lzval *v, size_t off, size_t del, const char *p, size_t n, 
     wn = w->nchunks;
     for (i = fi; i <= li; i++) {
         freed += xmalloc_size(v->chunks[i].data);
-        xfree(v->chunks[i].data);
+        lz_release(v->chunks[i].data);
     }
     lz_reserve(v, v->nchunks - m + wn);
     memmove(&v->chunks[fi + wn], &v->chunks[li + 1], (v->nchunks - li - 1) * sizeof(lz_chunk));
@@ -1244,7 +1321,7 @@ int lzval_accel(const lzval *v)
 lzval *lzval_dup(const lzval *v)
 {
     lzval *d = lz_alloc(v->chunk_size);
-    size_t i, tb = lz_tab_bytes(v);
+    size_t i;
 
     d->len = v->len;
     d->dict = v->dict;
@@ -1252,14 +1329,11 @@ lzval *lzval_dup(const lzval *v)
     d->dict_id = v->dict ? lzv_new_uid() : 0;
     d->nchunks = v->nchunks;
     lz_reserve(d, v->nchunks);
-    for (i = 0; i < v->nchunks; i++) {
-        lz_chunk *ck = &d->chunks[i];
-        *ck = v->chunks[i];
-        ck->data = xmalloc(tb + ck->stored_len);
-        memcpy(ck->data, v->chunks[i].data, tb + ck->stored_len);
-        ck->room = (uint32_t)(xmalloc_size(ck->data) - tb);
-        d->data_bytes += xmalloc_size(ck->data);
-    }
+    if (v->nchunks)
+        memcpy(d->chunks, v->chunks, v->nchunks * sizeof(lz_chunk));
+    for (i = 0; i < v->nchunks; i++)
+        (*lz_refs(&d->chunks[i]))++;
+    d->data_bytes = v->data_bytes;
     if (v->xdict) {
         d->xdict = xmalloc(v->sub_size);
         memcpy(d->xdict, v->xdict, v->sub_size);
@@ -1284,7 +1358,7 @@ void lzval_free(lzval *v)
     if (v->idle)
         lzv_idle_forget(v);
     for (i = 0; i < v->nchunks; i++)
-        xfree(v->chunks[i].data);
+        lz_release(v->chunks[i].data);
     xfree(v->chunks);
     xfree(v->xdict);
     xfree(v);
@@ -1334,6 +1408,72 @@ size_t lzval_newlines(const lzval *v)
 size_t lzval_stored(const lzval *v)
 {
     return xmalloc_size(v) + xmalloc_size(v->chunks) + v->data_bytes + (v->xdict ? xmalloc_size(v->xdict) : 0);
+}
+
+static int lz_ptr_cmp(const void *a, const void *b)
+{
+    const char *const *pa = a, *const *pb = b;
+    uintptr_t x = (uintptr_t)pa[0], y = (uintptr_t)pb[0];
+
+    return x < y ? -1 : x > y;
+}
+
+/* The data blocks of the distinct values are gathered (plain malloc, working
+ * memory), sorted, and each counted once: O(B log B) for B blocks in all. */
+size_t lzval_stored_union(const lzval *const *vals, size_t n)
+{
+    size_t i, k, nb = 0, total = 0;
+    char **blk;
+
+    for (i = 0; i < n; i++) {
+        const lzval *v = vals[i];
+        int seen = v == NULL;
+        for (k = 0; k < i && !seen; k++)
+            seen = vals[k] == v;
+        if (seen)
+            continue;
+        total += xmalloc_size(v) + xmalloc_size(v->chunks) + (v->xdict ? xmalloc_size(v->xdict) : 0);
+        nb += v->nchunks;
+    }
+    blk = (char **)(void *)lzv_plain_alloc(nb * sizeof(char *));
+    nb = 0;
+    for (i = 0; i < n; i++) {
+        const lzval *v = vals[i];
+        int seen = v == NULL;
+        for (k = 0; k < i && !seen; k++)
+            seen = vals[k] == v;
+        for (k = 0; !seen && k < v->nchunks; k++)
+            blk[nb++] = v->chunks[k].data;
+    }
+    qsort(blk, nb, sizeof(char *), lz_ptr_cmp);
+    for (i = 0; i < nb; i++)
+        if (i == 0 || blk[i] != blk[i - 1])
+            total += xmalloc_size(blk[i]);
+    free(blk);
+    return total;
+}
+
+/* (lzval_int.h) */
+int lzv_shares_chunks(const lzval *v)
+{
+    size_t i;
+
+    for (i = 0; i < v->nchunks; i++)
+        if (*lz_refs(&v->chunks[i]))
+            return 1;
+    return 0;
+}
+
+/* A value none of whose blocks is shared holds lzval_stored beside anyone. */
+size_t lzval_stored_beside(const lzval *x, const lzval *a, const lzval *b)
+{
+    const lzval *all[3] = {x, a, b};
+
+    if (x == a || x == b)
+        return 0;
+    if (!lzv_shares_chunks(x) || (!a && !b))
+        return lzval_stored(x);
+    return lzval_stored_union(all, 3) - lzval_stored_union(all + 1, 2);
 }
 
 size_t lzval_nchunks(const lzval *v)
@@ -1584,7 +1724,7 @@ int lzval_from_chunks_add(lzval *v, const char *data, size_t stored_len, size_t 
         goto bad;
     blk = xmalloc(tb + stored_len);
     memset(blk, 0, tb);
-    tab = (lz_sub *)(void *)blk;
+    tab = (lz_sub *)(void *)(blk + LZ_BLK_HEAD);
     if (compressed && lz_check_frame(v, data, stored_len, raw_len, tab) < 0) {
         xfree(blk);
         goto bad;
@@ -1700,6 +1840,7 @@ int lzval_debug_corrupt(lzval *v, size_t i)
     if (i >= v->nchunks)
         return -1;
     ck = &v->chunks[i];
+    lz_own(v, ck); /* damage in this value's memory, not in the values sharing the block */
     keep = v->dict && !v->xdict && i == 0 ? 1 : 0; /* sub-blocks left intact: the dictionary */
     if (!ck->compressed) {
         if (keep * v->sub_size < ck->raw_len)

@@ -40,7 +40,8 @@
  * window reads of the same region (HEAD, TAIL, paging) do not decompress again. It
  * is the caller's object, passed explicitly; it may be NULL (no caching). Each
  * lzval carries a unique id, renewed on every change, so a cache never serves a
- * stale or a freed value's chunk. lzcache.h (included here) declares
+ * stale or a freed value's chunk, nor one of a copy sharing its chunks
+ * (lzval_dup: a copy has its own id). lzcache.h (included here) declares
  * lzcache_new and lzcache_free.
  *
  * Memory comes from the accounted allocator (mem.h). Allocation failure aborts.
@@ -97,8 +98,16 @@ void lzval_layout(size_t chunk_size, size_t *chunk, size_t *sub);
  * made it and no re-encoding has happened since). */
 int lzval_accel(const lzval *v);
 
-/* A deep copy of v (compressed chunks are copied, not recompressed). A value
- * registered in an lzidle registry gives a copy registered in it too. */
+/* A copy of v that shares v's chunks: the index is copied (~70 bytes a
+ * chunk), each chunk's data block (its stored bytes and sub-block table) gains
+ * a holder, and the detached dictionary, if any, is copied (a sub-block). The
+ * two values are independent: a change of either replaces, in that value
+ * only, the data blocks of the chunks it rewrites (a splice, setrange, append
+ * to the last chunk, seal, the background re-encoding, lzval_debug_corrupt),
+ * and the other keeps the old ones, so memory grows by the chunks changed, not
+ * by the value. A block is freed by its last holder. O(chunks); never
+ * decodes. A value registered in an lzidle registry gives a copy registered
+ * in it too. */
 lzval *lzval_dup(const lzval *v);
 
 /* Release v (and take it off its lzidle registry). lzval_free(NULL) does nothing.
@@ -106,8 +115,9 @@ lzval *lzval_dup(const lzval *v);
 void lzval_free(lzval *v);
 /* One more holder of v (a scratchpad's entry, snapshot or fork sharing its
  * content): returns v, which each holder releases with lzval_free. A shared
- * value must not be changed (lzval_shared says so): a holder about to change it
- * takes its own copy (lzval_dup) and releases the shared one. */
+ * value must not be changed (lzval_holders says so): a holder about to change it
+ * takes its own copy (lzval_dup, which shares the chunks: the change then
+ * costs the chunks it rewrites) and releases the shared one. */
 lzval *lzval_share(lzval *v);
 /* How many hold v: 1, or more when shared. */
 size_t lzval_holders(const lzval *v);
@@ -122,7 +132,18 @@ size_t lzval_len(const lzval *v);      /* bytes, raw */
 size_t lzval_chars(const lzval *v);    /* non-continuation bytes (code points if valid UTF-8) */
 size_t lzval_newlines(const lzval *v); /* count of '\n' bytes */
 size_t lzval_stored(const lzval *v);   /* bytes held: chunks (with the raw tail's spare room),
-                                          index and header (usable sizes) */
+                                          index and header (usable sizes), the chunks
+                                          counted whoever else holds them (lzval_dup) */
+/* Bytes of memory the values vals[0..n) hold together (NULL entries and
+ * repeats skipped): each value's header, index and detached dictionary, and
+ * each data block once, however many of them hold it (lzval_dup). O(B log B)
+ * for B chunks in all; working memory from plain malloc. */
+size_t lzval_stored_union(const lzval *const *vals, size_t n);
+/* Bytes of x that a and b (either may be NULL) do not hold too: 0 if x is
+ * one of them; else x's header, index and detached dictionary, and those of
+ * its data blocks neither holds. lzval_stored(x) when no block of x is shared
+ * (checked in O(chunks)). */
+size_t lzval_stored_beside(const lzval *x, const lzval *a, const lzval *b);
 size_t lzval_nchunks(const lzval *v);
 size_t lzval_chunk_size(const lzval *v); /* raw bytes of a chunk at most (lzval_splice) */
 size_t lzval_dict(const lzval *v);       /* bytes of the dictionary (the value's first

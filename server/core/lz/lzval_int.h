@@ -29,7 +29,9 @@ typedef struct lz_sub {
 } lz_sub;
 
 typedef struct lz_chunk {
-    char *data;          /* the sub-block table, then stored_len stored bytes */
+    char *data;          /* the data block: its holder count (LZ_BLK_HEAD bytes), the sub-block
+                            table, then stored_len stored bytes; shared by the values a
+                            lzval_dup made from each other until one of them changes it */
     size_t raw_before;   /* bytes, raw, in chunks [0, i): where chunk i starts */
     size_t chars_before; /* characters in chunks [0, i) */
     size_t nl_before;    /* newlines in chunks [0, i) */
@@ -101,15 +103,28 @@ typedef struct lz_scratch {
 
 /* ---- chunk geometry ---- */
 
-/* Bytes of a chunk's sub-block table. */
+/* Bytes at the start of a data block before its table: the block's count of
+ * holders besides the first (lz_refs), padded to keep the table aligned. */
+#define LZ_BLK_HEAD 8u
+
+/* Bytes of a chunk's data block before its stored bytes: the holder count and
+ * the sub-block table. */
 static inline size_t lz_tab_bytes(const lzval *v)
 {
-    return v->nsub_max * sizeof(lz_sub);
+    return LZ_BLK_HEAD + v->nsub_max * sizeof(lz_sub);
 }
 
 static inline lz_sub *lz_tab(const lz_chunk *ck)
 {
-    return (lz_sub *)(void *)ck->data;
+    return (lz_sub *)(void *)(ck->data + LZ_BLK_HEAD);
+}
+
+/* The count of values holding ck's data block besides the first (0: only
+ * one holds it, which may change it in place). A block is shared by lzval_dup
+ * and written by no holder while the count is above 0 (lzval.c, "sharing"). */
+static inline uint32_t *lz_refs(const lz_chunk *ck)
+{
+    return (uint32_t *)(void *)ck->data;
 }
 
 /* The stored bytes of chunk ck (a chunk of v): after its table. */
@@ -204,6 +219,10 @@ void lzv_put(lzval *w, const char *p, size_t n);
 /* v takes w's chunks, length and mode, and w is freed. v's uid, registration
  * and dict_no are kept: the caller says whether the raw bytes changed. */
 void lzv_take(lzval *v, lzval *w);
+
+/* Whether some chunk of v has a data block another value holds too
+ * (lzval_dup): O(chunks). */
+int lzv_shares_chunks(const lzval *v);
 
 /* ---- defined in lzidle.c ---- */
 

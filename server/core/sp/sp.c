@@ -485,7 +485,7 @@ size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_ent
     if (x == a || x == b)
         return 0;
     return xmalloc_size(x) + x->rawcap + spmeta_stored(x->meta) +
-           (x->lz && !(a && a->lz == x->lz) && !(b && b->lz == x->lz) ? lzval_stored(x->lz) : 0);
+           (x->lz ? lzval_stored_beside(x->lz, a ? a->lz : NULL, b ? b->lz : NULL) : 0);
 }
 
 size_t sp_entry_chunks(const sp_entry *e)
@@ -787,8 +787,9 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
         return 0;
     if (e->enc == SP_ENC_LZ4) {
         if (lzval_holders(e->lz) > 1) {
-            /* Shared with a snapshot or a fork: this entry takes its own copy
-             * (the compressed chunks, not recompressed). */
+            /* Shared with a snapshot, a fork or a version: this entry takes
+             * its own copy, which shares the chunks (lzval_dup: the index is
+             * copied; the append replaces only the last chunk). */
             lzval *mine = lzval_dup(e->lz);
             lzval_free(e->lz);
             e->lz = mine;

@@ -299,15 +299,16 @@ int sp_entry_append_info(sp *s, sp_entry *e, const char *p, size_t n, const sp_t
 /* Overwrite bytes [off, off+n) of e with p[0..n) (off + n <= size; the size
  * does not change; the caller checked that text stays valid UTF-8). A
  * compressed entry recompresses only the sub-blocks the bytes touch
- * (lzval_setrange; its own copy first if the content is shared), so the cost is
+ * (lzval_setrange; its own copy first if the content is shared, which shares
+ * the chunks and replaces only the touched ones), so the cost is
  * that of the region, not of the entry. Counts follow, the sha cache is
  * dropped. 0, or -1 if a chunk it must read is corrupt (e unchanged). */
 int sp_entry_overwrite(sp_entry *e, size_t off, const char *p, size_t n, const sp_params *pr);
 /* Replace bytes [off, off+del) of e, an entry of s, with p[0..n) (off + del <=
  * size; the size changes by n - del; the encoding stays; the caller checked
  * that text stays valid UTF-8). A compressed entry rebuilds only the chunks the
- * change touches (lzval_splice; its own copy first if the content is shared),
- * so the cost is that of the region, not of the entry. Counts follow, the sha
+ * change touches (lzval_splice; its own copy first if the content is shared,
+ * which shares the chunks and replaces only the touched ones), so the cost is that of the region, not of the entry. Counts follow, the sha
  * cache is dropped. 0, or -1 if a chunk it must read is corrupt (e unchanged). */
 int sp_entry_splice(sp *s, sp_entry *e, size_t off, size_t del, const char *p, size_t n, const sp_params *pr);
 /* Copy bytes [off, off+n) into dst (off + n <= size). */
@@ -327,12 +328,14 @@ int sp_entry_line_start(const sp_entry *e, size_t line, size_t *byte, const sp_p
 static inline size_t sp_entry_length(const sp_entry *e) { return e->kind == SP_TEXT ? e->chars : e->size; }
 /* SHA-256 of the content (computed once, cached until the next change). */
 int sp_entry_sha256(sp_entry *e, uint8_t out[32], const sp_params *pr);
-/* Bytes of memory the entry holds (its struct and content, whoever shares them). */
+/* Bytes of memory the entry holds (its struct and content, whoever shares
+ * them: every chunk of its compressed content counted, lzval_stored). */
 size_t sp_entry_stored(const sp_entry *e);
 /* The bytes of x that a and b (may be NULL: the same name's entry in the live
  * scratchpad, a neighbouring snapshot or version) do not hold already: 0 if x
  * is one of them, its struct and raw content if it only shares their
- * compressed content. */
+ * compressed content, plus its compressed chunks that neither holds (when
+ * its content is a copy sharing chunks with theirs, lzval_stored_beside). */
 size_t sp_entry_stored_beside(const sp_entry *x, const sp_entry *a, const sp_entry *b);
 /* Number of compressed chunks (0 for raw). */
 size_t sp_entry_chunks(const sp_entry *e);

@@ -8,13 +8,13 @@
  * an array of entry pointers, each holding one share of the entry (sp_entry's
  * `shares`); the live scratchpad copies an entry before changing it (sp_own),
  * and that copy shares the entry's compressed content (lzval_share), so
- * replacing or editing an entry costs the same as without a snapshot, and only
- * an append to a shared compressed entry copies its compressed chunks (not
- * recompressed) once. Sharing per chunk would spare that copy, at the price of
- * a count on every chunk of every value and a change to every writer of
- * lzval.c; the snapshot of 10,000 entries in about 80 KB (one pointer each) is
- * what entry sharing gives, and an entry's copy is its struct and its raw
- * content, which is below the compression threshold.
+ * replacing an entry costs the same as without a snapshot. A change of a
+ * shared compressed entry's content (append, edit, insert) takes a copy of the
+ * value that shares its chunks (lzval_dup: the index, ~70 bytes a chunk) and
+ * rebuilds only the chunks it touches, so memory grows by those chunks, not
+ * by the entry (lzval.c, "sharing"); the snapshot of 10,000 entries in about
+ * 80 KB (one pointer each) is what entry sharing gives, and an entry's copy is
+ * its struct and its raw content, which is below the compression threshold.
  *
  * Invariants: a snapshot's entries are sorted by name and never change while
  * shared (every live change goes through sp_own); a snapshot label is 1..255
