@@ -336,7 +336,7 @@ const cfg_def cfg_table[] = {
     {"compress-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(compress_threshold), NULL, NULL, NULL, apply_compress},
     {"compress-chunk", CFG_MEMORY, 0, 1024, 16LL << 20, "64kb", C(compress_chunk), NULL, NULL, NULL, apply_compress},
     {"compress-dict-delay", CFG_INT, 0, -1, 86400000, "5000", C(compress_dict_delay), NULL, NULL, NULL, apply_compress},
-    {"compress-write-acceleration", CFG_INT, 0, 1, 64, "6", C(compress_write_accel), NULL, NULL, NULL, apply_compress},
+    {"compress-write-acceleration", CFG_INT, 0, 1, 64, "2", C(compress_write_accel), NULL, NULL, NULL, apply_compress},
     {"compress-hot-reads", CFG_INT, 0, 0, 1000000, "8", (void *)&sv_hot_reads, NULL, NULL, NULL, NULL},
     {"compress-hot-max-memory", CFG_MEMORY, 0, 0, LLONG_MAX, "64mb", (void *)&sv_hot_max_memory, NULL, NULL, NULL, NULL},
     {"sp-offload-threshold", CFG_MEMORY, 0, 0, 1LL << 30, "4096", C(sp_offload_threshold), NULL, NULL, NULL, NULL},

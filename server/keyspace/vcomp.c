@@ -11,7 +11,7 @@
 
 size_t vc_threshold = 4096;
 size_t vc_chunk = 64 * 1024;
-int vc_accel = 6;
+int vc_accel = 2;
 size_t vc_accel_mem_limit;
 long long vc_dict_delay = 5000;
 static lzcache *vc_cache;

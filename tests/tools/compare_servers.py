@@ -1033,7 +1033,7 @@ class Gen:
         r("CONFIG", "SET", "dir", "/tmp")
         r("CONFIG", "SET", "databases", "4")
         for name, orig in (("hz", "10"), ("compress-threshold", "4096"), ("compress-chunk", "65536"),
-                           ("compress-write-acceleration", "6"), ("sp-offload-threshold", "4096"),
+                           ("compress-write-acceleration", "2"), ("sp-offload-threshold", "4096"),
                            ("sp-grep-max-time", "250"), ("sp-grep-match-limit", "1000000"),
                            ("slowlog-max-len", "128"), ("timeout", "0"), ("proto-max-bulk-len", "536870912"),
                            ("aof-rewrite-step-us", "1000"), ("auto-aof-rewrite-percentage", "100"),
