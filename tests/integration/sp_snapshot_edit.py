@@ -191,22 +191,11 @@ def t_edits(s):
 
 
 def log_clean(s, when):
-    status, out = spserver.run_check_aof(os.path.join(s.srv.dir, "data", "scratchpad.manifest"))
-    check(status == 0, "scratchpad-check-aof %s: status %d: %s" % (when, status, out[-500:]))
+    spserver.assert_log_clean(s.srv.dir, when)
 
 
 def rewrite(r, mode):
-    r.config_set("aof-rewrite-mode", mode)
-    before = r.info("persistence")["aof_rewrites"]
-    r.bgrewriteaof()
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        p = r.info("persistence")
-        if not p["aof_rewrite_in_progress"] and not p["aof_rewrite_scheduled"] and p["aof_rewrites"] > before:
-            break
-        check(time.monotonic() < deadline, "the %s rewrite finishes" % mode)
-        time.sleep(0.05)
-    eq(r.info("persistence")["aof_last_bgrewrite_status"], "ok", "the %s rewrite's status" % mode)
+    spserver.rewrite_log(r, mode, WAIT_S)
 
 
 def restart(s):

@@ -71,6 +71,33 @@ def run_check_aof(*args):
     return p.returncode, p.stdout.decode(errors="replace")
 
 
+def assert_log_clean(workdir, when):
+    """scratchpad-check-aof finds the log of the server run in workdir clean
+    (AssertionError naming when otherwise)."""
+    status, out = run_check_aof(os.path.join(workdir, "data", "scratchpad.manifest"))
+    if status != 0:
+        raise AssertionError("scratchpad-check-aof %s: status %d: %s" % (when, status, out[-500:]))
+
+
+def rewrite_log(r, mode, timeout=60.0):
+    """BGREWRITEAOF on redis-py client r with aof-rewrite-mode mode ("fork" or
+    "incremental"), waited for (at most timeout seconds): its status must be ok."""
+    r.config_set("aof-rewrite-mode", mode)
+    before = r.info("persistence")["aof_rewrites"]
+    r.bgrewriteaof()
+    deadline = time.monotonic() + timeout
+    while True:
+        p = r.info("persistence")
+        if not p["aof_rewrite_in_progress"] and not p["aof_rewrite_scheduled"] and p["aof_rewrites"] > before:
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError("the %s rewrite did not finish in %.0f s" % (mode, timeout))
+        time.sleep(0.05)
+    status = r.info("persistence")["aof_last_bgrewrite_status"]
+    if status != "ok":
+        raise AssertionError("the %s rewrite's status: %r" % (mode, status))
+
+
 def run_expecting_refusal(workdir, *args, timeout=10.0):
     """Start a server in workdir that should refuse to start (a damaged log, a
     missing manifest), with the extra arguments args. Returns (status, log):
