@@ -30,7 +30,8 @@ def value(rng):
         return rng.choice(["9223372036854775807", "-9223372036854775808", "9223372036854775808", "0", "-0",
                            "007", " 1", "1e3", "3.5", "-2.25e-3", "inf", "nan", "", "x" * 45])
     if r < 0.5:
-        return "v" * rng.randrange(0, 200)
+        # around the inline limit (128) and a narrow entry's length field (255)
+        return "v" * (rng.randrange(0, 200) if rng.random() < 0.5 else rng.randrange(120, 300))
     return "".join(rng.choice("abcxyz \n") for _ in range(rng.randrange(0, 20)))
 
 
