@@ -28,7 +28,6 @@ with a generous deadline (WAIT_S), never a sleep that must be long enough.
 """
 
 import os
-import subprocess
 import sys
 import time
 
@@ -38,14 +37,12 @@ import spserver  # noqa: E402
 import redis  # noqa: E402
 from redis.exceptions import ResponseError  # noqa: E402
 
-TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 WAIT_S = 60.0  # s, the bound on every wait for the background
 TIMEOUT = 30   # s, per socket operation
 
 
 def gen_text(size, seed):
-    return subprocess.run([sys.executable, os.path.join(TOP, "bench", "gen_logs.py"), "text", str(size),
-                           "--seed", str(seed)], check=True, stdout=subprocess.PIPE).stdout
+    return spserver.gen_log_text(size, seed)
 
 
 def check(cond, what):
@@ -59,20 +56,11 @@ def eq(got, want, what="value"):
                                                        want if len(repr(want)) < 200 else repr(want)[:200]))
 
 
-def dict_info(r):
-    info = r.info("memory")
-    return {k[len("lz4_dict_"):]: int(v) for k, v in info.items() if k.startswith("lz4_dict_")}
+dict_info = spserver.lz4_dict_info
 
 
 def wait_for(r, pred, what):
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        d = dict_info(r)
-        if pred(d):
-            return d
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for %s; INFO: %r" % (what, d))
-        time.sleep(0.05)
+    return spserver.wait_lz4_dict(r, pred, what, WAIT_S)
 
 
 def sp_stored(r, ns, name):

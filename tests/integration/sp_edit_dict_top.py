@@ -32,16 +32,13 @@ Every wait for the background is a poll with a deadline (WAIT_S), never a
 sleep that must be long enough; no timing is asserted."""
 
 import os
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import spserver  # noqa: E402
 
 import redis  # noqa: E402
 
-TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 WAIT_S = 60.0  # s, the bound on every wait for the background or a rewrite
 TIMEOUT = 30   # s, per socket operation
 SIZE = 3 << 20  # bytes of each value
@@ -54,8 +51,7 @@ NOHIST = ("--sp-history-depth", "0")
 
 
 def gen_text(size, seed):
-    return subprocess.run([sys.executable, os.path.join(TOP, "bench", "gen_logs.py"), "text", str(size),
-                           "--seed", str(seed)], check=True, stdout=subprocess.PIPE).stdout
+    return spserver.gen_log_text(size, seed)
 
 
 def check(cond, what):
@@ -64,28 +60,14 @@ def check(cond, what):
 
 
 def eq(got, want, what):
-    if got != want:
-        if isinstance(got, bytes) and isinstance(want, bytes):
-            i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
-            raise AssertionError("%s: %d bytes, want %d; first difference at %d: %r / %r" % (
-                what, len(got), len(want), i, got[max(0, i - 20):i + 20], want[max(0, i - 20):i + 20]))
-        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+    spserver.assert_same_bytes(got, want, what)
 
 
-def dict_info(r):
-    info = r.info("memory")
-    return {k[len("lz4_dict_"):]: int(v) for k, v in info.items() if k.startswith("lz4_dict_")}
+dict_info = spserver.lz4_dict_info
 
 
 def wait_for(r, pred, what):
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        d = dict_info(r)
-        if pred(d):
-            return d
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for %s; INFO: %r" % (what, d))
-        time.sleep(0.05)
+    return spserver.wait_lz4_dict(r, pred, what, WAIT_S)
 
 
 def stat(r):

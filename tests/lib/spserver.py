@@ -71,6 +71,41 @@ def run_check_aof(*args):
     return p.returncode, p.stdout.decode(errors="replace")
 
 
+def gen_log_text(size, seed):
+    """size bytes of log-like text from bench/gen_logs.py (the same for the same seed)."""
+    top = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    return subprocess.run([sys.executable, os.path.join(top, "bench", "gen_logs.py"), "text", str(size),
+                           "--seed", str(seed)], check=True, stdout=subprocess.PIPE).stdout
+
+
+def assert_same_bytes(got, want, what):
+    """got == want, or an AssertionError naming what and, for bytes, the first difference."""
+    if got != want:
+        if isinstance(got, bytes) and isinstance(want, bytes):
+            i = next((k for k in range(min(len(got), len(want))) if got[k] != want[k]), min(len(got), len(want)))
+            raise AssertionError("%s: %d bytes, want %d; first difference at %d: %r / %r" % (
+                what, len(got), len(want), i, got[max(0, i - 20):i + 20], want[max(0, i - 20):i + 20]))
+        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+def lz4_dict_info(r):
+    """INFO memory's lz4_dict_* fields of redis-py client r, without the prefix, as integers."""
+    info = r.info("memory")
+    return {k[len("lz4_dict_"):]: int(v) for k, v in info.items() if k.startswith("lz4_dict_")}
+
+
+def wait_lz4_dict(r, pred, what, timeout=60.0):
+    """Poll lz4_dict_info(r) until pred holds of it (returned), at most timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        d = lz4_dict_info(r)
+        if pred(d):
+            return d
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for %s; INFO: %r" % (what, d))
+        time.sleep(0.05)
+
+
 def assert_log_clean(workdir, when):
     """scratchpad-check-aof finds the log of the server run in workdir clean
     (AssertionError naming when otherwise)."""
